@@ -1,0 +1,31 @@
+// Variable.eval: compiles the variable as a function of the given variables (cached per
+// variable and set of givens) and runs it on the calling thread.
+import { registerEvaluator } from '../graph/evaluate.js';
+import type { Variable } from '../graph/variable.js';
+import type { NdArray } from '../tensor/ndarray.js';
+import { isTensorVariable, type TensorVariable } from '../tensor/variable.js';
+import { compile, type WeftFunction } from './function.js';
+
+const cache = new WeakMap<Variable, Map<string, Promise<WeftFunction<NdArray>>>>();
+
+async function evaluateTensor(v: Variable, givens: ReadonlyMap<Variable, unknown>): Promise<unknown> {
+  if (!isTensorVariable(v)) throw new TypeError(`eval: ${v} is not a tensor variable`);
+  const keys = [...givens.keys()];
+  keys.forEach((k, i) => {
+    if (!isTensorVariable(k)) throw new TypeError(`eval: givens key ${i} (${String(k)}) is not a tensor variable`);
+  });
+  const id = keys.map((k) => k.id).join(',');
+  let byKeys = cache.get(v);
+  if (!byKeys) {
+    byKeys = new Map();
+    cache.set(v, byKeys);
+  }
+  let fn = byKeys.get(id);
+  if (!fn) {
+    fn = compile(keys as TensorVariable[], v, { onUnusedInput: 'ignore', name: `eval(${v})` });
+    byKeys.set(id, fn);
+  }
+  return (await fn)(...givens.values());
+}
+
+registerEvaluator(evaluateTensor);

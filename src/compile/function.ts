@@ -1,0 +1,237 @@
+// compile(inputs, outputs, options): from variables to a callable. It substitutes givens, adds
+// shared variables as implicit inputs, builds the FunctionGraph (outputs, then update values),
+// protects outputs that would alias memory weft owns, and wraps an executor in an async function
+// whose updates take effect together, and only when the call succeeds.
+import { FunctionGraph } from '../graph/fgraph.js';
+import { cloneReplace } from '../graph/clone.js';
+import { SharedVariable } from '../graph/shared.js';
+import { ancestors, graphInputs } from '../graph/traversal.js';
+import { isConstant, type Variable } from '../graph/variable.js';
+import { ReferenceExecutor } from '../scheduler/reference-executor.js';
+import { asTensorVariable } from '../tensor/as-tensor.js';
+import { deepCopy } from '../tensor/basic-ops.js';
+import type { NdArray } from '../tensor/ndarray.js';
+import { TensorType } from '../tensor/type.js';
+import { isTensorVariable, type TensorLike, type TensorSharedVariable, type TensorVariable } from '../tensor/variable.js';
+import { FunctionInput } from './function-input.js';
+
+export type ModeName = 'FAST_RUN' | 'FAST_COMPILE';
+
+export interface CompileOptions {
+  /** Pairs [shared variable, its new value]: applied together after each successful call. */
+  readonly updates?: ReadonlyArray<readonly [TensorSharedVariable, TensorLike]>;
+  /** Pairs [variable, replacement]: the graph is compiled with each variable replaced. */
+  readonly givens?: ReadonlyArray<readonly [TensorVariable, TensorLike]>;
+  readonly mode?: ModeName;
+  /** Worker threads to run on (0: the calling thread). Until the worker runtime lands every function runs on the calling thread. */
+  readonly workers?: number;
+  readonly name?: string;
+  /** What to do with an input that no output depends on (default 'raise'). */
+  readonly onUnusedInput?: 'raise' | 'warn' | 'ignore';
+  /** Accept input values that lose precision when converted to the input's dtype. */
+  readonly allowInputDowncast?: boolean;
+}
+
+export interface CallOptions {
+  readonly signal?: AbortSignal;
+}
+
+/** A compiled function: `await fn(...values)`, plus what it was built from. */
+export interface WeftFunction<R> {
+  (...args: unknown[]): Promise<R>;
+  /** The graph as it runs: explicit inputs then shared variables; outputs then update values. */
+  readonly fgraph: FunctionGraph;
+  readonly name: string;
+  readonly inputs: readonly FunctionInput[];
+  /** The shared variables this function updates, in the order of their update outputs. */
+  readonly updated: readonly TensorSharedVariable[];
+  dispose(): void;
+}
+
+export class UnusedInputError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UnusedInputError';
+  }
+}
+
+export class AbortError extends Error {
+  constructor(message = 'the call was aborted') {
+    super(message);
+    this.name = 'AbortError';
+  }
+}
+
+function isCallOptions(x: unknown): x is CallOptions {
+  if (typeof x !== 'object' || x === null || Array.isArray(x)) return false;
+  const proto = Object.getPrototypeOf(x);
+  return (proto === Object.prototype || proto === null) && Object.keys(x).every((k) => k === 'signal');
+}
+
+function label(name: string | undefined): string {
+  return name ? `function '${name}'` : 'the function';
+}
+
+function normalizeInputs(inputs: ReadonlyArray<TensorVariable | FunctionInput>, fnLabel: string): FunctionInput[] {
+  const seen = new Set<Variable>();
+  return inputs.map((x, i) => {
+    const input = x instanceof FunctionInput ? x : new FunctionInput(x);
+    const v = input.variable;
+    if (v instanceof SharedVariable) {
+      throw new TypeError(`compile (${fnLabel}): input ${i} (${v}) is a shared variable; shared variables are implicit inputs, do not list them`);
+    }
+    if (isConstant(v)) throw new TypeError(`compile (${fnLabel}): input ${i} (${v}) is a constant; inputs must be symbolic variables`);
+    if (seen.has(v)) throw new TypeError(`compile (${fnLabel}): input ${i} (${v}) is given twice`);
+    seen.add(v);
+    return input;
+  });
+}
+
+function checkUpdates(updates: CompileOptions['updates'], fnLabel: string): Array<[TensorSharedVariable, TensorVariable]> {
+  const seen = new Set<Variable>();
+  return (updates ?? []).map(([s, expr], i) => {
+    if (!(s instanceof SharedVariable) || !isTensorVariable(s)) {
+      throw new TypeError(`compile (${fnLabel}): update ${i} must start with a shared variable, got ${String(s)}`);
+    }
+    if (seen.has(s)) throw new TypeError(`compile (${fnLabel}): ${s} is updated twice`);
+    seen.add(s);
+    const v = asTensorVariable(expr);
+    if (!s.type.equals(v.type) && !s.type.convertVariable(v)) {
+      throw new TypeError(
+        `compile (${fnLabel}): the update of ${s} has type ${v.type} but the shared variable has type ${s.type}` +
+          (v.dtype !== s.dtype ? ` (cast it: .astype('${s.dtype}'))` : ''),
+      );
+    }
+    return [s, v];
+  });
+}
+
+/** Outputs that would hand the caller memory weft or the caller still uses get a DeepCopyOp. */
+function protectOutputs(fg: FunctionGraph): void {
+  const seen = new Set<Variable>();
+  fg.outputs.forEach((v, i) => {
+    const node = v.owner;
+    const aliases =
+      fg.isInput(v) ||
+      isConstant(v) ||
+      seen.has(v) ||
+      (node !== null && ((node.op.viewMap[v.index]?.length ?? 0) > 0 || (node.op.destroyMap[v.index]?.length ?? 0) > 0));
+    seen.add(v);
+    if (aliases) fg.changeInput({ kind: 'output', index: i }, deepCopy(v as TensorVariable), 'protect output');
+  });
+}
+
+export function compile(
+  inputs: ReadonlyArray<TensorVariable | FunctionInput>,
+  outputs: TensorVariable,
+  options?: CompileOptions,
+): Promise<WeftFunction<NdArray>>;
+export function compile(
+  inputs: ReadonlyArray<TensorVariable | FunctionInput>,
+  outputs: readonly TensorVariable[],
+  options?: CompileOptions,
+): Promise<WeftFunction<NdArray[]>>;
+export async function compile(
+  inputs: ReadonlyArray<TensorVariable | FunctionInput>,
+  outputs: TensorVariable | readonly TensorVariable[],
+  options: CompileOptions = {},
+): Promise<WeftFunction<NdArray | NdArray[]>> {
+  return build(inputs, outputs, options);
+}
+
+function build(
+  inputs: ReadonlyArray<TensorVariable | FunctionInput>,
+  outputs: TensorVariable | readonly TensorVariable[],
+  options: CompileOptions,
+): WeftFunction<NdArray | NdArray[]> {
+  const fnLabel = label(options.name);
+  const mode = options.mode ?? 'FAST_RUN';
+  if (mode !== 'FAST_RUN' && mode !== 'FAST_COMPILE') {
+    throw new TypeError(`compile (${fnLabel}): unknown mode ${JSON.stringify(mode)} (expected 'FAST_RUN' or 'FAST_COMPILE')`);
+  }
+  if (options.workers !== undefined && !(Number.isInteger(options.workers) && options.workers >= 0)) {
+    throw new RangeError(`compile (${fnLabel}): workers must be a non-negative integer, got ${options.workers}`);
+  }
+  const single = !Array.isArray(outputs);
+  const outList = (single ? [outputs] : outputs) as readonly TensorVariable[];
+  outList.forEach((o, i) => {
+    if (!isTensorVariable(o)) throw new TypeError(`compile (${fnLabel}): output ${i} is not a tensor variable: ${String(o)}`);
+  });
+  const fnInputs = normalizeInputs(inputs, fnLabel);
+  const updates = checkUpdates(options.updates, fnLabel);
+
+  // Givens: replace variables in every output and update expression.
+  let targets: Variable[] = [...outList, ...updates.map(([, v]) => v)];
+  if (options.givens && options.givens.length > 0) {
+    const pairs = options.givens.map(([from, to], i): [Variable, Variable] => {
+      if (!isTensorVariable(from)) throw new TypeError(`compile (${fnLabel}): givens[${i}] must start with a tensor variable`);
+      return [from, asTensorVariable(to)];
+    });
+    targets = cloneReplace(targets, pairs);
+  }
+
+  // Unused inputs, missing inputs, implicit shared inputs.
+  const explicit = fnInputs.map((x) => x.variable);
+  const explicitSet = new Set<Variable>(explicit);
+  const used = new Set(ancestors(targets, explicitSet));
+  explicit.forEach((v, i) => {
+    if (used.has(v)) return;
+    const message =
+      `compile (${fnLabel}) was given input ${i} (${v}), which no output depends on ` +
+      "(pass onUnusedInput: 'ignore' or 'warn' to allow this)";
+    const policy = options.onUnusedInput ?? 'raise';
+    if (policy === 'raise') throw new UnusedInputError(message);
+    if (policy === 'warn') console.warn(`weft: ${message}`);
+  });
+  const sharedInputs: TensorSharedVariable[] = [];
+  for (const v of graphInputs(targets, explicitSet)) {
+    if (explicitSet.has(v) || isConstant(v)) continue;
+    if (v instanceof SharedVariable && isTensorVariable(v)) sharedInputs.push(v);
+    else {
+      throw new TypeError(
+        `compile (${fnLabel}): the outputs depend on ${v} (${v.type}), which is not among the inputs; ` +
+          'list it in inputs, or replace it with givens',
+      );
+    }
+  }
+  for (const [s] of updates) if (!sharedInputs.includes(s)) sharedInputs.push(s);
+
+  const fg = new FunctionGraph([...explicit, ...sharedInputs], targets);
+  protectOutputs(fg);
+  const executor = new ReferenceExecutor(fg);
+  const nOut = outList.length;
+  const updated = updates.map(([s]) => s);
+  const inputTypes = fg.inputs.slice(0, explicit.length).map((v) => v.type as TensorType);
+  let disposed = false;
+
+  const call = async (...args: unknown[]): Promise<NdArray | NdArray[]> => {
+    const callOptions = args.length === explicit.length + 1 && isCallOptions(args[args.length - 1]) ? (args.pop() as CallOptions) : {};
+    if (disposed) throw new Error(`${fnLabel} was disposed`);
+    if (callOptions.signal?.aborted) throw new AbortError(`${fnLabel}: the call was aborted before it started`);
+    if (args.length !== explicit.length) {
+      const names = fnInputs.map((x, i) => x.name ?? `input ${i}`).join(', ');
+      throw new TypeError(`${fnLabel} expects ${explicit.length} argument${explicit.length === 1 ? '' : 's'} (${names}), got ${args.length}`);
+    }
+    const values: unknown[] = args.map((a, i) =>
+      inputTypes[i]!.filter(a, {
+        allowDowncast: options.allowInputDowncast,
+        what: `input ${i} (${fnInputs[i]!.name ?? 'unnamed'}) of ${fnLabel}`,
+      }),
+    );
+    for (const s of sharedInputs) values.push(s.getValue({ borrow: true }));
+    const results = executor.run(values) as NdArray[];
+    updated.forEach((s, k) => s.setValue(results[nOut + k], { borrow: true }));
+    const outs = results.slice(0, nOut);
+    return single ? outs[0]! : outs;
+  };
+
+  Object.defineProperty(call, 'name', { value: options.name ?? 'weft function' });
+  return Object.assign(call, {
+    fgraph: fg,
+    inputs: fnInputs,
+    updated,
+    dispose: () => {
+      disposed = true;
+    },
+  }) as unknown as WeftFunction<NdArray | NdArray[]>;
+}

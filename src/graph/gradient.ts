@@ -1,0 +1,283 @@
+// Reverse- and forward-mode differentiation over any graph (Theano's gradient.py), written
+// against a small algebra that the value layer supplies (zeros, ones, sums, casts), so that the
+// graph layer stays ignorant of tensors. Disconnected and undefined gradients are typed values.
+import { Apply } from './apply.js';
+import { Op } from './op.js';
+import { ioToposort } from './traversal.js';
+import { Type } from './type.js';
+import { Constant, Variable } from './variable.js';
+
+// ---------------------------------------------------------------------------------------------
+// Types of the two special gradients
+
+/** The gradient of something that does not depend on the variable: no term at all. */
+export class DisconnectedType extends Type<never> {
+  readonly key = 'DisconnectedType';
+  filter(): never {
+    throw new TypeError('DisconnectedType has no values');
+  }
+  valuesEq(): boolean {
+    return false;
+  }
+  copyValue(v: never): never {
+    return v;
+  }
+  valueSignature(): string {
+    return 'disconnected';
+  }
+  makeVariable(name?: string): Variable {
+    return new Variable(this, name);
+  }
+  makeConstant(): Constant {
+    throw new TypeError('DisconnectedType has no constants');
+  }
+}
+
+/** An undefined gradient (a non-differentiable op); `why` says what and where. */
+export class NullType extends Type<never> {
+  constructor(readonly why: string) {
+    super();
+  }
+  get key(): string {
+    return `NullType(${JSON.stringify(this.why)})`;
+  }
+  filter(): never {
+    throw new TypeError(`NullType has no values (${this.why})`);
+  }
+  valuesEq(): boolean {
+    return false;
+  }
+  copyValue(v: never): never {
+    return v;
+  }
+  valueSignature(): string {
+    return 'null';
+  }
+  makeVariable(name?: string): Variable {
+    return new Variable(this, name);
+  }
+  makeConstant(): Constant {
+    throw new TypeError('NullType has no constants');
+  }
+}
+
+const DISCONNECTED = new DisconnectedType();
+
+/** The gradient of an input that the outputs do not depend on. */
+export function disconnected(): Variable {
+  return DISCONNECTED.makeVariable();
+}
+
+/** A gradient that is not defined mathematically, e.g. of argmax with respect to its input. */
+export function gradUndefined(op: Op, inputIndex: number, why: string): Variable {
+  return new NullType(`the gradient of ${op} with respect to input ${inputIndex} is undefined: ${why}`).makeVariable();
+}
+
+/** A gradient that weft does not implement (yet). */
+export function gradNotImplemented(op: Op, inputIndex: number, why = ''): Variable {
+  return new NullType(
+    `the gradient of ${op} with respect to input ${inputIndex} is not implemented${why ? `: ${why}` : ''}`,
+  ).makeVariable();
+}
+
+export function isDisconnected(v: Variable): boolean {
+  return v.type instanceof DisconnectedType;
+}
+
+export function isNullGrad(v: Variable): v is Variable<NullType> {
+  return v.type instanceof NullType;
+}
+
+// ---------------------------------------------------------------------------------------------
+// What the value layer provides
+
+export interface GradAlgebra {
+  /** The gradient of a cost with respect to itself. */
+  onesLike(v: Variable): Variable;
+  /** A gradient of zeros for `v` (a float of v's shape). */
+  zerosLike(v: Variable): Variable;
+  /** The sum of several gradient terms of one variable. */
+  add(terms: readonly Variable[]): Variable;
+  /** Values of this variable are discrete: gradients with respect to it are zero. */
+  isDiscrete(v: Variable): boolean;
+  /** `g` brought to the type of `like` (the dtype of a float variable's gradient is its own). */
+  castLike(g: Variable, like: Variable): Variable;
+}
+
+export class DisconnectedInputError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'DisconnectedInputError';
+  }
+}
+
+export class NullGradientError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'NullGradientError';
+  }
+}
+
+export interface GradOptions {
+  /** Variables treated as constants: no gradient flows through them. */
+  readonly considerConstant?: readonly Variable[];
+  /** Gradients already known for some variables (their cost is implicit). */
+  readonly knownGrads?: ReadonlyMap<Variable, Variable> | ReadonlyArray<readonly [Variable, Variable]>;
+  /** What to do when a `wrt` variable does not influence the cost (default 'raise'). */
+  readonly disconnectedInputs?: 'raise' | 'warn' | 'ignore';
+  /** What to return for such a variable (default 'zero'). */
+  readonly returnDisconnected?: 'zero' | 'null' | 'disconnected';
+}
+
+function connectionPattern(node: Apply): boolean[][] {
+  return node.op.connectionPattern?.(node) ?? node.inputs.map(() => node.outputs.map(() => true));
+}
+
+function opGrads(node: Apply, outputGrads: Variable[]): Variable[] {
+  const op = node.op;
+  const grads = op.Lop
+    ? op.Lop(node.inputs, node.outputs, outputGrads)
+    : op.grad
+      ? op.grad(node.inputs, outputGrads)
+      : node.inputs.map((_, i) => gradNotImplemented(op, i, 'the op defines neither grad nor Lop'));
+  if (grads.length !== node.inputs.length) {
+    throw new Error(`${op}.grad returned ${grads.length} gradients for ${node.inputs.length} inputs`);
+  }
+  return grads;
+}
+
+/**
+ * The gradients of `cost` (or of the implicit cost of `knownGrads`) with respect to `wrt`.
+ * Returns one entry per `wrt` variable: a variable, or null for a disconnected input when
+ * `returnDisconnected` is 'null'.
+ */
+export function gradWith(
+  algebra: GradAlgebra,
+  cost: Variable | null,
+  wrt: readonly Variable[],
+  options: GradOptions = {},
+): Array<Variable | null> {
+  const known = new Map<Variable, Variable>(
+    options.knownGrads instanceof Map ? options.knownGrads : ((options.knownGrads ?? []) as Iterable<[Variable, Variable]>),
+  );
+  if (cost !== null) known.set(cost, algebra.onesLike(cost));
+  if (known.size === 0) throw new Error('grad: give a cost or knownGrads');
+  const constants = new Set(options.considerConstant ?? []);
+  const wrtSet = new Set(wrt);
+
+  // 1. Which variables depend on some wrt variable through differentiable connections.
+  const nodes = ioToposort([], known.keys());
+  const depends = new Set<Variable>();
+  for (const v of wrt) if (!constants.has(v)) depends.add(v);
+  for (const node of nodes) {
+    const pattern = connectionPattern(node);
+    node.outputs.forEach((out, j) => {
+      if (wrtSet.has(out) || constants.has(out)) return;
+      if (node.inputs.some((inp, i) => depends.has(inp) && pattern[i]![j])) depends.add(out);
+    });
+  }
+
+  // 2. Walk back from the known gradients, summing each variable's terms once all are in.
+  const terms = new Map<Variable, Variable[]>();
+  for (const [v, g] of known) {
+    if (g.type instanceof DisconnectedType) continue;
+    terms.set(v, [g]);
+  }
+  const total = (v: Variable): Variable | undefined => {
+    const t = terms.get(v);
+    if (!t || t.length === 0) return undefined;
+    const nulls = t.filter(isNullGrad);
+    if (nulls.length > 0) return nulls[0];
+    const g = t.length === 1 ? t[0]! : algebra.add(t);
+    const cast = algebra.isDiscrete(v) ? g : algebra.castLike(g, v);
+    terms.set(v, [cast]);
+    return cast;
+  };
+  for (let k = nodes.length - 1; k >= 0; k--) {
+    const node = nodes[k]!;
+    if (!node.inputs.some((inp) => depends.has(inp))) continue;
+    const outGrads = node.outputs.map((o) => total(o));
+    if (outGrads.every((g) => g === undefined)) continue;
+    const nullOut = outGrads.find((g) => g !== undefined && isNullGrad(g));
+    const pattern = connectionPattern(node);
+    const inGrads: Variable[] = nullOut
+      ? node.inputs.map(() => nullOut)
+      : opGrads(node, outGrads.map((g, j) => g ?? algebra.zerosLike(node.outputs[j]!)));
+    node.inputs.forEach((inp, i) => {
+      if (!depends.has(inp)) return;
+      const reachesCost = node.outputs.some((_, j) => pattern[i]![j] && outGrads[j] !== undefined);
+      if (!reachesCost) return;
+      const g = inGrads[i]!;
+      if (isDisconnected(g)) return;
+      if (algebra.isDiscrete(inp)) return;
+      const list = terms.get(inp) ?? [];
+      list.push(g);
+      terms.set(inp, list);
+    });
+  }
+
+  // 3. One answer per wrt variable.
+  const costName = cost?.name;
+  return wrt.map((v) => {
+    const g = total(v);
+    if (g !== undefined && isNullGrad(g)) {
+      throw new NullGradientError(`grad: the gradient with respect to ${v} is needed but ${g.type.why}`);
+    }
+    if (g === undefined || algebra.isDiscrete(v)) {
+      if (g === undefined && !algebra.isDiscrete(v)) {
+        const message =
+          `grad was asked for the gradient with respect to ${v}, which is not part of the graph of the cost ` +
+          'or is used only by non-differentiable operations (pass disconnectedInputs: "ignore" or "warn" to allow this)';
+        if ((options.disconnectedInputs ?? 'raise') === 'raise') throw new DisconnectedInputError(message);
+        if (options.disconnectedInputs === 'warn') console.warn(`weft: ${message}`);
+      }
+      switch (options.returnDisconnected ?? 'zero') {
+        case 'null':
+          return null;
+        case 'disconnected':
+          return disconnected();
+        case 'zero':
+          return algebra.zerosLike(v);
+      }
+    }
+    if (g.name === undefined && costName !== undefined && v.name !== undefined) g.name = `(d${costName}/d${v.name})`;
+    return g;
+  });
+}
+
+/**
+ * Forward mode: the directional derivatives of `outputs` in the directions `evalPoints` (one per
+ * `wrt` variable, of its type). Outputs that do not depend on `wrt` get zeros.
+ */
+export function ropWith(
+  algebra: GradAlgebra,
+  outputs: readonly Variable[],
+  wrt: readonly Variable[],
+  evalPoints: readonly Variable[],
+): Variable[] {
+  if (wrt.length !== evalPoints.length) {
+    throw new Error(`Rop: ${wrt.length} variables but ${evalPoints.length} evaluation points`);
+  }
+  const tangent = new Map<Variable, Variable>();
+  wrt.forEach((v, i) => {
+    const ev = evalPoints[i]!;
+    if (!v.type.equals(ev.type) && !v.type.convertVariable(ev)) {
+      throw new TypeError(`Rop: the evaluation point for ${v} has type ${ev.type}, expected ${v.type}`);
+    }
+    tangent.set(v, ev);
+  });
+  for (const node of ioToposort(wrt, outputs)) {
+    if (!node.inputs.some((inp) => tangent.has(inp))) continue;
+    if (!node.op.rop) throw new Error(`Rop: ${node.op} has no rop (used by ${node})`);
+    const evs = node.inputs.map((inp) => tangent.get(inp) ?? algebra.zerosLike(inp));
+    const outs = node.op.rop(node.inputs, evs);
+    if (outs.length !== node.outputs.length) {
+      throw new Error(`${node.op}.rop returned ${outs.length} values for ${node.outputs.length} outputs`);
+    }
+    node.outputs.forEach((o, j) => {
+      const t = outs[j]!;
+      if (!isDisconnected(t)) tangent.set(o, algebra.isDiscrete(o) ? t : algebra.castLike(t, o));
+    });
+  }
+  return outputs.map((o) => tangent.get(o) ?? algebra.zerosLike(o));
+}

@@ -1,0 +1,93 @@
+// Op: what a node computes. Its `props` define equality and hashing (equal ops on equal inputs
+// compute equal outputs, so the merge rewrite may fuse them); the methods are Theano's contract:
+// makeNode, perform, inferShape, grad/Lop, rop, connectionPattern, viewMap, destroyMap.
+import { Apply } from './apply.js';
+import { propKey, propLabel } from './props.js';
+import type { Variable } from './variable.js';
+
+/** Output index -> the input indices it views or overwrites (Theano's view_map / destroy_map). */
+export type IndexMap = Readonly<Record<number, readonly number[]>>;
+
+/** A symbolic shape: one scalar integer variable per axis. */
+export type SymbolicShape = readonly Variable[];
+
+export abstract class Op<Out = Variable | Variable[]> {
+  /** The fields that define this op's identity; subclasses list theirs (`['axis'] as const`). */
+  static readonly props: readonly string[] = [];
+
+  /** Outputs that are views of inputs, e.g. `{ 0: [0] }`: output 0 shares input 0's memory. */
+  readonly viewMap: IndexMap = {};
+  /** Outputs that overwrite inputs, e.g. `{ 0: [0] }`: output 0 is written into input 0. */
+  readonly destroyMap: IndexMap = {};
+
+  #key: string | undefined;
+
+  get props(): readonly string[] {
+    return (this.constructor as typeof Op).props;
+  }
+
+  protected propValue(name: string): unknown {
+    return (this as unknown as Record<string, unknown>)[name];
+  }
+
+  /** Equal for equal ops: the class name and the canonical form of the props. */
+  get key(): string {
+    if (this.#key === undefined) {
+      const name = this.constructor.name;
+      const parts = this.props.map((p) => `${p}=${propKey(this.propValue(p), `${name}.${p}`)}`);
+      this.#key = `${name}(${parts.join(';')})`;
+    }
+    return this.#key;
+  }
+
+  equals(other: Op): boolean {
+    return this === other || (this.constructor === other.constructor && this.key === other.key);
+  }
+
+  /** Checks and converts the inputs, and builds the node with output variables of the right types. */
+  abstract makeNode(...inputs: unknown[]): Apply;
+
+  /** Applies the op: the single output variable, or an array when the op has several outputs. */
+  call(...inputs: unknown[]): Out {
+    const node = this.makeNode(...inputs);
+    return (node.outputs.length === 1 ? node.outputs[0] : [...node.outputs]) as Out;
+  }
+
+  /**
+   * The reference implementation on the calling thread: returns one value per output. It may write
+   * into an input only where `destroyMap` says so, and return views only where `viewMap` says so.
+   */
+  perform(node: Apply, _inputs: readonly unknown[]): unknown[] {
+    throw new Error(`${node.op} has no perform implementation`);
+  }
+
+  /** Symbolic output shapes from symbolic input shapes (one scalar int variable per axis). */
+  inferShape?(node: Apply, inputShapes: readonly SymbolicShape[]): SymbolicShape[];
+
+  /** The pullback: one gradient per input, given one gradient per output. */
+  grad?(inputs: readonly Variable[], outputGrads: readonly Variable[]): Variable[];
+
+  /** Like `grad` but also given the node's outputs (Theano's L_op); defaults to `grad`. */
+  Lop?(inputs: readonly Variable[], outputs: readonly Variable[], outputGrads: readonly Variable[]): Variable[];
+
+  /** The pushforward: one directional derivative per output, given one per input. */
+  rop?(inputs: readonly Variable[], evalPoints: readonly Variable[]): Variable[];
+
+  /** pattern[i][j]: does output j depend on input i? Defaults to all true. */
+  connectionPattern?(node: Apply): boolean[][];
+
+  /** May constant folding evaluate this node when all its inputs are constants? */
+  doConstantFolding(_node: Apply): boolean {
+    return true;
+  }
+
+  toString(): string {
+    const name = this.constructor.name;
+    if (this.props.length === 0) return name;
+    return `${name}{${this.props.map((p) => `${p}=${propLabel(this.propValue(p))}`).join(', ')}}`;
+  }
+}
+
+export function isApply(x: unknown): x is Apply {
+  return x instanceof Apply;
+}

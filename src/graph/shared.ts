@@ -1,0 +1,30 @@
+// SharedVariable: a variable with a value that lives between calls. Functions read it as an
+// implicit input and may update it; the value is set through its Type's filter, so it always
+// holds a valid value of the variable's type.
+import type { FilterOptions, Type } from './type.js';
+import { Variable } from './variable.js';
+
+export class SharedVariable<T extends Type = Type, V = unknown> extends Variable<T> {
+  #value: V;
+
+  constructor(type: T, value: V, name?: string) {
+    super(type, name);
+    this.#value = value;
+  }
+
+  /** The current value: a copy, unless `borrow` is true. */
+  getValue(options: { borrow?: boolean } = {}): V {
+    return options.borrow ? this.#value : (this.type.copyValue(this.#value) as V);
+  }
+
+  /** Replaces the value (checked and converted by the type; copied unless `borrow` is true). */
+  setValue(value: unknown, options: { borrow?: boolean } & FilterOptions = {}): void {
+    const filtered = this.type.filter(value, { allowDowncast: options.allowDowncast, what: options.what ?? `shared variable ${this}` }) as V;
+    this.#value = options.borrow || filtered !== value ? filtered : (this.type.copyValue(filtered) as V);
+  }
+
+  /** A shared variable is its own value holder: cloning a graph keeps it, as a constant would. */
+  override clone(): SharedVariable<T, V> {
+    return this;
+  }
+}

@@ -1,0 +1,47 @@
+// TensorView: the one data structure kernels see. It is exactly the shape of a scijs ndarray
+// (data, offset, shape, stride), so an ndarray passes as a view with no conversion, and a worker
+// builds one over shared memory from numbers alone.
+import type { TypedArray } from './dtype.js';
+
+export interface TensorView {
+  readonly data: TypedArray;
+  /** Element offset of index (0, ..., 0) in `data`. */
+  readonly offset: number;
+  readonly shape: readonly number[];
+  /** Element strides, one per axis; 0 on a broadcast axis. */
+  readonly stride: readonly number[];
+}
+
+/** A half-open range [start, end) of flat output elements (or rows) that one task computes. */
+export interface Range {
+  readonly start: number;
+  readonly end: number;
+}
+
+export function sizeOf(shape: readonly number[]): number {
+  let n = 1;
+  for (const d of shape) n *= d;
+  return n;
+}
+
+/** C-order (row-major) strides for a shape. */
+export function contiguousStrides(shape: readonly number[]): number[] {
+  const s = new Array<number>(shape.length);
+  let acc = 1;
+  for (let i = shape.length - 1; i >= 0; i--) {
+    s[i] = acc;
+    acc *= shape[i]!;
+  }
+  return s;
+}
+
+/** Is the view laid out C-contiguously (axes of length 1 may have any stride)? */
+export function isContiguous(v: TensorView): boolean {
+  let acc = 1;
+  for (let i = v.shape.length - 1; i >= 0; i--) {
+    const d = v.shape[i]!;
+    if (d !== 1 && v.stride[i] !== acc) return false;
+    acc *= d;
+  }
+  return true;
+}

@@ -1,0 +1,53 @@
+// The reference executor (Theano's linker at its simplest): runs the nodes of a FunctionGraph in
+// toposort order (orderings included) on the calling thread with each op's perform, and drops
+// every intermediate value after its last reader. It is the oracle the worker runtime is tested against.
+import type { Apply } from '../graph/apply.js';
+import type { FunctionGraph } from '../graph/fgraph.js';
+import { isConstant, type Variable } from '../graph/variable.js';
+import { NodeError } from './node-error.js';
+
+export class ReferenceExecutor {
+  readonly order: readonly Apply[];
+  /** Variables whose value can be dropped once node k has run. */
+  readonly #freeAfter: ReadonlyArray<readonly Variable[]>;
+
+  constructor(readonly fgraph: FunctionGraph) {
+    this.order = fgraph.toposort();
+    const lastUse = new Map<Variable, number>();
+    this.order.forEach((node, k) => node.inputs.forEach((v) => lastUse.set(v, k)));
+    const kept = new Set([...fgraph.outputs, ...fgraph.inputs]);
+    const freeAfter: Variable[][] = this.order.map(() => []);
+    for (const [v, k] of lastUse) if (!kept.has(v) && !isConstant(v)) freeAfter[k]!.push(v);
+    this.#freeAfter = freeAfter;
+  }
+
+  /** Runs the graph on one value per graph input; returns one value per graph output. */
+  run(inputs: readonly unknown[]): unknown[] {
+    const fg = this.fgraph;
+    if (inputs.length !== fg.inputs.length) {
+      throw new Error(`ReferenceExecutor: expected ${fg.inputs.length} input values, got ${inputs.length}`);
+    }
+    const values = new Map<Variable, unknown>();
+    fg.inputs.forEach((v, i) => values.set(v, inputs[i]));
+    const valueOf = (v: Variable): unknown => {
+      if (values.has(v)) return values.get(v);
+      if (isConstant(v)) return v.data;
+      throw new Error(`ReferenceExecutor: no value for ${v}`);
+    };
+    this.order.forEach((node, k) => {
+      const args = node.inputs.map(valueOf);
+      let outs: unknown[];
+      try {
+        outs = node.op.perform(node, args);
+        if (outs.length !== node.outputs.length) {
+          throw new Error(`${node.op}.perform returned ${outs.length} values for ${node.outputs.length} outputs`);
+        }
+      } catch (e) {
+        throw new NodeError(node, k, args, e);
+      }
+      node.outputs.forEach((o, j) => values.set(o, outs[j]));
+      for (const v of this.#freeAfter[k]!) values.delete(v);
+    });
+    return fg.outputs.map(valueOf);
+  }
+}

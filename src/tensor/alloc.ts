@@ -1,0 +1,133 @@
+// Alloc: a new tensor of a given shape filled by broadcasting a value into it; zeros, ones,
+// zerosLike, onesLike and broadcastLike are built on it.
+import { copyView } from '../kernels/copy.js';
+import type { Dtype } from '../kernels/dtype.js';
+import { Apply } from '../graph/apply.js';
+import { disconnected } from '../graph/gradient.js';
+import type { SymbolicShape } from '../graph/op.js';
+import type { Variable } from '../graph/variable.js';
+import { asTensorVariable, constant } from './as-tensor.js';
+import { config } from './config.js';
+import { dimshuffle } from './dimshuffle.js';
+import { empty, shapeText, type NdArray } from './ndarray.js';
+import { TensorOp } from './op.js';
+import { sum } from './reduce.js';
+import { asIntScalar, constantScalar, shapeOf } from './shape.js';
+import { TensorType } from './type.js';
+import { isTensorVariable, type ShapeLike, type TensorLike, type TensorVariable } from './variable.js';
+
+export class Alloc extends TensorOp {
+  override makeNode(value: unknown, ...dims: unknown[]): Apply {
+    const v = asTensorVariable(value as TensorLike);
+    const lengths = dims.map((d, i) => asIntScalar(d as number | Variable, `Alloc: length ${i}`));
+    if (v.ndim > lengths.length) {
+      throw new TypeError(`Alloc: the value ${v} has ${v.ndim} axes, more than the ${lengths.length} of the requested shape`);
+    }
+    const lead = lengths.length - v.ndim;
+    const shape = lengths.map((len, i) => {
+      const known = constantScalar(len) ?? null;
+      const vd = i >= lead ? v.type.shape[i - lead]! : 1;
+      if (known !== null && vd !== null && vd !== 1 && vd !== known) {
+        throw new TypeError(`Alloc: the value ${v} (${v.type}) cannot be broadcast to length ${known} on axis ${i}`);
+      }
+      return known ?? (vd !== 1 ? vd : null);
+    });
+    return new Apply(this, [v, ...lengths], [new TensorType(v.dtype, shape).makeVariable()]);
+  }
+
+  override perform(node: Apply, [value, ...dims]: readonly NdArray[]): NdArray[] {
+    const shape = dims.map((d) => d.data[d.offset]!);
+    shape.forEach((d, i) => {
+      if (d < 0) throw new RangeError(`Alloc: negative length ${d} on axis ${i}`);
+    });
+    const lead = shape.length - value!.shape.length;
+    const vType = node.inputs[0]!.type as TensorType;
+    const stride = shape.map((d, i) => {
+      if (i < lead) return 0;
+      const vd = value!.shape[i - lead]!;
+      if (vd === d) return vd === 1 ? 0 : value!.stride[i - lead]!;
+      if (vd === 1 && vType.shape[i - lead] === 1) return 0;
+      throw new RangeError(
+        `Alloc: the value of shape ${shapeText(value!.shape)} cannot be broadcast to shape ${shapeText(shape)}` +
+          (vd === 1 ? ` (axis ${i - lead} of the value is not statically broadcastable)` : ''),
+      );
+    });
+    const out = empty(vType.dtype, shape);
+    copyView({ data: value!.data, offset: value!.offset, shape, stride }, out);
+    return [out];
+  }
+
+  override inferShape(node: Apply): SymbolicShape[] {
+    return [node.inputs.slice(1)];
+  }
+
+  override connectionPattern(node: Apply): boolean[][] {
+    return node.inputs.map((_, i) => [i === 0]);
+  }
+
+  override grad([value, ...dims]: readonly TensorVariable[], [gz]: readonly TensorVariable[]): Variable[] {
+    const lead = gz!.ndim - value!.ndim;
+    const axes: number[] = [];
+    for (let i = 0; i < gz!.ndim; i++) {
+      if (i < lead || (value!.type.shape[i - lead] === 1 && gz!.type.shape[i] !== 1)) axes.push(i);
+    }
+    let g = axes.length > 0 ? sum(gz!, { axis: axes, keepdims: true }) : gz!;
+    if (lead > 0) g = dimshuffle(g, [...Array(value!.ndim).keys()].map((a) => a + lead));
+    return [g, ...dims.map(() => disconnected())];
+  }
+
+  override rop([, ...dims]: readonly TensorVariable[], [ev]: readonly TensorVariable[]): Variable[] {
+    return [this.call(ev, ...dims)];
+  }
+
+  override toString(): string {
+    return 'Alloc';
+  }
+}
+
+let allocOp: Alloc | undefined;
+
+function shapeArgs(shape: ShapeLike, where: string): Array<number | TensorVariable> {
+  if (isTensorVariable(shape)) {
+    if (shape.ndim !== 1 || shape.type.shape[0] === null) {
+      throw new TypeError(`${where}: a shape given as a variable must be a vector of static length, got ${shape.type}`);
+    }
+    const n = shape.type.shape[0]!;
+    return [...Array(n).keys()].map((i) => shape.get(i));
+  }
+  return [...shape];
+}
+
+/** `value` broadcast into a new tensor of `shape`. */
+export function alloc(value: TensorLike, ...shape: Array<number | Variable>): TensorVariable {
+  if (shape.length === 0) {
+    const v = asTensorVariable(value);
+    if (v.ndim === 0) return v;
+  }
+  return (allocOp ??= new Alloc()).call(value, ...shape);
+}
+
+export function zeros(shape: ShapeLike, dtype: Dtype = config.floatX): TensorVariable {
+  return alloc(constant(0, { dtype }), ...shapeArgs(shape, 'zeros'));
+}
+
+export function ones(shape: ShapeLike, dtype: Dtype = config.floatX): TensorVariable {
+  return alloc(constant(1, { dtype }), ...shapeArgs(shape, 'ones'));
+}
+
+/** Zeros of `x`'s shape and static shape (and dtype, unless given). */
+export function zerosLike(x: TensorLike, dtype?: Dtype): TensorVariable {
+  const v = asTensorVariable(x);
+  return alloc(constant(0, { dtype: dtype ?? v.dtype }), ...shapeOf(v));
+}
+
+export function onesLike(x: TensorLike, dtype?: Dtype): TensorVariable {
+  const v = asTensorVariable(x);
+  return alloc(constant(1, { dtype: dtype ?? v.dtype }), ...shapeOf(v));
+}
+
+/** `value` broadcast to the shape of `like` (unchanged if it already has like's static shape). */
+export function broadcastLike(value: TensorVariable, like: TensorVariable): TensorVariable {
+  if (value.ndim === like.ndim && value.type.shape.every((d, i) => d !== 1 || like.type.shape[i] === 1)) return value;
+  return alloc(value, ...shapeOf(like));
+}

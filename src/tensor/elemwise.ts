@@ -1,0 +1,222 @@
+// Elemwise: a ScalarOp applied element by element with NumPy broadcasting. Inputs of lower
+// rank get leading broadcastable axes; an axis broadcasts only if its static length is 1
+// (as in PyTensor: runtime broadcasting of an unknown length would make gradients wrong).
+import { type Dtype, isDiscreteDtype } from '../kernels/dtype.js';
+import { runElemwise, type ElemwiseSource } from '../kernels/elemwise.js';
+import type { TensorView } from '../kernels/view.js';
+import { Apply } from '../graph/apply.js';
+import { gradNotImplemented, isDisconnected, isNullGrad } from '../graph/gradient.js';
+import type { IndexMap, SymbolicShape } from '../graph/op.js';
+import type { Variable } from '../graph/variable.js';
+import { broadcastLike, zerosLike } from './alloc.js';
+import { asTensorArgs } from './as-tensor.js';
+import { dimshuffle } from './dimshuffle.js';
+import { add, cast } from './math.js';
+import { empty, shapeText, type NdArray } from './ndarray.js';
+import { TensorOp } from './op.js';
+import { sum } from './reduce.js';
+import type { ScalarOp } from './scalar/scalar-op.js';
+import { intConstant } from './shape.js';
+import { TensorType, type StaticShape } from './type.js';
+import type { TensorLike, TensorVariable } from './variable.js';
+
+export class ShapeMismatchError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ShapeMismatchError';
+  }
+}
+
+/** The static shape of broadcasting these static shapes (all of one rank); throws on a clash. */
+export function broadcastStaticShapes(shapes: readonly StaticShape[], where: string): (number | null)[] {
+  const nd = shapes[0]?.length ?? 0;
+  const out: (number | null)[] = [];
+  for (let a = 0; a < nd; a++) {
+    let known: number | null = null;
+    let allOne = true;
+    for (const s of shapes) {
+      const d = s[a]!;
+      if (d === 1) continue;
+      allOne = false;
+      if (d === null) continue;
+      if (known !== null && known !== d) {
+        throw new ShapeMismatchError(
+          `${where}: the inputs cannot be broadcast together: static lengths ${known} and ${d} on axis ${a}`,
+        );
+      }
+      known = d;
+    }
+    out.push(allOne ? 1 : known);
+  }
+  return out;
+}
+
+export class Elemwise extends TensorOp {
+  static override readonly props = ['scalarOp', 'inplacePattern'] as const;
+  override readonly destroyMap: IndexMap;
+  readonly #sources = new Map<string, ElemwiseSource>();
+
+  constructor(
+    readonly scalarOp: ScalarOp,
+    /** output index -> the input it overwrites (set by the inplace rewrites) */
+    readonly inplacePattern: Readonly<Record<number, number>> = {},
+  ) {
+    super();
+    this.destroyMap = Object.fromEntries(Object.entries(inplacePattern).map(([o, i]) => [o, [i]]));
+  }
+
+  override makeNode(...args: unknown[]): Apply {
+    const spec = this.scalarOp.spec;
+    const inputs = asTensorArgs(args as TensorLike[], String(this));
+    if (spec.nin === 'variadic' ? inputs.length < 1 : inputs.length !== spec.nin) {
+      throw new TypeError(`${this}: expected ${spec.nin === 'variadic' ? 'at least 1' : spec.nin} inputs, got ${inputs.length}`);
+    }
+    const problem = spec.checkInputs?.(inputs.map((x) => x.dtype));
+    if (problem) throw new TypeError(`${this}: ${problem}`);
+    const nd = Math.max(...inputs.map((x) => x.ndim));
+    const padded = inputs.map((x) =>
+      x.ndim === nd ? x : dimshuffle(x, [...Array<'x'>(nd - x.ndim).fill('x'), ...[...Array(x.ndim).keys()]]),
+    );
+    const shape = broadcastStaticShapes(padded.map((x) => x.type.shape), String(this));
+    const dtype = spec.outputDtype(padded.map((x) => x.dtype));
+    return new Apply(this, padded, [new TensorType(dtype, shape).makeVariable()]);
+  }
+
+  /** The kernel source for these input dtypes (cached). */
+  source(node: Apply): ElemwiseSource {
+    const inDtypes = node.inputs.map((v) => (v.type as TensorType).dtype);
+    const outDtype = (node.outputs[0]!.type as TensorType).dtype;
+    const key = `${inDtypes.join(',')}>${outDtype}`;
+    let src = this.#sources.get(key);
+    if (!src) {
+      const args = inDtypes.map((_, k) => `x${k}`);
+      src = { nin: args.length, body: '', results: [this.scalarOp.spec.code(args, { inputs: inDtypes, output: outDtype })] };
+      this.#sources.set(key, src);
+    }
+    return src;
+  }
+
+  /** The output shape for these input shapes, with NumPy broadcasting restricted to static 1s. */
+  outputShape(node: Apply, shapes: readonly (readonly number[])[]): number[] {
+    const nd = shapes[0]?.length ?? 0;
+    const out: number[] = [];
+    for (let a = 0; a < nd; a++) {
+      let len = 1;
+      let from = -1;
+      shapes.forEach((s, i) => {
+        const staticOne = (node.inputs[i]!.type as TensorType).shape[a] === 1;
+        if (staticOne) return;
+        if (from >= 0 && s[a] !== len) {
+          const [j, k] = [from, i];
+          if (s[a] === 1 || len === 1) {
+            const [one, other] = s[a] === 1 ? [k, j] : [j, k];
+            throw new ShapeMismatchError(
+              `${this}: input ${one} (${node.inputs[one]}) has length 1 on axis ${a} where input ${other} has ` +
+                `${shapes[other]![a]}, but its type ${node.inputs[one]!.type} does not mark that axis broadcastable; ` +
+                'give it a static length of 1 (e.g. pt.tensor({ shape: [1, null] }) or x.dimshuffle)',
+            );
+          }
+          throw new ShapeMismatchError(
+            `${this}: input ${j} has shape ${shapeText(shapes[j]!)} and input ${k} has shape ${shapeText(s)}: ` +
+              `they differ on axis ${a} (${len} vs ${s[a]})`,
+          );
+        }
+        if (from < 0) {
+          from = i;
+          len = s[a]!;
+        }
+      });
+      out.push(len);
+    }
+    return out;
+  }
+
+  override perform(node: Apply, inputs: readonly NdArray[]): NdArray[] {
+    const shape = this.outputShape(node, inputs.map((x) => x.shape));
+    const out = empty((node.outputs[0]!.type as TensorType).dtype, shape);
+    const views: TensorView[] = inputs.map((x) => ({
+      data: x.data,
+      offset: x.offset,
+      shape,
+      stride: x.stride.map((s, a) => (x.shape[a] === 1 && shape[a] !== 1 ? 0 : s)),
+    }));
+    runElemwise(this.source(node), views, [out]);
+    return [out];
+  }
+
+  override inferShape(node: Apply, shapes: readonly SymbolicShape[]): SymbolicShape[] {
+    const outType = node.outputs[0]!.type as TensorType;
+    const dims = outType.shape.map((d, a) => {
+      if (d !== null) return intConstant(d);
+      const i = node.inputs.findIndex((x) => (x.type as TensorType).shape[a] !== 1);
+      return shapes[i]![a]!;
+    });
+    return [dims];
+  }
+
+  /** One gradient term per input (of the output's broadcast shape), before reduction to the input's shape. */
+  #terms(inputs: readonly TensorVariable[], output: TensorVariable, gz: TensorVariable): Variable[] {
+    const grad = this.scalarOp.spec.grad;
+    if (!grad) return inputs.map((_, i) => gradNotImplemented(this, i));
+    return grad(inputs, output, gz);
+  }
+
+  override Lop(inputs: readonly TensorVariable[], outputs: readonly TensorVariable[], [gz]: readonly TensorVariable[]): Variable[] {
+    const out = outputs[0]!;
+    if (isDiscreteDtype(out.dtype)) return inputs.map((x) => zerosLike(x, gradDtype(x)));
+    return this.#terms(inputs, out, gz!).map((term, i) => {
+      if (isDisconnected(term) || isNullGrad(term)) return term;
+      return reduceToLike(term as TensorVariable, inputs[i]!);
+    });
+  }
+
+  override rop(inputs: readonly TensorVariable[], evalPoints: readonly TensorVariable[]): Variable[] {
+    const out = this.call(...inputs) as TensorVariable;
+    if (isDiscreteDtype(out.dtype)) return [zerosLike(out)];
+    const parts: TensorVariable[] = [];
+    inputs.forEach((x, i) => {
+      if (isDiscreteDtype(x.dtype)) return;
+      const term = this.#terms(inputs, out, evalPoints[i]!)[i]!;
+      if (isNullGrad(term)) throw new Error(`Rop: ${this} has no derivative with respect to input ${i}: ${term.type.why}`);
+      if (!isDisconnected(term)) parts.push(term as TensorVariable);
+    });
+    if (parts.length === 0) return [zerosLike(out)];
+    const total = parts.length === 1 ? parts[0]! : add(...parts);
+    return [broadcastLike(cast(total, out.dtype), out)];
+  }
+
+  override toString(): string {
+    const inplace = Object.keys(this.inplacePattern).length > 0 ? ',inplace' : '';
+    return `Elemwise{${this.scalarOp}${inplace}}`;
+  }
+}
+
+function gradDtype(x: TensorVariable): Dtype | undefined {
+  return isDiscreteDtype(x.dtype) ? undefined : x.dtype;
+}
+
+/**
+ * A gradient term of the output's shape reduced to `input`'s shape: summed over the axes the
+ * input was broadcast along, and broadcast where the term itself is smaller than the input.
+ */
+export function reduceToLike(term: TensorVariable, input: TensorVariable): TensorVariable {
+  const axes: number[] = [];
+  input.type.shape.forEach((d, a) => {
+    if (d === 1 && term.type.shape[a] !== 1) axes.push(a);
+  });
+  let g = axes.length > 0 ? sum(term, { axis: axes, keepdims: true }) : term;
+  if (g.type.shape.some((d, a) => d === 1 && input.type.shape[a] !== 1)) g = broadcastLike(g, input);
+  return g;
+}
+
+const instances = new Map<ScalarOp, Elemwise>();
+
+/** Applies a ScalarOp element-wise (one Elemwise op per ScalarOp, made on first use). */
+export function elemwise(op: ScalarOp, ...args: TensorLike[]): TensorVariable {
+  let e = instances.get(op);
+  if (!e) {
+    e = new Elemwise(op);
+    instances.set(op, e);
+  }
+  return e.call(...args);
+}

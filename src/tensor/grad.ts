@@ -1,0 +1,142 @@
+// Differentiation of tensor graphs: grad, Lop, Rop, jacobian and hessian, binding the graph
+// layer's generic machinery to tensor zeros, ones, sums and casts.
+import { isDiscreteDtype, isFloatDtype } from '../kernels/dtype.js';
+import { gradWith, ropWith, type GradAlgebra, type GradOptions } from '../graph/gradient.js';
+import type { Variable } from '../graph/variable.js';
+import { onesLike, zerosLike } from './alloc.js';
+import { asTensorVariable } from './as-tensor.js';
+import { config } from './config.js';
+import { stack } from './join.js';
+import { add, cast } from './math.js';
+import { TensorType } from './type.js';
+import { isTensorVariable, type TensorVariable } from './variable.js';
+
+const tensorAlgebra: GradAlgebra = {
+  onesLike: (v) => onesLike(v as TensorVariable),
+  zerosLike: (v) => {
+    const t = v as TensorVariable;
+    return zerosLike(t, isFloatDtype(t.dtype) ? t.dtype : config.floatX);
+  },
+  add: (terms) => add(...(terms as TensorVariable[])),
+  isDiscrete: (v) => !(v.type instanceof TensorType) || isDiscreteDtype(v.type.dtype),
+  castLike: (g, like) => {
+    const t = like.type as TensorType;
+    return (g.type as TensorType).dtype === t.dtype ? g : cast(g as TensorVariable, t.dtype);
+  },
+};
+
+function checkTensor(v: unknown, what: string): TensorVariable {
+  if (!isTensorVariable(v)) throw new TypeError(`${what} must be a tensor variable, got ${String(v)}`);
+  return v;
+}
+
+/**
+ * The gradient of the scalar `cost` with respect to each variable of `wrt` (a variable or an
+ * array; the result has the same form).
+ */
+export function grad(cost: TensorVariable | null, wrt: TensorVariable, options?: GradOptions): TensorVariable;
+export function grad(cost: TensorVariable | null, wrt: readonly TensorVariable[], options?: GradOptions): TensorVariable[];
+export function grad(
+  cost: TensorVariable | null,
+  wrt: TensorVariable | readonly TensorVariable[],
+  options: GradOptions = {},
+): TensorVariable | TensorVariable[] {
+  if (cost !== null) {
+    checkTensor(cost, 'grad: the cost');
+    if (cost.ndim !== 0) {
+      throw new TypeError(`grad: the cost must be a scalar (0-d), got ${cost} (${cost.type}); reduce it first, e.g. cost.sum()`);
+    }
+    if (isDiscreteDtype(cost.dtype)) {
+      throw new TypeError(`grad: the cost ${cost} has the discrete dtype ${cost.dtype}; its gradient is zero everywhere (cast it to a float dtype)`);
+    }
+  }
+  const list = Array.isArray(wrt) ? (wrt as readonly TensorVariable[]) : [wrt as TensorVariable];
+  list.forEach((v, i) => checkTensor(v, `grad: wrt[${i}]`));
+  const grads = gradWith(tensorAlgebra, cost, list, options) as Array<TensorVariable | null>;
+  return (Array.isArray(wrt) ? grads : grads[0]) as TensorVariable | TensorVariable[];
+}
+
+function asList(v: TensorVariable | readonly TensorVariable[]): readonly TensorVariable[] {
+  return Array.isArray(v) ? (v as readonly TensorVariable[]) : [v as TensorVariable];
+}
+
+/**
+ * Left product with the Jacobian (vector-Jacobian product): for each `wrt`, the sum over `f` of
+ * evalPoint_f * d f / d wrt. `evalPoints` has the form and types of `f`.
+ */
+export function Lop(
+  f: TensorVariable | readonly TensorVariable[],
+  wrt: TensorVariable | readonly TensorVariable[],
+  evalPoints: TensorVariable | readonly TensorVariable[],
+): TensorVariable | TensorVariable[] {
+  const fs = asList(f);
+  const evs = asList(evalPoints);
+  if (fs.length !== evs.length) throw new Error(`Lop: ${fs.length} expressions but ${evs.length} evaluation points`);
+  const known = fs.map((v, i): [Variable, Variable] => [v, asTensorVariable(evs[i]!)]);
+  const grads = gradWith(tensorAlgebra, null, asList(wrt), { knownGrads: known, disconnectedInputs: 'ignore' });
+  return (Array.isArray(wrt) ? grads : grads[0]) as TensorVariable | TensorVariable[];
+}
+
+/**
+ * Right product with the Jacobian (Jacobian-vector product): for each `f`, the directional
+ * derivative along `evalPoints` (one per `wrt`, of its type).
+ */
+export function Rop(
+  f: TensorVariable | readonly TensorVariable[],
+  wrt: TensorVariable | readonly TensorVariable[],
+  evalPoints: TensorVariable | readonly TensorVariable[],
+): TensorVariable | TensorVariable[] {
+  const out = ropWith(tensorAlgebra, asList(f), asList(wrt), asList(evalPoints)) as TensorVariable[];
+  return Array.isArray(f) ? out : out[0]!;
+}
+
+function staticLength(y: TensorVariable, what: string): number {
+  const n = y.type.shape[0];
+  if (n === null || n === undefined) {
+    throw new TypeError(
+      `${what}: ${y} (${y.type}) has no static length; give the expression a static shape ` +
+        '(e.g. pt.tensor({ shape: [3] }) for its inputs) so that one gradient per element can be built',
+    );
+  }
+  return n;
+}
+
+/**
+ * The Jacobian of the vector (or scalar) `expression` with respect to each `wrt`: an array of
+ * shape [expression.length, ...wrt.shape] per variable. The expression needs a static length.
+ */
+export function jacobian(expression: TensorVariable, wrt: TensorVariable, options?: GradOptions): TensorVariable;
+export function jacobian(expression: TensorVariable, wrt: readonly TensorVariable[], options?: GradOptions): TensorVariable[];
+export function jacobian(
+  expression: TensorVariable,
+  wrt: TensorVariable | readonly TensorVariable[],
+  options: GradOptions = {},
+): TensorVariable | TensorVariable[] {
+  const y = checkTensor(expression, 'jacobian: the expression');
+  const list = asList(wrt);
+  let result: TensorVariable[];
+  if (y.ndim === 0) result = grad(y, list, options);
+  else if (y.ndim === 1) {
+    const n = staticLength(y, 'jacobian');
+    const rows = [...Array(n).keys()].map((i) => grad(y.get(i), list, { disconnectedInputs: 'ignore', ...options }));
+    result = list.map((_, k) => stack(rows.map((r) => r[k]!)));
+  } else {
+    throw new TypeError(`jacobian: the expression must be a scalar or a vector, got ${y} (${y.type}); flatten it first`);
+  }
+  return Array.isArray(wrt) ? result : result[0]!;
+}
+
+/** The Hessian of the scalar `cost` with respect to each vector `wrt` (which needs a static length). */
+export function hessian(cost: TensorVariable, wrt: TensorVariable, options?: GradOptions): TensorVariable;
+export function hessian(cost: TensorVariable, wrt: readonly TensorVariable[], options?: GradOptions): TensorVariable[];
+export function hessian(
+  cost: TensorVariable,
+  wrt: TensorVariable | readonly TensorVariable[],
+  options: GradOptions = {},
+): TensorVariable | TensorVariable[] {
+  const result = asList(wrt).map((x, i) => {
+    if (x.ndim !== 1) throw new TypeError(`hessian: wrt[${i}] must be a vector, got ${x} (${x.type})`);
+    return jacobian(grad(cost, x, options), x, { disconnectedInputs: 'ignore' });
+  });
+  return Array.isArray(wrt) ? result : result[0]!;
+}

@@ -1,0 +1,100 @@
+// The value type of tensors: scijs ndarrays over typed arrays. Helpers here make, copy, flatten
+// and print them; conversion of user values into a tensor type lives in TensorType.filter.
+import ndarrayFactory from 'ndarray';
+import type ndarray from 'ndarray';
+import { copyView } from '../kernels/copy.js';
+import { STORAGE, dtypeOfTypedArray, type Dtype, type TypedArray } from '../kernels/dtype.js';
+import { contiguousStrides, isContiguous, sizeOf } from '../kernels/view.js';
+
+export type NdArray = ndarray.NdArray<TypedArray>;
+
+/** A nested JS array of numbers or booleans (any depth). */
+export type NestedArray = ReadonlyArray<number | boolean | NestedArray>;
+
+export function isNdArray(x: unknown): x is NdArray {
+  if (typeof x !== 'object' || x === null) return false;
+  const o = x as Partial<NdArray>;
+  return Array.isArray(o.shape) && Array.isArray(o.stride) && typeof o.offset === 'number' && o.data !== undefined;
+}
+
+export function makeNdArray(data: TypedArray, shape: readonly number[], stride?: readonly number[], offset = 0): NdArray {
+  return ndarrayFactory(data, [...shape], stride ? [...stride] : contiguousStrides(shape), offset) as NdArray;
+}
+
+/** A new contiguous, zero-filled array. */
+export function empty(dtype: Dtype, shape: readonly number[]): NdArray {
+  return makeNdArray(new STORAGE[dtype](sizeOf(shape)), shape);
+}
+
+/** A new contiguous copy of `a` stored as `dtype` (its own dtype by default). */
+export function copyArray(a: NdArray, dtype?: Dtype): NdArray {
+  const out = empty(dtype ?? storageDtype(a), a.shape);
+  copyView(a, out);
+  return out;
+}
+
+/** `a` itself when contiguous, else a contiguous copy. */
+export function contiguous(a: NdArray): NdArray {
+  return isContiguous(a) ? a : copyArray(a);
+}
+
+/** The dtype of the typed array behind `a` (bool arrays read as uint8). */
+export function storageDtype(a: NdArray): Dtype {
+  const d = dtypeOfTypedArray(a.data);
+  if (!d) throw new TypeError('ndarray data must be a typed array');
+  return d;
+}
+
+/** The elements of `a` in C order, as a new typed array of `a`'s storage class. */
+export function flatValues(a: NdArray): TypedArray {
+  if (isContiguous(a)) return a.data.subarray(a.offset, a.offset + sizeOf(a.shape));
+  return copyArray(a).data;
+}
+
+export type NestedList = number | NestedList[];
+
+/** Nested JS arrays (a number for a 0-d array). */
+export function tolist(a: NdArray): NestedList {
+  const flat = flatValues(a);
+  const shape = a.shape;
+  if (shape.length === 0) return flat[0]!;
+  let pos = 0;
+  const build = (axis: number): NestedList[] => {
+    const out: NestedList[] = [];
+    for (let i = 0; i < shape[axis]!; i++) out.push(axis === shape.length - 1 ? flat[pos++]! : build(axis + 1));
+    return out;
+  };
+  return build(0);
+}
+
+/** Shape of a nested JS array; throws if it is ragged or holds non-numbers. */
+export function nestedShape(value: unknown, where: string): number[] {
+  const shape: number[] = [];
+  let v: unknown = value;
+  while (Array.isArray(v)) {
+    shape.push(v.length);
+    v = v[0];
+  }
+  const check = (x: unknown, axis: number): void => {
+    if (axis === shape.length) {
+      if (typeof x !== 'number' && typeof x !== 'boolean') {
+        throw new TypeError(`${where}: expected numbers in the nested array, found ${typeof x} at depth ${axis}`);
+      }
+      return;
+    }
+    if (!Array.isArray(x) || x.length !== shape[axis]) {
+      throw new TypeError(`${where}: the nested array is ragged (expected length ${shape[axis]} at depth ${axis})`);
+    }
+    for (const e of x) check(e, axis + 1);
+  };
+  check(value, 0);
+  return shape;
+}
+
+export function flattenNested(value: unknown): Array<number | boolean> {
+  return Array.isArray(value) ? (value.flat(Infinity) as Array<number | boolean>) : [value as number | boolean];
+}
+
+export function shapeText(shape: readonly number[]): string {
+  return `[${shape.join(', ')}]`;
+}

@@ -1,0 +1,250 @@
+// Reductions: CAReduce (sum, prod, max, min, all, any over any axes), ArgReduce (argmax,
+// argmin), and mean, var and std built from them. `keepdims` is a DimShuffle after the op.
+import { isFloatDtype, type Dtype } from '../kernels/dtype.js';
+import { argReduceInto, reduceInto, type ReduceKind } from '../kernels/reduce.js';
+import { Apply } from '../graph/apply.js';
+import type { SymbolicShape } from '../graph/op.js';
+import type { Variable } from '../graph/variable.js';
+import { alloc, onesLike, zerosLike } from './alloc.js';
+import { asTensorVariable } from './as-tensor.js';
+import { dimshuffle, type ShuffleEntry } from './dimshuffle.js';
+import { cast, eq, mul, sqr, sqrt, sub, trueDiv, where } from './math.js';
+import { empty, type NdArray } from './ndarray.js';
+import { TensorOp } from './op.js';
+import { shapeI, shapeOf } from './shape.js';
+import { TensorType } from './type.js';
+import type { ReduceOptions, TensorLike, TensorVariable, VarOptions } from './variable.js';
+
+/** Axes as sorted, non-negative, distinct numbers; all axes when `axis` is null or undefined. */
+export function normalizeAxes(axis: ReduceOptions['axis'], ndim: number, where: string): number[] {
+  if (axis === null || axis === undefined) return [...Array(ndim).keys()];
+  const list = typeof axis === 'number' ? [axis] : [...axis];
+  const out = list.map((a) => {
+    if (!Number.isInteger(a) || a < -ndim || a >= ndim) {
+      throw new RangeError(`${where}: axis ${a} is out of range for a ${ndim}-d input (axes are ${-ndim}..${ndim - 1})`);
+    }
+    return a < 0 ? a + ndim : a;
+  });
+  if (new Set(out).size !== out.length) throw new RangeError(`${where}: axis [${list.join(', ')}] repeats an axis`);
+  return out.sort((a, b) => a - b);
+}
+
+const NAMES: Record<ReduceKind, string> = { sum: 'Sum', prod: 'Prod', max: 'Max', min: 'Min', all: 'All', any: 'Any' };
+
+function reduceDtype(kind: ReduceKind, d: Dtype): Dtype {
+  if (kind === 'all' || kind === 'any') return 'bool';
+  if (kind === 'max' || kind === 'min' || isFloatDtype(d)) return d;
+  return d === 'uint8' || d === 'uint16' || d === 'uint32' ? 'uint32' : 'int32';
+}
+
+function keptShape<T>(shape: readonly T[], axes: readonly number[]): T[] {
+  return shape.filter((_, a) => !axes.includes(a));
+}
+
+/** `g` (of the reduced shape) with the reduced axes put back as broadcastable ones. */
+function restoreAxes(g: TensorVariable, axes: readonly number[], ndim: number): TensorVariable {
+  const pattern: ShuffleEntry[] = [];
+  let k = 0;
+  for (let a = 0; a < ndim; a++) pattern.push(axes.includes(a) ? 'x' : k++);
+  return dimshuffle(g, pattern);
+}
+
+export class CAReduce extends TensorOp {
+  static override readonly props = ['kind', 'axis'] as const;
+  readonly axis: readonly number[];
+
+  constructor(
+    readonly kind: ReduceKind,
+    axis: readonly number[],
+  ) {
+    super();
+    this.axis = Object.freeze([...axis]);
+  }
+
+  override makeNode(x: unknown): Apply {
+    const v = asTensorVariable(x as TensorLike);
+    if (this.axis.some((a) => a >= v.ndim)) {
+      throw new RangeError(`${this}: axis [${this.axis.join(', ')}] is out of range for ${v} (${v.type})`);
+    }
+    const type = new TensorType(reduceDtype(this.kind, v.dtype), keptShape(v.type.shape, this.axis));
+    return new Apply(this, [v], [type.makeVariable()]);
+  }
+
+  override perform(node: Apply, [x]: readonly NdArray[]): NdArray[] {
+    const reduced = x!.shape.map((_, a) => this.axis.includes(a));
+    if ((this.kind === 'max' || this.kind === 'min') && this.axis.some((a) => x!.shape[a] === 0)) {
+      throw new RangeError(`${this}: cannot reduce an axis of length 0 (the maximum or minimum of nothing is undefined)`);
+    }
+    const out = empty((node.outputs[0]!.type as TensorType).dtype, keptShape(x!.shape, this.axis));
+    reduceInto(this.kind, x!, reduced, out);
+    return [out];
+  }
+
+  override inferShape(_node: Apply, [xs]: readonly SymbolicShape[]): SymbolicShape[] {
+    return [keptShape(xs!, this.axis)];
+  }
+
+  override Lop([x]: readonly TensorVariable[], [z]: readonly TensorVariable[], [gz]: readonly TensorVariable[]): Variable[] {
+    const nd = x!.ndim;
+    const g = restoreAxes(gz!, this.axis, nd);
+    switch (this.kind) {
+      case 'sum':
+        return [alloc(g, ...shapeOf(x!))];
+      case 'prod': {
+        // Zero-safe: with no zero in a block, d/dx_i = prod / x_i; with exactly one zero, only that
+        // element gets the product of the others; with more, everything gets zero.
+        const isZero = eq(x!, 0);
+        const zeroCount = restoreAxes(new CAReduce('sum', this.axis).call(cast(isZero, 'int32')), this.axis, nd);
+        const prodNonZero = restoreAxes(new CAReduce('prod', this.axis).call(where(isZero, 1, x!)), this.axis, nd);
+        const local = where(eq(zeroCount, 0), trueDiv(prodNonZero, x!), where(isZero, where(eq(zeroCount, 1), prodNonZero, 0), 0));
+        return [mul(g, cast(local, x!.dtype))];
+      }
+      case 'max':
+      case 'min': {
+        const hit = cast(eq(x!, restoreAxes(z!, this.axis, nd)), x!.dtype);
+        return [mul(g, hit)];
+      }
+      default:
+        return [zerosLike(x!)];
+    }
+  }
+
+  override rop([x]: readonly TensorVariable[], [ev]: readonly TensorVariable[]): Variable[] {
+    const nd = x!.ndim;
+    switch (this.kind) {
+      case 'sum':
+        return [this.call(ev)];
+      case 'prod': {
+        const z = this.call(x!);
+        const [local] = this.Lop([x!], [z], [onesLike(z)]);
+        return [new CAReduce('sum', this.axis).call(mul(local as TensorVariable, ev!))];
+      }
+      case 'max':
+      case 'min': {
+        const hit = cast(eq(x!, restoreAxes(this.call(x!), this.axis, nd)), x!.dtype);
+        const sumOp = new CAReduce('sum', this.axis);
+        return [trueDiv(sumOp.call(mul(ev!, hit)), sumOp.call(hit))];
+      }
+      default:
+        return [zerosLike(this.call(x!))];
+    }
+  }
+
+  override toString(): string {
+    return `${NAMES[this.kind]}{axis=[${this.axis.join(',')}]}`;
+  }
+}
+
+export class ArgReduce extends TensorOp {
+  static override readonly props = ['kind', 'axis'] as const;
+  readonly axis: readonly number[];
+
+  constructor(
+    readonly kind: 'max' | 'min',
+    axis: readonly number[],
+  ) {
+    super();
+    this.axis = Object.freeze([...axis]);
+  }
+
+  override makeNode(x: unknown): Apply {
+    const v = asTensorVariable(x as TensorLike);
+    const type = new TensorType('int32', keptShape(v.type.shape, this.axis));
+    return new Apply(this, [v], [type.makeVariable()]);
+  }
+
+  override perform(_node: Apply, [x]: readonly NdArray[]): NdArray[] {
+    if (this.axis.some((a) => x!.shape[a] === 0)) {
+      throw new RangeError(`${this}: cannot reduce an axis of length 0 (no position to return)`);
+    }
+    const out = empty('int32', keptShape(x!.shape, this.axis));
+    argReduceInto(this.kind, x!, x!.shape.map((_, a) => this.axis.includes(a)), out);
+    return [out];
+  }
+
+  override inferShape(_node: Apply, [xs]: readonly SymbolicShape[]): SymbolicShape[] {
+    return [keptShape(xs!, this.axis)];
+  }
+
+  override grad([x]: readonly TensorVariable[]): Variable[] {
+    return [zerosLike(x!)];
+  }
+
+  override toString(): string {
+    return `Arg${this.kind}{axis=[${this.axis.join(',')}]}`;
+  }
+}
+
+function reduceWith(kind: ReduceKind, x: TensorLike, options: ReduceOptions, name: string): TensorVariable {
+  const v = asTensorVariable(x);
+  const axes = normalizeAxes(options.axis, v.ndim, name);
+  const r = new CAReduce(kind, axes).call(v);
+  return options.keepdims ? restoreAxes(r, axes, v.ndim) : r;
+}
+
+export function sum(x: TensorLike, options: ReduceOptions = {}): TensorVariable {
+  return reduceWith('sum', x, options, 'sum');
+}
+export function prod(x: TensorLike, options: ReduceOptions = {}): TensorVariable {
+  return reduceWith('prod', x, options, 'prod');
+}
+export function max(x: TensorLike, options: ReduceOptions = {}): TensorVariable {
+  return reduceWith('max', x, options, 'max');
+}
+export function min(x: TensorLike, options: ReduceOptions = {}): TensorVariable {
+  return reduceWith('min', x, options, 'min');
+}
+export function all(x: TensorLike, options: ReduceOptions = {}): TensorVariable {
+  return reduceWith('all', x, options, 'all');
+}
+export function any(x: TensorLike, options: ReduceOptions = {}): TensorVariable {
+  return reduceWith('any', x, options, 'any');
+}
+
+function argWith(kind: 'max' | 'min', x: TensorLike, options: ReduceOptions): TensorVariable {
+  const v = asTensorVariable(x);
+  const axes = normalizeAxes(options.axis, v.ndim, `arg${kind}`);
+  const r = new ArgReduce(kind, axes).call(v);
+  return options.keepdims ? restoreAxes(r, axes, v.ndim) : r;
+}
+
+/** Position of the largest element over `axis` (C-order position within the reduced axes). */
+export function argmax(x: TensorLike, options: ReduceOptions = {}): TensorVariable {
+  return argWith('max', x, options);
+}
+export function argmin(x: TensorLike, options: ReduceOptions = {}): TensorVariable {
+  return argWith('min', x, options);
+}
+
+/** The number of elements reduced over `axes`, as a scalar of `dtype`. */
+function countOf(x: TensorVariable, axes: readonly number[], dtype: Dtype): TensorVariable {
+  const lengths = axes.map((a) => shapeI(x, a));
+  if (lengths.length === 0) return cast(1, dtype);
+  return cast(lengths.length === 1 ? lengths[0]! : mul(...lengths), dtype);
+}
+
+function floatOf(v: TensorVariable): TensorVariable {
+  return isFloatDtype(v.dtype) ? v : cast(v, 'float64');
+}
+
+/** The arithmetic mean (integers are averaged in float64, as NumPy). */
+export function mean(x: TensorLike, options: ReduceOptions = {}): TensorVariable {
+  const v = floatOf(asTensorVariable(x));
+  const axes = normalizeAxes(options.axis, v.ndim, 'mean');
+  return trueDiv(sum(v, options), countOf(v, axes, v.dtype));
+}
+
+/** The variance: mean squared deviation, with divisor N - ddof. */
+export function variance(x: TensorLike, options: VarOptions = {}): TensorVariable {
+  const v = floatOf(asTensorVariable(x));
+  const axes = normalizeAxes(options.axis, v.ndim, 'var');
+  const centered = sub(v, mean(v, { axis: axes, keepdims: true }));
+  const ss = sum(sqr(centered), { axis: axes, keepdims: options.keepdims });
+  const n = countOf(v, axes, v.dtype);
+  return trueDiv(ss, options.ddof ? sub(n, options.ddof) : n);
+}
+
+/** The standard deviation: the square root of the variance. */
+export function std(x: TensorLike, options: VarOptions = {}): TensorVariable {
+  return sqrt(variance(x, options));
+}

@@ -1,0 +1,239 @@
+// The element-wise functions of weft: one ScalarOp each, with NumPy's semantics for the code,
+// the dtype rule and, where the function is differentiable, the gradient.
+import { isFloatDtype, type Dtype } from '../../kernels/dtype.js';
+import { zerosLike } from '../alloc.js';
+import * as m from '../math.js';
+import {
+  ScalarOp,
+  bitwise,
+  isWide,
+  refuseFloats,
+  toBool,
+  toFloat,
+  upcastNoBool,
+  type CodeContext,
+  type ScalarGrad,
+} from './scalar-op.js';
+import type { TensorVariable } from '../variable.js';
+
+const zeroGrad: ScalarGrad = (inputs) => inputs.map((x) => zerosLike(x));
+
+function unary(name: string, code: (a: string, ctx: CodeContext) => string, grad?: ScalarGrad, rule = toFloat): ScalarOp {
+  return new ScalarOp({ name, nin: 1, outputDtype: rule, code: (a, ctx) => code(a[0]!, ctx), grad });
+}
+
+function binary(
+  name: string,
+  code: (a: string, b: string, ctx: CodeContext) => string,
+  grad: ScalarGrad | undefined,
+  rule = upcastNoBool,
+  extra: { commutative?: boolean; checkInputs?: (ins: readonly Dtype[]) => string | undefined } = {},
+): ScalarOp {
+  return new ScalarOp({ name, nin: 2, outputDtype: rule, code: (a, ctx) => code(a[0]!, a[1]!, ctx), grad, ...extra });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Arithmetic
+
+export const add = new ScalarOp({
+  name: 'add',
+  nin: 'variadic',
+  outputDtype: upcastNoBool,
+  code: (a) => `(${a.join(' + ')})`,
+  grad: (inputs, _z, gz) => inputs.map(() => gz),
+  commutative: true,
+  associative: true,
+});
+
+export const mul = new ScalarOp({
+  name: 'mul',
+  nin: 'variadic',
+  outputDtype: upcastNoBool,
+  code: (a, ctx) => (isWide(ctx.output) ? a.reduce((p, q) => `Math.imul(${p}, ${q})`) : `(${a.join(' * ')})`),
+  grad: (inputs, _z, gz) => inputs.map((_, i) => m.mul(gz, ...inputs.filter((_, j) => j !== i))),
+  commutative: true,
+  associative: true,
+});
+
+export const sub = binary('sub', (a, b) => `(${a} - ${b})`, (_i, _z, gz) => [gz, m.neg(gz)]);
+
+export const trueDiv = binary(
+  'trueDiv',
+  (a, b) => `(${a} / ${b})`,
+  ([x, y], _z, gz) => [m.trueDiv(gz, y!), m.neg(m.trueDiv(m.mul(gz, x!), m.sqr(y!)))],
+  toFloat,
+);
+
+export const intDiv = binary('intDiv', (a, b) => `Math.floor(${a} / ${b})`, zeroGrad);
+
+export const mod = binary('mod', (a, b) => `L.mod(${a}, ${b})`, ([x, y], _z, gz) => [gz, m.neg(m.mul(gz, m.intDiv(x!, y!)))]);
+
+export const pow = binary('pow', (a, b) => `Math.pow(${a}, ${b})`, ([x, y], z, gz) => {
+  const gx = m.mul(gz, y!, m.pow(x!, m.sub(y!, 1)));
+  const gy = m.where(m.eq(x!, 0), 0, m.mul(gz, z, m.log(x!)));
+  return [gx, gy];
+});
+
+export const neg = unary('neg', (a) => `(-${a})`, (_i, _z, gz) => [m.neg(gz)], upcastNoBool);
+export const abs = unary('abs', (a) => `Math.abs(${a})`, ([x], _z, gz) => [m.mul(gz, m.sign(x!))], upcastNoBool);
+export const sign = unary('sign', (a) => `L.sign(${a})`, zeroGrad, upcastNoBool);
+export const sqr = unary(
+  'sqr',
+  (a, ctx) => (isWide(ctx.output) ? `Math.imul(${a}, ${a})` : `(${a} * ${a})`),
+  ([x], _z, gz) => [m.mul(gz, x!, 2)],
+  upcastNoBool,
+);
+
+export const maximum = binary(
+  'maximum',
+  (a, b) => `Math.max(${a}, ${b})`,
+  ([x, y], z, gz) => [m.mul(gz, m.cast(m.eq(z, x!), gz.dtype)), m.mul(gz, m.cast(m.eq(z, y!), gz.dtype))],
+  upcastNoBool,
+  { commutative: true },
+);
+
+export const minimum = binary(
+  'minimum',
+  (a, b) => `Math.min(${a}, ${b})`,
+  ([x, y], z, gz) => [m.mul(gz, m.cast(m.eq(z, x!), gz.dtype)), m.mul(gz, m.cast(m.eq(z, y!), gz.dtype))],
+  upcastNoBool,
+  { commutative: true },
+);
+
+export const clip = new ScalarOp({
+  name: 'clip',
+  nin: 3,
+  outputDtype: upcastNoBool,
+  code: ([x, lo, hi]) => `Math.min(Math.max(${x}, ${lo}), ${hi})`,
+  grad: ([x, lo, hi], _z, gz) => [
+    m.where(m.and(m.ge(x!, lo!), m.le(x!, hi!)), gz, 0),
+    m.where(m.lt(x!, lo!), gz, 0),
+    m.where(m.gt(x!, hi!), gz, 0),
+  ],
+});
+
+export const where = new ScalarOp({
+  name: 'where',
+  nin: 3,
+  outputDtype: ([, a, b]) => upcastNoBool([a!, b!]),
+  code: ([c, a, b]) => `(${c} !== 0 ? ${a} : ${b})`,
+  grad: ([c], _z, gz) => [zerosLike(c!), m.where(c!, gz, 0), m.where(c!, 0, gz)],
+});
+
+// ---------------------------------------------------------------------------------------------
+// Exponentials, logarithms, powers
+
+const LN2 = Math.LN2;
+const LN10 = Math.LN10;
+const TWO_OVER_SQRT_PI = 2 / Math.sqrt(Math.PI);
+
+export const exp = unary('exp', (a) => `Math.exp(${a})`, (_i, z, gz) => [m.mul(gz, z)]);
+export const expm1 = unary('expm1', (a) => `Math.expm1(${a})`, ([x], _z, gz) => [m.mul(gz, m.exp(x!))]);
+export const log = unary('log', (a) => `Math.log(${a})`, ([x], _z, gz) => [m.trueDiv(gz, x!)]);
+export const log1p = unary('log1p', (a) => `Math.log1p(${a})`, ([x], _z, gz) => [m.trueDiv(gz, m.add(x!, 1))]);
+export const log2 = unary('log2', (a) => `Math.log2(${a})`, ([x], _z, gz) => [m.trueDiv(gz, m.mul(x!, LN2))]);
+export const log10 = unary('log10', (a) => `Math.log10(${a})`, ([x], _z, gz) => [m.trueDiv(gz, m.mul(x!, LN10))]);
+export const sqrt = unary('sqrt', (a) => `Math.sqrt(${a})`, (_i, z, gz) => [m.trueDiv(gz, m.mul(z, 2))]);
+
+// ---------------------------------------------------------------------------------------------
+// Trigonometric and hyperbolic
+
+export const sin = unary('sin', (a) => `Math.sin(${a})`, ([x], _z, gz) => [m.mul(gz, m.cos(x!))]);
+export const cos = unary('cos', (a) => `Math.cos(${a})`, ([x], _z, gz) => [m.neg(m.mul(gz, m.sin(x!)))]);
+export const tan = unary('tan', (a) => `Math.tan(${a})`, (_i, z, gz) => [m.mul(gz, m.add(m.sqr(z), 1))]);
+export const arcsin = unary('arcsin', (a) => `Math.asin(${a})`, ([x], _z, gz) => [m.trueDiv(gz, m.sqrt(m.sub(1, m.sqr(x!))))]);
+export const arccos = unary('arccos', (a) => `Math.acos(${a})`, ([x], _z, gz) => [
+  m.neg(m.trueDiv(gz, m.sqrt(m.sub(1, m.sqr(x!))))),
+]);
+export const arctan = unary('arctan', (a) => `Math.atan(${a})`, ([x], _z, gz) => [m.trueDiv(gz, m.add(m.sqr(x!), 1))]);
+export const arctan2 = binary(
+  'arctan2',
+  (y, x) => `Math.atan2(${y}, ${x})`,
+  ([y, x], _z, gz) => {
+    const r2 = m.add(m.sqr(x!), m.sqr(y!));
+    return [m.trueDiv(m.mul(gz, x!), r2), m.neg(m.trueDiv(m.mul(gz, y!), r2))];
+  },
+  toFloat,
+);
+export const sinh = unary('sinh', (a) => `Math.sinh(${a})`, ([x], _z, gz) => [m.mul(gz, m.cosh(x!))]);
+export const cosh = unary('cosh', (a) => `Math.cosh(${a})`, ([x], _z, gz) => [m.mul(gz, m.sinh(x!))]);
+export const tanh = unary('tanh', (a) => `Math.tanh(${a})`, (_i, z, gz) => [m.mul(gz, m.sub(1, m.sqr(z)))]);
+
+// ---------------------------------------------------------------------------------------------
+// Special functions
+
+export const sigmoid = unary('sigmoid', (a) => `L.sigmoid(${a})`, (_i, z, gz) => [m.mul(gz, z, m.sub(1, z))]);
+export const softplus = unary('softplus', (a) => `L.softplus(${a})`, ([x], _z, gz) => [m.mul(gz, m.sigmoid(x!))]);
+export const erf = unary('erf', (a) => `L.erf(${a})`, ([x], _z, gz) => [m.mul(gz, m.exp(m.neg(m.sqr(x!))), TWO_OVER_SQRT_PI)]);
+export const erfc = unary('erfc', (a) => `L.erfc(${a})`, ([x], _z, gz) => [
+  m.mul(gz, m.exp(m.neg(m.sqr(x!))), -TWO_OVER_SQRT_PI),
+]);
+
+// ---------------------------------------------------------------------------------------------
+// Rounding (gradient zero almost everywhere)
+
+export const floor = unary('floor', (a) => `Math.floor(${a})`, zeroGrad);
+export const ceil = unary('ceil', (a) => `Math.ceil(${a})`, zeroGrad);
+export const round = unary('round', (a) => `L.roundHalfEven(${a})`, zeroGrad);
+
+// ---------------------------------------------------------------------------------------------
+// Comparisons and logic (discrete outputs: no gradient flows through them)
+
+export const eq = binary('eq', (a, b) => `(${a} === ${b})`, zeroGrad, toBool, { commutative: true });
+export const neq = binary('neq', (a, b) => `(${a} !== ${b})`, zeroGrad, toBool, { commutative: true });
+export const lt = binary('lt', (a, b) => `(${a} < ${b})`, zeroGrad, toBool);
+export const le = binary('le', (a, b) => `(${a} <= ${b})`, zeroGrad, toBool);
+export const gt = binary('gt', (a, b) => `(${a} > ${b})`, zeroGrad, toBool);
+export const ge = binary('ge', (a, b) => `(${a} >= ${b})`, zeroGrad, toBool);
+
+export const and = binary('and', (a, b) => `(${a} & ${b})`, zeroGrad, bitwise, {
+  commutative: true,
+  checkInputs: refuseFloats('and'),
+});
+export const or = binary('or', (a, b) => `(${a} | ${b})`, zeroGrad, bitwise, {
+  commutative: true,
+  checkInputs: refuseFloats('or'),
+});
+export const xor = binary('xor', (a, b) => `(${a} ^ ${b})`, zeroGrad, bitwise, {
+  commutative: true,
+  checkInputs: refuseFloats('xor'),
+});
+export const not = new ScalarOp({
+  name: 'not',
+  nin: 1,
+  outputDtype: ([d]) => d!,
+  checkInputs: refuseFloats('not'),
+  code: ([a], ctx) => (ctx.output === 'bool' ? `(${a} === 0)` : `(~${a})`),
+  grad: zeroGrad,
+});
+
+// ---------------------------------------------------------------------------------------------
+// Casts: one ScalarOp per target dtype
+
+const casts = new Map<Dtype, ScalarOp>();
+
+/** The ScalarOp converting to `dtype` (NumPy astype: truncation toward zero, wrapping). */
+export function castTo(dtype: Dtype): ScalarOp {
+  let op = casts.get(dtype);
+  if (!op) {
+    op = new ScalarOp({
+      name: `cast{${dtype}}`,
+      nin: 1,
+      outputDtype: () => dtype,
+      code: ([a]) => (dtype === 'bool' ? `(${a} !== 0)` : isFloatDtype(dtype) ? a! : `Math.trunc(${a})`),
+      grad: ([x], _z, gz) => [isFloatDtype(x!.dtype) ? m.cast(gz, x!.dtype) : zerosLike(x!)],
+    });
+    casts.set(dtype, op);
+  }
+  return op;
+}
+
+/** Every ScalarOp of the catalog by name (casts excluded). */
+export type CatalogName =
+  | 'add' | 'mul' | 'sub' | 'trueDiv' | 'intDiv' | 'mod' | 'pow' | 'neg' | 'abs' | 'sign' | 'sqr'
+  | 'maximum' | 'minimum' | 'clip' | 'where' | 'exp' | 'expm1' | 'log' | 'log1p' | 'log2' | 'log10'
+  | 'sqrt' | 'sin' | 'cos' | 'tan' | 'arcsin' | 'arccos' | 'arctan' | 'arctan2' | 'sinh' | 'cosh'
+  | 'tanh' | 'sigmoid' | 'softplus' | 'erf' | 'erfc' | 'floor' | 'ceil' | 'round' | 'eq' | 'neq'
+  | 'lt' | 'le' | 'gt' | 'ge' | 'and' | 'or' | 'xor' | 'not';
+
+export type { TensorVariable };

@@ -1,0 +1,79 @@
+// Shared test helpers: seeded values, compile-and-run, approximate comparison of ndarrays with
+// expected nested arrays, and exact error-message assertions.
+import type { Test } from 'tap';
+import * as weft from '../src/index.js';
+
+export { weft };
+export const pt = weft.pt;
+
+export function rng(seed = 1234): weft.Rng {
+  return new weft.Rng(seed);
+}
+
+/** Compiles `outputs` as a function of `inputs` and calls it once with `values`. */
+export async function run(
+  inputs: readonly weft.pt.TensorVariable[],
+  outputs: weft.pt.TensorVariable,
+  values: readonly unknown[],
+  options?: weft.CompileOptions,
+): Promise<weft.NdArray> {
+  const fn = await weft.compile(inputs, outputs, { onUnusedInput: 'ignore', ...options });
+  return fn(...values);
+}
+
+type Nested = number | boolean | readonly Nested[];
+
+function flatten(x: Nested): number[] {
+  return Array.isArray(x) ? (x as readonly Nested[]).flatMap(flatten) : [Number(x)];
+}
+
+function shapeOfNested(x: Nested): number[] {
+  const s: number[] = [];
+  let v: Nested = x;
+  while (Array.isArray(v)) {
+    s.push(v.length);
+    v = (v as readonly Nested[])[0]!;
+  }
+  return s;
+}
+
+/**
+ * Checks that `actual` has the shape of `expected` and equal values within `tol` (relative to
+ * the magnitude, absolute near zero). NaNs must match NaNs; infinities must match exactly.
+ */
+export function near(t: Test, actual: weft.NdArray, expected: Nested, tol = 1e-12, msg = 'values'): void {
+  const shape = shapeOfNested(expected);
+  t.same(actual.shape, shape, `${msg}: shape`);
+  const got = flatten(weft.tolist(actual) as Nested);
+  const want = flatten(expected);
+  const bad: string[] = [];
+  want.forEach((w, i) => {
+    const g = got[i]!;
+    const ok = Number.isNaN(w) ? Number.isNaN(g) : !Number.isFinite(w) ? g === w : Math.abs(g - w) <= tol * Math.max(1, Math.abs(w));
+    if (!ok && bad.length < 5) bad.push(`[${i}] got ${g}, expected ${w}`);
+  });
+  t.same(bad, [], `${msg}${bad.length ? '' : ` within ${tol}`}`);
+}
+
+/** The storage dtype name of an output ndarray's data (bool outputs read as uint8). */
+export function dataKind(a: weft.NdArray): string {
+  return a.data.constructor.name;
+}
+
+/** Asserts that `fn` throws (or rejects with) an instance of `cls` with exactly `message`. */
+export async function throwsExactly(
+  t: Test,
+  fn: () => unknown,
+  cls: abstract new (...args: never[]) => Error,
+  message: string,
+  what = 'error',
+): Promise<void> {
+  try {
+    await fn();
+  } catch (e) {
+    t.type(e, cls, `${what}: ${cls.name}`);
+    t.equal((e as Error).message, message, `${what}: message`);
+    return;
+  }
+  t.fail(`${what}: expected ${cls.name} "${message}", nothing was thrown`);
+}
