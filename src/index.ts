@@ -6,7 +6,9 @@ export { config } from './tensor/config.js';
 export type { Dtype, TypedArray } from './kernels/dtype.js';
 
 export { compile, AbortError, UnusedInputError } from './compile/function.js';
-export type { CompileOptions, CallOptions, WeftFunction, ModeName } from './compile/function.js';
+export type { CompileOptions, CallOptions, WeftFunction } from './compile/function.js';
+export { Mode, FAST_RUN, FAST_COMPILE, type ModeName, type ModeOptions } from './compile/mode.js';
+export { FunctionProfile } from './compile/profile.js';
 export { In, FunctionInput, type InOptions } from './compile/function-input.js';
 export { shared, type SharedOptions } from './compile/shared.js';
 export { verifyGrad, GradientMismatchError, type VerifyGradOptions } from './compile/verify-grad.js';

@@ -1,28 +1,31 @@
 // compile(inputs, outputs, options): from variables to a callable. It substitutes givens, adds
 // shared variables as implicit inputs, builds the FunctionGraph (outputs, then update values),
-// protects outputs that would alias memory weft owns, and wraps an executor in an async function
-// whose updates take effect together, and only when the call succeeds.
-import { FunctionGraph } from '../graph/fgraph.js';
+// applies the mode's rewrites, protects outputs that would alias memory weft owns, and wraps an
+// executor in an async function whose updates take effect together, and only when the call succeeds.
+import type { Apply } from '../graph/apply.js';
+import { FunctionGraph, MissingInputError } from '../graph/fgraph.js';
 import { cloneReplace } from '../graph/clone.js';
 import { SharedVariable } from '../graph/shared.js';
 import { ancestors, graphInputs } from '../graph/traversal.js';
 import { isConstant, type Variable } from '../graph/variable.js';
 import { ReferenceExecutor } from '../scheduler/reference-executor.js';
-import { asTensorVariable } from '../tensor/as-tensor.js';
 import { deepCopy } from '../tensor/basic-ops.js';
 import type { NdArray } from '../tensor/ndarray.js';
 import { TensorType } from '../tensor/type.js';
 import { isTensorVariable, type TensorLike, type TensorSharedVariable, type TensorVariable } from '../tensor/variable.js';
 import { FunctionInput } from './function-input.js';
-
-export type ModeName = 'FAST_RUN' | 'FAST_COMPILE';
+import { resolveMode, type Mode, type ModeName } from './mode.js';
+import { FunctionProfile } from './profile.js';
 
 export interface CompileOptions {
   /** Pairs [shared variable, its new value]: applied together after each successful call. */
   readonly updates?: ReadonlyArray<readonly [TensorSharedVariable, TensorLike]>;
   /** Pairs [variable, replacement]: the graph is compiled with each variable replaced. */
   readonly givens?: ReadonlyArray<readonly [TensorVariable, TensorLike]>;
-  readonly mode?: ModeName;
+  /** Which rewrites to apply: 'FAST_RUN' (the default), 'FAST_COMPILE' or a weft.Mode. */
+  readonly mode?: ModeName | Mode;
+  /** Record compile and run times in `fn.profile` (per rewriter, per node, per op, and a trace). */
+  readonly profile?: boolean;
   /** Worker threads to run on (0: the calling thread). Until the worker runtime lands every function runs on the calling thread. */
   readonly workers?: number;
   readonly name?: string;
@@ -45,6 +48,9 @@ export interface WeftFunction<R> {
   readonly inputs: readonly FunctionInput[];
   /** The shared variables this function updates, in the order of their update outputs. */
   readonly updated: readonly TensorSharedVariable[];
+  readonly mode: Mode;
+  /** Compile and run times, when compiled with `profile: true`. */
+  readonly profile: FunctionProfile | undefined;
   dispose(): void;
 }
 
@@ -75,6 +81,9 @@ function label(name: string | undefined): string {
 function normalizeInputs(inputs: ReadonlyArray<TensorVariable | FunctionInput>, fnLabel: string): FunctionInput[] {
   const seen = new Set<Variable>();
   return inputs.map((x, i) => {
+    if (!(x instanceof FunctionInput) && !isTensorVariable(x)) {
+      throw new TypeError(`compile (${fnLabel}): input ${i} must be a tensor variable or weft.In(variable), got ${String(x)}`);
+    }
     const input = x instanceof FunctionInput ? x : new FunctionInput(x);
     const v = input.variable;
     if (v instanceof SharedVariable) {
@@ -87,6 +96,18 @@ function normalizeInputs(inputs: ReadonlyArray<TensorVariable | FunctionInput>, 
   });
 }
 
+/**
+ * A variable for `value`, which stands where a variable of type `like` is expected (an update
+ * value or a givens replacement). A plain value becomes a constant of `like`'s dtype, checked by
+ * its filter: a JS literal is weak, as everywhere in weft, but never silently truncated.
+ */
+function valueFor(value: TensorLike, like: TensorType, what: string): TensorVariable {
+  if (isTensorVariable(value)) return value;
+  const type = new TensorType(like.dtype, like.shape.map(() => null));
+  const data = type.filter(value, { what });
+  return new TensorType(like.dtype, data.shape).makeConstant(data === value ? type.copyValue(data) : data);
+}
+
 function checkUpdates(updates: CompileOptions['updates'], fnLabel: string): Array<[TensorSharedVariable, TensorVariable]> {
   const seen = new Set<Variable>();
   return (updates ?? []).map(([s, expr], i) => {
@@ -95,7 +116,7 @@ function checkUpdates(updates: CompileOptions['updates'], fnLabel: string): Arra
     }
     if (seen.has(s)) throw new TypeError(`compile (${fnLabel}): ${s} is updated twice`);
     seen.add(s);
-    const v = asTensorVariable(expr);
+    const v = valueFor(expr, s.type, `compile (${fnLabel}): the update of ${s}`);
     if (!s.type.equals(v.type) && !s.type.convertVariable(v)) {
       throw new TypeError(
         `compile (${fnLabel}): the update of ${s} has type ${v.type} but the shared variable has type ${s.type}` +
@@ -144,11 +165,9 @@ function build(
   outputs: TensorVariable | readonly TensorVariable[],
   options: CompileOptions,
 ): WeftFunction<NdArray | NdArray[]> {
+  const compileStarted = performance.now();
   const fnLabel = label(options.name);
-  const mode = options.mode ?? 'FAST_RUN';
-  if (mode !== 'FAST_RUN' && mode !== 'FAST_COMPILE') {
-    throw new TypeError(`compile (${fnLabel}): unknown mode ${JSON.stringify(mode)} (expected 'FAST_RUN' or 'FAST_COMPILE')`);
-  }
+  const mode = resolveMode(options.mode, `compile (${fnLabel})`);
   if (options.workers !== undefined && !(Number.isInteger(options.workers) && options.workers >= 0)) {
     throw new RangeError(`compile (${fnLabel}): workers must be a non-negative integer, got ${options.workers}`);
   }
@@ -165,7 +184,14 @@ function build(
   if (options.givens && options.givens.length > 0) {
     const pairs = options.givens.map(([from, to], i): [Variable, Variable] => {
       if (!isTensorVariable(from)) throw new TypeError(`compile (${fnLabel}): givens[${i}] must start with a tensor variable`);
-      return [from, asTensorVariable(to)];
+      const replacement = valueFor(to, from.type, `compile (${fnLabel}): givens[${i}]`);
+      if (!from.type.equals(replacement.type) && !from.type.convertVariable(replacement)) {
+        throw new TypeError(
+          `compile (${fnLabel}): givens[${i}] replaces ${from} (${from.type}) with ${replacement} (${replacement.type}); ` +
+            'the replacement must have the same type (or a more specific static shape)',
+        );
+      }
+      return [from, replacement];
     });
     targets = cloneReplace(targets, pairs);
   }
@@ -187,18 +213,17 @@ function build(
   for (const v of graphInputs(targets, explicitSet)) {
     if (explicitSet.has(v) || isConstant(v)) continue;
     if (v instanceof SharedVariable && isTensorVariable(v)) sharedInputs.push(v);
-    else {
-      throw new TypeError(
-        `compile (${fnLabel}): the outputs depend on ${v} (${v.type}), which is not among the inputs; ` +
-          'list it in inputs, or replace it with givens',
-      );
-    }
+    else throw new MissingInputError(v, `by compile of ${fnLabel}`);
   }
   for (const [s] of updates) if (!sharedInputs.includes(s)) sharedInputs.push(s);
 
   const fg = new FunctionGraph([...explicit, ...sharedInputs], targets);
+  const rewrites = mode.rewrite(fg);
   protectOutputs(fg);
   const executor = new ReferenceExecutor(fg);
+  const profile = options.profile ? new FunctionProfile(options.name ?? 'weft function', rewrites.profile) : undefined;
+  const observer = profile && { now: () => profile.now(), node: (n: Apply, a: number, b: number) => profile.recordNode(n, a, b) };
+  if (profile) profile.compileTime = performance.now() - compileStarted;
   const nOut = outList.length;
   const updated = updates.map(([s]) => s);
   const inputTypes = fg.inputs.slice(0, explicit.length).map((v) => v.type as TensorType);
@@ -219,9 +244,13 @@ function build(
       }),
     );
     for (const s of sharedInputs) values.push(s.getValue({ borrow: true }));
-    const results = executor.run(values) as NdArray[];
-    updated.forEach((s, k) => s.setValue(results[nOut + k], { borrow: true }));
+    const callStarted = performance.now();
+    const results = executor.run(values, observer) as NdArray[];
+    // Every new value is checked before any is stored, so that updates apply all or not at all.
+    const newValues = updated.map((s, k) => s.type.filter(results[nOut + k], { what: `the update of ${s} by ${fnLabel}` }));
+    updated.forEach((s, k) => s.setValue(newValues[k], { borrow: true }));
     const outs = results.slice(0, nOut);
+    profile?.recordCall(performance.now() - callStarted);
     return single ? outs[0]! : outs;
   };
 
@@ -230,6 +259,8 @@ function build(
     fgraph: fg,
     inputs: fnInputs,
     updated,
+    mode,
+    profile,
     dispose: () => {
       disposed = true;
     },

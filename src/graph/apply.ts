@@ -38,12 +38,24 @@ export class Apply<O extends Op = Op> {
 
   /**
    * The same op applied to other inputs. When every new input has exactly the old input's type
-   * the outputs are cloned directly; otherwise (or when `strict` is false) the op makes the node
-   * again, and its output types must stay compatible with the old ones.
+   * the outputs are cloned directly; otherwise the op makes the node again. `strict` (Theano's
+   * meaning) also requires each new input to have its old input's type or a more specific one, and
+   * the remade outputs to stay compatible with the old ones; without it any inputs the op accepts
+   * will do.
    */
   cloneWithNewInputs(inputs: readonly Variable[], strict = true): Apply<O> {
     if (inputs.length !== this.inputs.length) {
       throw new Error(`${this.op}: cloneWithNewInputs got ${inputs.length} inputs, the node has ${this.inputs.length}`);
+    }
+    if (strict) {
+      inputs.forEach((v, i) => {
+        const old = this.inputs[i]!;
+        if (!old.type.equals(v.type) && !old.type.convertVariable(v)) {
+          throw new TypeError(
+            `${this.op}: cloneWithNewInputs (strict) got ${v} of type ${v.type} for input ${i}, where ${old.type} (or a more specific type) was expected`,
+          );
+        }
+      });
     }
     const sameTypes = inputs.every((v, i) => v.type.equals(this.inputs[i]!.type));
     if (sameTypes) {

@@ -42,6 +42,8 @@ export class FunctionGraph {
   readonly #inputSet = new Set<Variable>();
   readonly #clients = new Map<Variable, Client[]>();
   readonly #features: Feature[] = [];
+  /** While a replaceAll runs: each client list it touched, as it was before, to undo exactly. */
+  #journal: Map<Variable, Client[]> | null = null;
 
   constructor(inputs: readonly Variable[], outputs: readonly Variable[], options: FunctionGraphOptions = {}) {
     let ins = inputs;
@@ -86,6 +88,11 @@ export class FunctionGraph {
     this.#clients.get(v)!.push({ kind: 'output', index: this.outputs.length - 1 });
   }
 
+  /** Saves `v`'s client list before its first change in the running replaceAll. */
+  #touch(v: Variable): void {
+    if (this.#journal && !this.#journal.has(v)) this.#journal.set(v, [...(this.#clients.get(v) ?? [])]);
+  }
+
   #track(v: Variable): void {
     if (!this.variables.has(v)) {
       this.variables.add(v);
@@ -120,6 +127,7 @@ export class FunctionGraph {
       for (const o of n.outputs) this.#track(o);
       n.inputs.forEach((v, i) => {
         this.#track(v);
+        this.#touch(v);
         this.#clients.get(v)!.push({ kind: 'apply', node: n, index: i });
       });
       for (const f of this.#features) f.onImport?.(this, n, reason);
@@ -133,6 +141,7 @@ export class FunctionGraph {
       const [variable, c] = work.pop()!;
       const list = this.#clients.get(variable);
       if (!list) continue;
+      this.#touch(variable);
       const at = list.findIndex((x) => sameClient(x, c));
       if (at >= 0) list.splice(at, 1);
       if (list.length > 0) continue;
@@ -170,12 +179,21 @@ export class FunctionGraph {
 
   /** Makes `client` read `newVar` instead of what it reads now. No validation. */
   changeInput(client: Client, newVar: Variable, reason = 'changeInput'): void {
+    this.#rewire(client, newVar, reason, true);
+  }
+
+  /**
+   * `checked` is false only when undoing: the old variable may then be less specific than the
+   * replacement it takes back from, which is no reason to refuse the undo.
+   */
+  #rewire(client: Client, newVar: Variable, reason: string, checked: boolean): void {
     const oldVar = client.kind === 'output' ? this.outputs[client.index]! : client.node.inputs[client.index]!;
     if (oldVar === newVar) return;
-    const r = this.#checkReplaceable(oldVar, newVar, reason);
+    const r = checked ? this.#checkReplaceable(oldVar, newVar, reason) : newVar;
     this.importVar(r, reason);
     if (client.kind === 'output') this.outputs[client.index] = r;
     else client.node.inputs[client.index] = r;
+    this.#touch(r);
     this.#clients.get(r)!.push(client);
     for (const f of this.#features) f.onChangeInput?.(this, client, oldVar, r, reason);
     this.#removeClient(oldVar, client, reason);
@@ -190,10 +208,19 @@ export class FunctionGraph {
   replaceAll(pairs: Iterable<readonly [Variable, Variable]>, options: ReplaceOptions = {}): void {
     const reason = options.reason ?? 'replace';
     const done: Array<[Client, Variable]> = [];
+    const todo = [...pairs];
+    for (const [oldVar, newVar] of todo) {
+      if (!this.variables.has(oldVar)) throw new Error(`replace (${reason}): ${oldVar} is not in this graph`);
+      this.#checkReplaceable(oldVar, newVar, reason);
+    }
+    const outerJournal = this.#journal;
+    const journal = new Map<Variable, Client[]>();
+    this.#journal = journal;
     try {
-      for (const [oldVar, newVar] of pairs) {
-        if (!this.variables.has(oldVar)) throw new Error(`replace (${reason}): ${oldVar} is not in this graph`);
-        this.#checkReplaceable(oldVar, newVar, reason);
+      for (const [oldVar, newVar] of todo) {
+        // An earlier pair may have pruned this variable's node (e.g. an unused output of a
+        // multi-output node): then nothing uses it any more, and there is nothing to replace.
+        if (!this.variables.has(oldVar)) continue;
         for (const client of [...this.clients(oldVar)]) {
           this.changeInput(client, newVar, reason);
           done.push([client, oldVar]);
@@ -201,11 +228,16 @@ export class FunctionGraph {
       }
       this.validate();
     } catch (e) {
+      this.#journal = null;
       for (let i = done.length - 1; i >= 0; i--) {
         const [client, oldVar] = done[i]!;
-        this.changeInput(client, oldVar, `undo ${reason}`);
+        this.#rewire(client, oldVar, `undo ${reason}`, false);
       }
+      // The undo restored every use; this restores the order of each client list as well.
+      for (const [v, list] of journal) if (this.#clients.has(v)) this.#clients.set(v, list);
       throw e;
+    } finally {
+      this.#journal = outerJournal;
     }
   }
 

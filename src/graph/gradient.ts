@@ -184,6 +184,8 @@ export function gradWith(
     terms.set(v, [g]);
   }
   const total = (v: Variable): Variable | undefined => {
+    // A variable declared constant passes no gradient on, even the cost or a knownGrads key.
+    if (constants.has(v)) return undefined;
     const t = terms.get(v);
     if (!t || t.length === 0) return undefined;
     const nulls = t.filter(isNullGrad);

@@ -116,8 +116,9 @@ export function toDot(target: Printable): string {
         : !v.owner
           ? 'style=filled, fillcolor="#d1e7dd"'
           : '';
-    const text = `${v.name ?? (isConstant(v) ? String(v) : '')}\\n${dotEscape(String(v.type))}`;
-    lines.push(`  ${id(v)} [shape=ellipse, label="${dotEscape(text).replace(/\\\\n/g, '\\n')}"${style ? `, ${style}` : ''}];`);
+    // Each part is escaped once; the \n between them is DOT's line break.
+    const text = `${dotEscape(v.name ?? (isConstant(v) ? String(v) : ''))}\\n${dotEscape(String(v.type))}`;
+    lines.push(`  ${id(v)} [shape=ellipse, label="${text}"${style ? `, ${style}` : ''}];`);
   };
   for (const node of nodes) {
     lines.push(`  ${id(node)} [shape=box, label="${dotEscape(String(node.op))}"];`);

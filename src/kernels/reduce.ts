@@ -1,131 +1,413 @@
-// Reductions over any set of axes in one pass over the input in C order: each output element
-// accumulates its inputs in a fixed order (in float64), so results do not depend on how the
+// Reductions over any set of axes in one pass over the input: each output element accumulates
+// its inputs in C order of the reduced axes (in float64), so results do not depend on how the
 // work is scheduled. Argmax/argmin track the position within the reduced block.
+import type { TypedArray } from './dtype.js';
 import { sizeOf, type TensorView } from './view.js';
 
 export type ReduceKind = 'sum' | 'prod' | 'max' | 'min' | 'all' | 'any';
 
-const IDENTITY: Record<ReduceKind, number> = { sum: 0, prod: 1, max: -Infinity, min: Infinity, all: 1, any: 0 };
+const IDENTITY: Readonly<Record<ReduceKind, number>> = { sum: 0, prod: 1, max: -Infinity, min: Infinity, all: 1, any: 0 };
 
 /**
- * Calls `row(xPtr, xStride, accIndex, accStride, n)` for every run along the input's last axis,
- * where accIndex is the position in a C-ordered accumulator of the kept axes (stride 0 on
- * reduced axes).
+ * The loops of a reduction. Per axis: the input stride, the accumulator stride (C order over the
+ * kept axes, 0 on reduced ones) and the position stride (C order over the reduced axes, 0 on kept
+ * ones). Axes of length 1 are dropped and neighbours that step through all three evenly are
+ * merged, so a contiguous reduction over leading or trailing axes is a 2-d loop. The two inner
+ * axes (1 = outer, 0 = innermost) are run by the kernels; the rest by an odometer.
  */
-function forEachRow(
-  x: TensorView,
-  reduced: readonly boolean[],
-  row: (p: number, ps: number, a: number, as: number, n: number) => void,
-): void {
-  const shape = x.shape;
-  const nd = shape.length;
-  if (nd === 0) {
-    row(x.offset, 0, 0, 0, 1);
+interface LoopNest {
+  readonly outerShape: readonly number[];
+  readonly outerIn: readonly number[];
+  readonly outerAcc: readonly number[];
+  readonly outerPos: readonly number[];
+  readonly n1: number;
+  readonly ps1: number;
+  readonly as1: number;
+  readonly qs1: number;
+  readonly n0: number;
+  readonly ps0: number;
+  readonly as0: number;
+  readonly qs0: number;
+}
+
+/** Inner lengths below this are swapped with a longer outer axis when only one is reduced. */
+const SHORT_INNER = 8;
+
+function loopNest(x: TensorView, reduced: readonly boolean[]): LoopNest {
+  const nd = x.shape.length;
+  const accStride = new Array<number>(nd);
+  const posStride = new Array<number>(nd);
+  let acc = 1;
+  let pos = 1;
+  for (let a = nd - 1; a >= 0; a--) {
+    const n = x.shape[a]!;
+    accStride[a] = reduced[a] ? 0 : acc;
+    posStride[a] = reduced[a] ? pos : 0;
+    if (reduced[a]) pos *= n;
+    else acc *= n;
+  }
+  const shape: number[] = [];
+  const ins: number[] = [];
+  const accs: number[] = [];
+  const poss: number[] = [];
+  for (let a = 0; a < nd; a++) {
+    const n = x.shape[a]!;
+    if (n === 1) continue;
+    const k = shape.length - 1;
+    const s = x.stride[a]!;
+    if (k >= 0 && ins[k] === s * n && accs[k] === accStride[a]! * n && poss[k] === posStride[a]! * n) {
+      shape[k] = shape[k]! * n;
+      ins[k] = s;
+      accs[k] = accStride[a]!;
+      poss[k] = posStride[a]!;
+    } else {
+      shape.push(n);
+      ins.push(s);
+      accs.push(accStride[a]!);
+      poss.push(posStride[a]!);
+    }
+  }
+  while (shape.length < 2) {
+    shape.unshift(1);
+    ins.unshift(0);
+    accs.unshift(0);
+    poss.unshift(0);
+  }
+  let i1 = shape.length - 2;
+  let i0 = shape.length - 1;
+  // A short kept inner axis under a long reduced one (or the reverse) runs better swapped; the
+  // order within each output's block is unchanged because only one of the two is reduced.
+  if (shape[i0]! < SHORT_INNER && shape[i1]! > shape[i0]! && (accs[i0] === 0) !== (accs[i1] === 0)) [i0, i1] = [i1, i0];
+  const outer = shape.length - 2;
+  return {
+    outerShape: shape.slice(0, outer),
+    outerIn: ins.slice(0, outer),
+    outerAcc: accs.slice(0, outer),
+    outerPos: poss.slice(0, outer),
+    n1: shape[i1]!,
+    ps1: ins[i1]!,
+    as1: accs[i1]!,
+    qs1: poss[i1]!,
+    n0: shape[i0]!,
+    ps0: ins[i0]!,
+    as0: accs[i0]!,
+    qs0: poss[i0]!,
+  };
+}
+
+/** Walks the outer axes in C order: `p`, `a` and `q` are the input, accumulator and position starts. */
+class Odometer {
+  p: number;
+  a = 0;
+  q = 0;
+  readonly #idx: number[];
+
+  constructor(
+    readonly nest: LoopNest,
+    offset: number,
+  ) {
+    this.p = offset;
+    this.#idx = nest.outerShape.map(() => 0);
+  }
+
+  /** Steps to the next inner block; false when all are done. */
+  next(): boolean {
+    const { outerShape, outerIn, outerAcc, outerPos } = this.nest;
+    for (let k = outerShape.length - 1; k >= 0; k--) {
+      const n = outerShape[k]!;
+      this.#idx[k] = this.#idx[k]! + 1;
+      this.p += outerIn[k]!;
+      this.a += outerAcc[k]!;
+      this.q += outerPos[k]!;
+      if (this.#idx[k]! < n) return true;
+      this.#idx[k] = 0;
+      this.p -= n * outerIn[k]!;
+      this.a -= n * outerAcc[k]!;
+      this.q -= n * outerPos[k]!;
+    }
+    return false;
+  }
+}
+
+// A block runs the two inner axes. A reduced inner axis folds each row into one register. A
+// kept inner axis under a reduced outer one folds every row into the same outputs, so four rows
+// go per pass, combined in row order (((acc + r0) + r1) + r2) + r3: the same order as one row at
+// a time, with a quarter of the accumulator traffic. Contiguous rows get a plain index loop.
+
+function sumBlock(d: TypedArray, acc: Float64Array, L: LoopNest, p1: number, a1: number): void {
+  const { n1, ps1, as1, n0, ps0, as0 } = L;
+  if (as0 === 0) {
+    for (let i = 0; i < n1; i++, p1 += ps1, a1 += as1) {
+      let s = acc[a1]!;
+      if (ps0 === 1) for (let p = p1, end = p1 + n0; p < end; p++) s += d[p]!;
+      else for (let j = 0, p = p1; j < n0; j++, p += ps0) s += d[p]!;
+      acc[a1] = s;
+    }
     return;
   }
-  if (sizeOf(shape) === 0) return;
-  const accStride = new Array<number>(nd);
-  let acc = 1;
-  for (let a = nd - 1; a >= 0; a--) {
-    accStride[a] = reduced[a] ? 0 : acc;
-    if (!reduced[a]) acc *= shape[a]!;
-  }
-  const last = nd - 1;
-  const n = shape[last]!;
-  const idx = new Array<number>(nd).fill(0);
-  let p = x.offset;
-  let ai = 0;
-  for (;;) {
-    row(p, x.stride[last]!, ai, accStride[last]!, n);
-    let a = last - 1;
-    for (; a >= 0; a--) {
-      idx[a] = idx[a]! + 1;
-      p += x.stride[a]!;
-      ai += accStride[a]!;
-      if (idx[a]! < shape[a]!) break;
-      idx[a] = 0;
-      p -= shape[a]! * x.stride[a]!;
-      ai -= shape[a]! * accStride[a]!;
+  let i = 0;
+  if (as1 === 0) {
+    const s2 = 2 * ps1;
+    const s3 = 3 * ps1;
+    for (; i + 4 <= n1; i += 4, p1 += 4 * ps1) {
+      for (let j = 0, p = p1, a = a1; j < n0; j++, p += ps0, a += as0) acc[a] = acc[a]! + d[p]! + d[p + ps1]! + d[p + s2]! + d[p + s3]!;
     }
-    if (a < 0) return;
   }
+  for (; i < n1; i++, p1 += ps1, a1 += as1) {
+    for (let j = 0, p = p1, a = a1; j < n0; j++, p += ps0, a += as0) acc[a] = acc[a]! + d[p]!;
+  }
+}
+
+function prodBlock(d: TypedArray, acc: Float64Array, L: LoopNest, p1: number, a1: number): void {
+  const { n1, ps1, as1, n0, ps0, as0 } = L;
+  if (as0 === 0) {
+    for (let i = 0; i < n1; i++, p1 += ps1, a1 += as1) {
+      let s = acc[a1]!;
+      if (ps0 === 1) for (let p = p1, end = p1 + n0; p < end; p++) s *= d[p]!;
+      else for (let j = 0, p = p1; j < n0; j++, p += ps0) s *= d[p]!;
+      acc[a1] = s;
+    }
+    return;
+  }
+  let i = 0;
+  if (as1 === 0) {
+    const s2 = 2 * ps1;
+    const s3 = 3 * ps1;
+    for (; i + 4 <= n1; i += 4, p1 += 4 * ps1) {
+      for (let j = 0, p = p1, a = a1; j < n0; j++, p += ps0, a += as0) acc[a] = acc[a]! * d[p]! * d[p + ps1]! * d[p + s2]! * d[p + s3]!;
+    }
+  }
+  for (; i < n1; i++, p1 += ps1, a1 += as1) {
+    for (let j = 0, p = p1, a = a1; j < n0; j++, p += ps0, a += as0) acc[a] = acc[a]! * d[p]!;
+  }
+}
+
+// max and min: a NaN replaces any number and is never replaced (v > NaN is false), so NaN
+// propagates, as in NumPy.
+function maxBlock(d: TypedArray, acc: Float64Array, L: LoopNest, p1: number, a1: number): void {
+  const { n1, ps1, as1, n0, ps0, as0 } = L;
+  if (as0 === 0) {
+    for (let i = 0; i < n1; i++, p1 += ps1, a1 += as1) {
+      let m = acc[a1]!;
+      if (ps0 === 1) {
+        for (let p = p1, end = p1 + n0; p < end; p++) {
+          const v = d[p]!;
+          if (v > m || v !== v) m = v;
+        }
+      } else {
+        for (let j = 0, p = p1; j < n0; j++, p += ps0) {
+          const v = d[p]!;
+          if (v > m || v !== v) m = v;
+        }
+      }
+      acc[a1] = m;
+    }
+    return;
+  }
+  let i = 0;
+  if (as1 === 0) {
+    const s2 = 2 * ps1;
+    const s3 = 3 * ps1;
+    for (; i + 4 <= n1; i += 4, p1 += 4 * ps1) {
+      for (let j = 0, p = p1, a = a1; j < n0; j++, p += ps0, a += as0) {
+        let m = acc[a]!;
+        let v = d[p]!;
+        if (v > m || v !== v) m = v;
+        v = d[p + ps1]!;
+        if (v > m || v !== v) m = v;
+        v = d[p + s2]!;
+        if (v > m || v !== v) m = v;
+        v = d[p + s3]!;
+        if (v > m || v !== v) m = v;
+        acc[a] = m;
+      }
+    }
+  }
+  for (; i < n1; i++, p1 += ps1, a1 += as1) {
+    for (let j = 0, p = p1, a = a1; j < n0; j++, p += ps0, a += as0) {
+      const v = d[p]!;
+      if (v > acc[a]! || v !== v) acc[a] = v;
+    }
+  }
+}
+
+function minBlock(d: TypedArray, acc: Float64Array, L: LoopNest, p1: number, a1: number): void {
+  const { n1, ps1, as1, n0, ps0, as0 } = L;
+  if (as0 === 0) {
+    for (let i = 0; i < n1; i++, p1 += ps1, a1 += as1) {
+      let m = acc[a1]!;
+      if (ps0 === 1) {
+        for (let p = p1, end = p1 + n0; p < end; p++) {
+          const v = d[p]!;
+          if (v < m || v !== v) m = v;
+        }
+      } else {
+        for (let j = 0, p = p1; j < n0; j++, p += ps0) {
+          const v = d[p]!;
+          if (v < m || v !== v) m = v;
+        }
+      }
+      acc[a1] = m;
+    }
+    return;
+  }
+  let i = 0;
+  if (as1 === 0) {
+    const s2 = 2 * ps1;
+    const s3 = 3 * ps1;
+    for (; i + 4 <= n1; i += 4, p1 += 4 * ps1) {
+      for (let j = 0, p = p1, a = a1; j < n0; j++, p += ps0, a += as0) {
+        let m = acc[a]!;
+        let v = d[p]!;
+        if (v < m || v !== v) m = v;
+        v = d[p + ps1]!;
+        if (v < m || v !== v) m = v;
+        v = d[p + s2]!;
+        if (v < m || v !== v) m = v;
+        v = d[p + s3]!;
+        if (v < m || v !== v) m = v;
+        acc[a] = m;
+      }
+    }
+  }
+  for (; i < n1; i++, p1 += ps1, a1 += as1) {
+    for (let j = 0, p = p1, a = a1; j < n0; j++, p += ps0, a += as0) {
+      const v = d[p]!;
+      if (v < acc[a]! || v !== v) acc[a] = v;
+    }
+  }
+}
+
+// all and any: an element is true when it is not 0 (NaN is true, -0 is false).
+function allBlock(d: TypedArray, acc: Float64Array, L: LoopNest, p1: number, a1: number): void {
+  const { n1, ps1, as1, n0, ps0, as0 } = L;
+  for (let i = 0; i < n1; i++, p1 += ps1, a1 += as1) {
+    let p = p1;
+    let a = a1;
+    for (let j = 0; j < n0; j++, p += ps0, a += as0) if (d[p] === 0) acc[a] = 0;
+  }
+}
+
+function anyBlock(d: TypedArray, acc: Float64Array, L: LoopNest, p1: number, a1: number): void {
+  const { n1, ps1, as1, n0, ps0, as0 } = L;
+  for (let i = 0; i < n1; i++, p1 += ps1, a1 += as1) {
+    let p = p1;
+    let a = a1;
+    for (let j = 0; j < n0; j++, p += ps0, a += as0) if (d[p] !== 0) acc[a] = 1;
+  }
+}
+
+type Block = (d: TypedArray, acc: Float64Array, L: LoopNest, p1: number, a1: number) => void;
+
+function runBlocks(block: Block, x: TensorView, L: LoopNest, acc: Float64Array): void {
+  const it = new Odometer(L, x.offset);
+  do block(x.data, acc, L, it.p, it.a);
+  while (it.next());
 }
 
 /** Reduces `x` over the axes marked in `reduced` into `out` (C-contiguous, the kept axes' shape). */
 export function reduceInto(kind: ReduceKind, x: TensorView, reduced: readonly boolean[], out: TensorView): void {
   const size = sizeOf(out.shape);
   const acc = new Float64Array(size).fill(IDENTITY[kind]);
-  const d = x.data;
-  switch (kind) {
-    case 'sum':
-      forEachRow(x, reduced, (p, ps, a, as, n) => {
-        if (as === 0) {
-          let s = acc[a]!;
-          for (let j = 0; j < n; j++, p += ps) s += d[p]!;
-          acc[a] = s;
-        } else for (let j = 0; j < n; j++, p += ps, a += as) acc[a] = acc[a]! + d[p]!;
-      });
-      break;
-    case 'prod':
-      forEachRow(x, reduced, (p, ps, a, as, n) => {
-        for (let j = 0; j < n; j++, p += ps, a += as) acc[a] = acc[a]! * d[p]!;
-      });
-      break;
-    case 'max':
-      forEachRow(x, reduced, (p, ps, a, as, n) => {
-        for (let j = 0; j < n; j++, p += ps, a += as) {
-          const v = d[p]!;
-          const m = acc[a]!;
-          if (v > m || v !== v) acc[a] = m !== m ? m : v;
-        }
-      });
-      break;
-    case 'min':
-      forEachRow(x, reduced, (p, ps, a, as, n) => {
-        for (let j = 0; j < n; j++, p += ps, a += as) {
-          const v = d[p]!;
-          const m = acc[a]!;
-          if (v < m || v !== v) acc[a] = m !== m ? m : v;
-        }
-      });
-      break;
-    case 'all':
-      forEachRow(x, reduced, (p, ps, a, as, n) => {
-        for (let j = 0; j < n; j++, p += ps, a += as) if (d[p] === 0) acc[a] = 0;
-      });
-      break;
-    case 'any':
-      forEachRow(x, reduced, (p, ps, a, as, n) => {
-        for (let j = 0; j < n; j++, p += ps, a += as) if (d[p] !== 0) acc[a] = 1;
-      });
-      break;
+  if (sizeOf(x.shape) > 0) {
+    const L = loopNest(x, reduced);
+    // One call site per kind keeps each block function monomorphic.
+    switch (kind) {
+      case 'sum': runBlocks(sumBlock, x, L, acc); break;
+      case 'prod': runBlocks(prodBlock, x, L, acc); break;
+      case 'max': runBlocks(maxBlock, x, L, acc); break;
+      case 'min': runBlocks(minBlock, x, L, acc); break;
+      case 'all': runBlocks(allBlock, x, L, acc); break;
+      case 'any': runBlocks(anyBlock, x, L, acc); break;
+    }
   }
   const o = out.data;
   for (let i = 0; i < size; i++) o[out.offset + i] = acc[i]!;
 }
 
+// argmax and argmin: the first extremum wins ties, and the first NaN wins over everything (once
+// the best is NaN nothing replaces it).
+function argmaxBlock(d: TypedArray, best: Float64Array, where: Int32Array, L: LoopNest, p1: number, a1: number, q1: number): void {
+  const { n1, ps1, as1, qs1, n0, ps0, as0, qs0 } = L;
+  for (let i = 0; i < n1; i++, p1 += ps1, a1 += as1, q1 += qs1) {
+    let p = p1;
+    let q = q1;
+    if (as0 === 0) {
+      let b = best[a1]!;
+      let w = where[a1]!;
+      for (let j = 0; j < n0 && b === b; j++, p += ps0, q += qs0) {
+        const v = d[p]!;
+        if (v > b || v !== v) {
+          b = v;
+          w = q;
+        }
+      }
+      best[a1] = b;
+      where[a1] = w;
+    } else {
+      let a = a1;
+      for (let j = 0; j < n0; j++, p += ps0, a += as0, q += qs0) {
+        const v = d[p]!;
+        const b = best[a]!;
+        if (b === b && (v > b || v !== v)) {
+          best[a] = v;
+          where[a] = q;
+        }
+      }
+    }
+  }
+}
+
+function argminBlock(d: TypedArray, best: Float64Array, where: Int32Array, L: LoopNest, p1: number, a1: number, q1: number): void {
+  const { n1, ps1, as1, qs1, n0, ps0, as0, qs0 } = L;
+  for (let i = 0; i < n1; i++, p1 += ps1, a1 += as1, q1 += qs1) {
+    let p = p1;
+    let q = q1;
+    if (as0 === 0) {
+      let b = best[a1]!;
+      let w = where[a1]!;
+      for (let j = 0; j < n0 && b === b; j++, p += ps0, q += qs0) {
+        const v = d[p]!;
+        if (v < b || v !== v) {
+          b = v;
+          w = q;
+        }
+      }
+      best[a1] = b;
+      where[a1] = w;
+    } else {
+      let a = a1;
+      for (let j = 0; j < n0; j++, p += ps0, a += as0, q += qs0) {
+        const v = d[p]!;
+        const b = best[a]!;
+        if (b === b && (v < b || v !== v)) {
+          best[a] = v;
+          where[a] = q;
+        }
+      }
+    }
+  }
+}
+
 /**
  * The position of the largest (`max`) or smallest element of each reduced block, counted in C
- * order over the reduced axes; the first one wins ties, and a NaN wins over any number.
+ * order over the reduced axes. Every reduced axis must have a length above 0.
  */
 export function argReduceInto(kind: 'max' | 'min', x: TensorView, reduced: readonly boolean[], out: TensorView): void {
   const size = sizeOf(out.shape);
   const best = new Float64Array(size).fill(kind === 'max' ? -Infinity : Infinity);
   const where = new Int32Array(size);
-  const seen = new Int32Array(size);
-  const d = x.data;
-  const better = kind === 'max' ? (v: number, b: number) => v > b : (v: number, b: number) => v < b;
-  forEachRow(x, reduced, (p, ps, a, as, n) => {
-    for (let j = 0; j < n; j++, p += ps, a += as) {
-      const v = d[p]!;
-      const b = best[a]!;
-      if (b === b && (better(v, b) || v !== v)) {
-        best[a] = v;
-        where[a] = seen[a]!;
-      }
-      seen[a] = seen[a]! + 1;
+  if (sizeOf(x.shape) > 0) {
+    const L = loopNest(x, reduced);
+    const it = new Odometer(L, x.offset);
+    if (kind === 'max') {
+      do argmaxBlock(x.data, best, where, L, it.p, it.a, it.q);
+      while (it.next());
+    } else {
+      do argminBlock(x.data, best, where, L, it.p, it.a, it.q);
+      while (it.next());
     }
-  });
+  }
   const o = out.data;
   for (let i = 0; i < size; i++) o[out.offset + i] = where[i]!;
 }

@@ -6,6 +6,12 @@ import type { FunctionGraph } from '../graph/fgraph.js';
 import { isConstant, type Variable } from '../graph/variable.js';
 import { NodeError } from './node-error.js';
 
+/** Hears when each node runs (for profiles). */
+export interface NodeObserver {
+  now(): number;
+  node(node: Apply, start: number, end: number): void;
+}
+
 export class ReferenceExecutor {
   readonly order: readonly Apply[];
   /** Variables whose value can be dropped once node k has run. */
@@ -21,8 +27,11 @@ export class ReferenceExecutor {
     this.#freeAfter = freeAfter;
   }
 
-  /** Runs the graph on one value per graph input; returns one value per graph output. */
-  run(inputs: readonly unknown[]): unknown[] {
+  /**
+   * Runs the graph on one value per graph input; returns one value per graph output.
+   * `observer.node` hears each node's start and end (on the clock `observer.now`).
+   */
+  run(inputs: readonly unknown[], observer?: NodeObserver): unknown[] {
     const fg = this.fgraph;
     if (inputs.length !== fg.inputs.length) {
       throw new Error(`ReferenceExecutor: expected ${fg.inputs.length} input values, got ${inputs.length}`);
@@ -37,6 +46,7 @@ export class ReferenceExecutor {
     this.order.forEach((node, k) => {
       const args = node.inputs.map(valueOf);
       let outs: unknown[];
+      const start = observer?.now();
       try {
         outs = node.op.perform(node, args);
         if (outs.length !== node.outputs.length) {
@@ -45,6 +55,7 @@ export class ReferenceExecutor {
       } catch (e) {
         throw new NodeError(node, k, args, e);
       }
+      if (observer) observer.node(node, start!, observer.now());
       node.outputs.forEach((o, j) => values.set(o, outs[j]));
       for (const v of this.#freeAfter[k]!) values.delete(v);
     });

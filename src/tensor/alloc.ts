@@ -12,7 +12,7 @@ import { dimshuffle } from './dimshuffle.js';
 import { empty, shapeText, type NdArray } from './ndarray.js';
 import { TensorOp } from './op.js';
 import { sum } from './reduce.js';
-import { asIntScalar, constantScalar, shapeOf } from './shape.js';
+import { asIntScalar, constantScalar, Shape, shapeOf } from './shape.js';
 import { TensorType } from './type.js';
 import { isTensorVariable, type ShapeLike, type TensorLike, type TensorVariable } from './variable.js';
 
@@ -21,11 +21,13 @@ export class Alloc extends TensorOp {
     const v = asTensorVariable(value as TensorLike);
     const lengths = dims.map((d, i) => asIntScalar(d as number | Variable, `Alloc: length ${i}`));
     if (v.ndim > lengths.length) {
-      throw new TypeError(`Alloc: the value ${v} has ${v.ndim} axes, more than the ${lengths.length} of the requested shape`);
+      const axes = `${v.ndim} ${v.ndim === 1 ? 'axis' : 'axes'}`;
+      throw new TypeError(`Alloc: the value ${v} has ${axes}, more than the ${lengths.length} of the requested shape`);
     }
     const lead = lengths.length - v.ndim;
     const shape = lengths.map((len, i) => {
       const known = constantScalar(len) ?? null;
+      if (known !== null && known < 0) throw new RangeError(`Alloc: negative length ${known} on axis ${i}`);
       const vd = i >= lead ? v.type.shape[i - lead]! : 1;
       if (known !== null && vd !== null && vd !== 1 && vd !== known) {
         throw new TypeError(`Alloc: the value ${v} (${v.type}) cannot be broadcast to length ${known} on axis ${i}`);
@@ -89,6 +91,8 @@ let allocOp: Alloc | undefined;
 
 function shapeArgs(shape: ShapeLike, where: string): Array<number | TensorVariable> {
   if (isTensorVariable(shape)) {
+    // `x.shape` itself: take x's lengths directly (static ones stay static, no indexing needed).
+    if (shape.owner?.op instanceof Shape) return shapeOf(shape.owner.inputs[0] as TensorVariable);
     if (shape.ndim !== 1 || shape.type.shape[0] === null) {
       throw new TypeError(`${where}: a shape given as a variable must be a vector of static length, got ${shape.type}`);
     }

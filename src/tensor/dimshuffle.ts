@@ -30,7 +30,8 @@ export class DimShuffle extends TensorOp {
     for (const a of newOrder) {
       if (a === 'x') continue;
       if (!Number.isInteger(a) || a < 0 || a >= inputNdim) {
-        throw new RangeError(`DimShuffle: ${JSON.stringify(a)} is not an axis of a ${inputNdim}-d input (use 0..${inputNdim - 1} or 'x')`);
+        const valid = inputNdim > 0 ? `0..${inputNdim - 1} or 'x'` : "'x'";
+        throw new RangeError(`DimShuffle: ${JSON.stringify(a)} is not an axis of a ${inputNdim}-d input (use ${valid})`);
       }
       if (seen.has(a)) throw new RangeError(`DimShuffle: axis ${a} appears twice in [${newOrder.join(', ')}]`);
       seen.add(a);
@@ -91,12 +92,19 @@ export function dimshuffle(x: TensorLike, pattern: readonly ShuffleEntry[]): Ten
   return new DimShuffle(v.ndim, pattern).call(v);
 }
 
-/** Axes permuted (reversed when `axes` is omitted). */
+/** Axes permuted (reversed when `axes` is omitted or empty); negative axes count from the end. */
 export function transpose(x: TensorLike, axes?: readonly number[]): TensorVariable {
   const v = asTensorVariable(x);
-  const order = axes && axes.length > 0 ? axes.map((a) => (a < 0 ? a + v.ndim : a)) : [...Array(v.ndim).keys()].reverse();
-  if (order.length !== v.ndim) {
-    throw new RangeError(`transpose: ${v} has ${v.ndim} axes but the permutation [${axes?.join(', ')}] has ${order.length}`);
-  }
+  const nd = v.ndim;
+  if (!axes || axes.length === 0) return dimshuffle(v, [...Array(nd).keys()].reverse());
+  const text = `[${axes.join(', ')}]`;
+  if (axes.length !== nd) throw new RangeError(`transpose: ${v} has ${nd} axes but the permutation ${text} has ${axes.length}`);
+  const order = axes.map((a) => {
+    if (!Number.isInteger(a) || a < -nd || a >= nd) {
+      throw new RangeError(`transpose: ${a} in ${text} is not an axis of ${v} (use ${-nd}..${nd - 1})`);
+    }
+    return a < 0 ? a + nd : a;
+  });
+  if (new Set(order).size !== nd) throw new RangeError(`transpose: ${text} repeats an axis; it must be a permutation of the ${nd} axes of ${v}`);
   return dimshuffle(v, order);
 }

@@ -10,7 +10,7 @@ import type { IndexMap, SymbolicShape } from '../graph/op.js';
 import type { Variable } from '../graph/variable.js';
 import { broadcastLike, zerosLike } from './alloc.js';
 import { asTensorArgs } from './as-tensor.js';
-import { dimshuffle } from './dimshuffle.js';
+import { DimShuffle, dimshuffle } from './dimshuffle.js';
 import { add, cast } from './math.js';
 import { empty, shapeText, type NdArray } from './ndarray.js';
 import { TensorOp } from './op.js';
@@ -27,25 +27,32 @@ export class ShapeMismatchError extends Error {
   }
 }
 
-/** The static shape of broadcasting these static shapes (all of one rank); throws on a clash. */
-export function broadcastStaticShapes(shapes: readonly StaticShape[], where: string): (number | null)[] {
+/**
+ * The static shape of broadcasting these static shapes (all of one rank, `inputs` naming them
+ * in errors); throws when two known lengths other than 1 differ.
+ */
+export function broadcastStaticShapes(shapes: readonly StaticShape[], where: string, inputs?: readonly Variable[]): (number | null)[] {
   const nd = shapes[0]?.length ?? 0;
+  const name = (i: number): string => (inputs?.[i] ? `input ${i} (${inputs[i]})` : `input ${i}`);
   const out: (number | null)[] = [];
   for (let a = 0; a < nd; a++) {
     let known: number | null = null;
+    let from = -1;
     let allOne = true;
-    for (const s of shapes) {
+    shapes.forEach((s, i) => {
       const d = s[a]!;
-      if (d === 1) continue;
+      if (d === 1) return;
       allOne = false;
-      if (d === null) continue;
+      if (d === null) return;
       if (known !== null && known !== d) {
         throw new ShapeMismatchError(
-          `${where}: the inputs cannot be broadcast together: static lengths ${known} and ${d} on axis ${a}`,
+          `${where}: ${name(from)} has static length ${known} on axis ${a} and ${name(i)} has ${d}; ` +
+            'they cannot be broadcast together (lengths must match or be 1)',
         );
       }
       known = d;
-    }
+      from = i;
+    });
     out.push(allOne ? 1 : known);
   }
   return out;
@@ -69,7 +76,8 @@ export class Elemwise extends TensorOp {
     const spec = this.scalarOp.spec;
     const inputs = asTensorArgs(args as TensorLike[], String(this));
     if (spec.nin === 'variadic' ? inputs.length < 1 : inputs.length !== spec.nin) {
-      throw new TypeError(`${this}: expected ${spec.nin === 'variadic' ? 'at least 1' : spec.nin} inputs, got ${inputs.length}`);
+      const want = spec.nin === 'variadic' ? 'at least 1 input' : `${spec.nin} input${spec.nin === 1 ? '' : 's'}`;
+      throw new TypeError(`${this}: expected ${want}, got ${inputs.length}`);
     }
     const problem = spec.checkInputs?.(inputs.map((x) => x.dtype));
     if (problem) throw new TypeError(`${this}: ${problem}`);
@@ -77,7 +85,7 @@ export class Elemwise extends TensorOp {
     const padded = inputs.map((x) =>
       x.ndim === nd ? x : dimshuffle(x, [...Array<'x'>(nd - x.ndim).fill('x'), ...[...Array(x.ndim).keys()]]),
     );
-    const shape = broadcastStaticShapes(padded.map((x) => x.type.shape), String(this));
+    const shape = broadcastStaticShapes(padded.map((x) => x.type.shape), String(this), inputs);
     const dtype = spec.outputDtype(padded.map((x) => x.dtype));
     return new Apply(this, padded, [new TensorType(dtype, shape).makeVariable()]);
   }
@@ -90,7 +98,7 @@ export class Elemwise extends TensorOp {
     let src = this.#sources.get(key);
     if (!src) {
       const args = inDtypes.map((_, k) => `x${k}`);
-      src = { nin: args.length, body: '', results: [this.scalarOp.spec.code(args, { inputs: inDtypes, output: outDtype })] };
+      src = { nin: args.length, body: '', results: [this.scalarOp.code(args, { inputs: inDtypes, output: outDtype })] };
       this.#sources.set(key, src);
     }
     return src;
@@ -111,7 +119,7 @@ export class Elemwise extends TensorOp {
           if (s[a] === 1 || len === 1) {
             const [one, other] = s[a] === 1 ? [k, j] : [j, k];
             throw new ShapeMismatchError(
-              `${this}: input ${one} (${node.inputs[one]}) has length 1 on axis ${a} where input ${other} has ` +
+              `${this}: input ${one} (${inputLabel(node.inputs[one]!)}) has length 1 on axis ${a} where input ${other} has ` +
                 `${shapes[other]![a]}, but its type ${node.inputs[one]!.type} does not mark that axis broadcastable; ` +
                 'give it a static length of 1 (e.g. pt.tensor({ shape: [1, null] }) or x.dimshuffle)',
             );
@@ -189,6 +197,19 @@ export class Elemwise extends TensorOp {
     const inplace = Object.keys(this.inplacePattern).length > 0 ? ',inplace' : '';
     return `Elemwise{${this.scalarOp}${inplace}}`;
   }
+}
+
+/** How errors name an input: the variable, or for one padded with leading axes, what it pads. */
+function inputLabel(v: Variable): string {
+  const node = v.owner;
+  if (node && node.op instanceof DimShuffle) {
+    const order = node.op.newOrder;
+    const added = order.length - node.op.inputNdim;
+    if (added > 0 && order.every((a, k) => (k < added ? a === 'x' : a === k - added))) {
+      return `${node.inputs[0]}, padded to ${order.length} axes`;
+    }
+  }
+  return String(v);
 }
 
 function gradDtype(x: TensorVariable): Dtype | undefined {

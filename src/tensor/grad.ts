@@ -1,8 +1,8 @@
 // Differentiation of tensor graphs: grad, Lop, Rop, jacobian and hessian, binding the graph
 // layer's generic machinery to tensor zeros, ones, sums and casts.
 import { isDiscreteDtype, isFloatDtype } from '../kernels/dtype.js';
-import { gradWith, ropWith, type GradAlgebra, type GradOptions } from '../graph/gradient.js';
-import type { Variable } from '../graph/variable.js';
+import { gradWith, isDisconnected, isNullGrad, ropWith, type GradAlgebra, type GradOptions } from '../graph/gradient.js';
+import { Variable } from '../graph/variable.js';
 import { onesLike, zerosLike } from './alloc.js';
 import { asTensorVariable } from './as-tensor.js';
 import { config } from './config.js';
@@ -31,6 +31,33 @@ function checkTensor(v: unknown, what: string): TensorVariable {
 }
 
 /**
+ * Checks that `g` can be the gradient of `v` (given by the caller, as knownGrads or a Lop
+ * evaluation point): a float tensor of v's rank whose static lengths do not contradict v's.
+ */
+function checkGradientFor(v: TensorVariable, g: unknown, what: string): Variable {
+  if (g instanceof Variable && (isDisconnected(g) || isNullGrad(g))) return g;
+  const gv = checkTensor(g, what);
+  const problem =
+    gv.ndim !== v.ndim
+      ? `it has ${gv.ndim} dimensions where ${v} has ${v.ndim}`
+      : !isFloatDtype(gv.dtype)
+        ? 'a gradient must have a float dtype'
+        : gv.type.shape.some((d, a) => d !== null && v.type.shape[a] !== null && d !== v.type.shape[a])
+          ? 'their static shapes differ'
+          : undefined;
+  if (problem) throw new TypeError(`${what} (${gv}, ${gv.type}) cannot be the gradient of ${v} (${v.type}): ${problem}`);
+  return gv;
+}
+
+function checkKnownGrads(known: GradOptions['knownGrads']): Array<[Variable, Variable]> {
+  const pairs = known instanceof Map ? [...known] : [...((known ?? []) as ReadonlyArray<readonly [Variable, Variable]>)];
+  return pairs.map(([v, g], i) => {
+    const tv = checkTensor(v, `grad: knownGrads[${i}] key`);
+    return [tv, checkGradientFor(tv, g, `grad: knownGrads[${i}]`)];
+  });
+}
+
+/**
  * The gradient of the scalar `cost` with respect to each variable of `wrt` (a variable or an
  * array; the result has the same form).
  */
@@ -52,7 +79,8 @@ export function grad(
   }
   const list = Array.isArray(wrt) ? (wrt as readonly TensorVariable[]) : [wrt as TensorVariable];
   list.forEach((v, i) => checkTensor(v, `grad: wrt[${i}]`));
-  const grads = gradWith(tensorAlgebra, cost, list, options) as Array<TensorVariable | null>;
+  const knownGrads = checkKnownGrads(options.knownGrads);
+  const grads = gradWith(tensorAlgebra, cost, list, { ...options, knownGrads }) as Array<TensorVariable | null>;
   return (Array.isArray(wrt) ? grads : grads[0]) as TensorVariable | TensorVariable[];
 }
 
@@ -72,7 +100,10 @@ export function Lop(
   const fs = asList(f);
   const evs = asList(evalPoints);
   if (fs.length !== evs.length) throw new Error(`Lop: ${fs.length} expressions but ${evs.length} evaluation points`);
-  const known = fs.map((v, i): [Variable, Variable] => [v, asTensorVariable(evs[i]!)]);
+  const known = fs.map((v, i): [Variable, Variable] => {
+    const fv = checkTensor(v, `Lop: expression ${i}`);
+    return [fv, checkGradientFor(fv, asTensorVariable(evs[i]!), `Lop: evaluation point ${i}`)];
+  });
   const grads = gradWith(tensorAlgebra, null, asList(wrt), { knownGrads: known, disconnectedInputs: 'ignore' });
   return (Array.isArray(wrt) ? grads : grads[0]) as TensorVariable | TensorVariable[];
 }

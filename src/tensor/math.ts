@@ -1,7 +1,9 @@
 // The element-wise functions of `weft.pt` (add, exp, where, cast, ...): each applies one
 // ScalarOp of the catalog through Elemwise, with NumPy broadcasting and weak JS literals.
+// Fixed-arity functions pass on exactly the arguments they were given, so that a call from JS
+// with too few or too many is refused by Elemwise with the count instead of being truncated.
 import type { Dtype } from '../kernels/dtype.js';
-import { isDtype } from '../kernels/dtype.js';
+import { DTYPES, isDtype } from '../kernels/dtype.js';
 import { asTensorVariable } from './as-tensor.js';
 import { elemwise } from './elemwise.js';
 import * as S from './scalar/catalog.js';
@@ -13,155 +15,155 @@ export function add(...xs: TensorLike[]): TensorVariable {
 export function mul(...xs: TensorLike[]): TensorVariable {
   return elemwise(S.mul, ...xs);
 }
-export function sub(x: TensorLike, y: TensorLike): TensorVariable {
-  return elemwise(S.sub, x, y);
+export function sub(...args: [x: TensorLike, y: TensorLike]): TensorVariable {
+  return elemwise(S.sub, ...args);
 }
-export function trueDiv(x: TensorLike, y: TensorLike): TensorVariable {
-  return elemwise(S.trueDiv, x, y);
+export function trueDiv(...args: [x: TensorLike, y: TensorLike]): TensorVariable {
+  return elemwise(S.trueDiv, ...args);
 }
-export function intDiv(x: TensorLike, y: TensorLike): TensorVariable {
-  return elemwise(S.intDiv, x, y);
+export function intDiv(...args: [x: TensorLike, y: TensorLike]): TensorVariable {
+  return elemwise(S.intDiv, ...args);
 }
-export function mod(x: TensorLike, y: TensorLike): TensorVariable {
-  return elemwise(S.mod, x, y);
+export function mod(...args: [x: TensorLike, y: TensorLike]): TensorVariable {
+  return elemwise(S.mod, ...args);
 }
-export function pow(x: TensorLike, y: TensorLike): TensorVariable {
-  return elemwise(S.pow, x, y);
+export function pow(...args: [x: TensorLike, y: TensorLike]): TensorVariable {
+  return elemwise(S.pow, ...args);
 }
-export function neg(x: TensorLike): TensorVariable {
-  return elemwise(S.neg, x);
+export function neg(...args: [x: TensorLike]): TensorVariable {
+  return elemwise(S.neg, ...args);
 }
-export function abs(x: TensorLike): TensorVariable {
-  return elemwise(S.abs, x);
+export function abs(...args: [x: TensorLike]): TensorVariable {
+  return elemwise(S.abs, ...args);
 }
-export function sign(x: TensorLike): TensorVariable {
-  return elemwise(S.sign, x);
+export function sign(...args: [x: TensorLike]): TensorVariable {
+  return elemwise(S.sign, ...args);
 }
-export function exp(x: TensorLike): TensorVariable {
-  return elemwise(S.exp, x);
+export function exp(...args: [x: TensorLike]): TensorVariable {
+  return elemwise(S.exp, ...args);
 }
-export function expm1(x: TensorLike): TensorVariable {
-  return elemwise(S.expm1, x);
+export function expm1(...args: [x: TensorLike]): TensorVariable {
+  return elemwise(S.expm1, ...args);
 }
-export function log(x: TensorLike): TensorVariable {
-  return elemwise(S.log, x);
+export function log(...args: [x: TensorLike]): TensorVariable {
+  return elemwise(S.log, ...args);
 }
-export function log1p(x: TensorLike): TensorVariable {
-  return elemwise(S.log1p, x);
+export function log1p(...args: [x: TensorLike]): TensorVariable {
+  return elemwise(S.log1p, ...args);
 }
-export function log2(x: TensorLike): TensorVariable {
-  return elemwise(S.log2, x);
+export function log2(...args: [x: TensorLike]): TensorVariable {
+  return elemwise(S.log2, ...args);
 }
-export function log10(x: TensorLike): TensorVariable {
-  return elemwise(S.log10, x);
+export function log10(...args: [x: TensorLike]): TensorVariable {
+  return elemwise(S.log10, ...args);
 }
-export function sqrt(x: TensorLike): TensorVariable {
-  return elemwise(S.sqrt, x);
+export function sqrt(...args: [x: TensorLike]): TensorVariable {
+  return elemwise(S.sqrt, ...args);
 }
-export function sqr(x: TensorLike): TensorVariable {
-  return elemwise(S.sqr, x);
+export function sqr(...args: [x: TensorLike]): TensorVariable {
+  return elemwise(S.sqr, ...args);
 }
-export function sin(x: TensorLike): TensorVariable {
-  return elemwise(S.sin, x);
+export function sin(...args: [x: TensorLike]): TensorVariable {
+  return elemwise(S.sin, ...args);
 }
-export function cos(x: TensorLike): TensorVariable {
-  return elemwise(S.cos, x);
+export function cos(...args: [x: TensorLike]): TensorVariable {
+  return elemwise(S.cos, ...args);
 }
-export function tan(x: TensorLike): TensorVariable {
-  return elemwise(S.tan, x);
+export function tan(...args: [x: TensorLike]): TensorVariable {
+  return elemwise(S.tan, ...args);
 }
-export function arcsin(x: TensorLike): TensorVariable {
-  return elemwise(S.arcsin, x);
+export function arcsin(...args: [x: TensorLike]): TensorVariable {
+  return elemwise(S.arcsin, ...args);
 }
-export function arccos(x: TensorLike): TensorVariable {
-  return elemwise(S.arccos, x);
+export function arccos(...args: [x: TensorLike]): TensorVariable {
+  return elemwise(S.arccos, ...args);
 }
-export function arctan(x: TensorLike): TensorVariable {
-  return elemwise(S.arctan, x);
+export function arctan(...args: [x: TensorLike]): TensorVariable {
+  return elemwise(S.arctan, ...args);
 }
 /** The angle of the point (x, y): atan2(y, x), as NumPy's arctan2(y, x). */
-export function arctan2(y: TensorLike, x: TensorLike): TensorVariable {
-  return elemwise(S.arctan2, y, x);
+export function arctan2(...args: [y: TensorLike, x: TensorLike]): TensorVariable {
+  return elemwise(S.arctan2, ...args);
 }
-export function sinh(x: TensorLike): TensorVariable {
-  return elemwise(S.sinh, x);
+export function sinh(...args: [x: TensorLike]): TensorVariable {
+  return elemwise(S.sinh, ...args);
 }
-export function cosh(x: TensorLike): TensorVariable {
-  return elemwise(S.cosh, x);
+export function cosh(...args: [x: TensorLike]): TensorVariable {
+  return elemwise(S.cosh, ...args);
 }
-export function tanh(x: TensorLike): TensorVariable {
-  return elemwise(S.tanh, x);
+export function tanh(...args: [x: TensorLike]): TensorVariable {
+  return elemwise(S.tanh, ...args);
 }
-export function sigmoid(x: TensorLike): TensorVariable {
-  return elemwise(S.sigmoid, x);
+export function sigmoid(...args: [x: TensorLike]): TensorVariable {
+  return elemwise(S.sigmoid, ...args);
 }
-export function softplus(x: TensorLike): TensorVariable {
-  return elemwise(S.softplus, x);
+export function softplus(...args: [x: TensorLike]): TensorVariable {
+  return elemwise(S.softplus, ...args);
 }
-export function erf(x: TensorLike): TensorVariable {
-  return elemwise(S.erf, x);
+export function erf(...args: [x: TensorLike]): TensorVariable {
+  return elemwise(S.erf, ...args);
 }
-export function erfc(x: TensorLike): TensorVariable {
-  return elemwise(S.erfc, x);
+export function erfc(...args: [x: TensorLike]): TensorVariable {
+  return elemwise(S.erfc, ...args);
 }
-export function floor(x: TensorLike): TensorVariable {
-  return elemwise(S.floor, x);
+export function floor(...args: [x: TensorLike]): TensorVariable {
+  return elemwise(S.floor, ...args);
 }
-export function ceil(x: TensorLike): TensorVariable {
-  return elemwise(S.ceil, x);
+export function ceil(...args: [x: TensorLike]): TensorVariable {
+  return elemwise(S.ceil, ...args);
 }
 /** Rounds half to even, as NumPy. */
-export function round(x: TensorLike): TensorVariable {
-  return elemwise(S.round, x);
+export function round(...args: [x: TensorLike]): TensorVariable {
+  return elemwise(S.round, ...args);
 }
-export function clip(x: TensorLike, min: TensorLike, max: TensorLike): TensorVariable {
-  return elemwise(S.clip, x, min, max);
+export function clip(...args: [x: TensorLike, min: TensorLike, max: TensorLike]): TensorVariable {
+  return elemwise(S.clip, ...args);
 }
-export function maximum(x: TensorLike, y: TensorLike): TensorVariable {
-  return elemwise(S.maximum, x, y);
+export function maximum(...args: [x: TensorLike, y: TensorLike]): TensorVariable {
+  return elemwise(S.maximum, ...args);
 }
-export function minimum(x: TensorLike, y: TensorLike): TensorVariable {
-  return elemwise(S.minimum, x, y);
+export function minimum(...args: [x: TensorLike, y: TensorLike]): TensorVariable {
+  return elemwise(S.minimum, ...args);
 }
 /** `a` where `cond` is non-zero, else `b` (NumPy's where with three arguments). */
-export function where(cond: TensorLike, a: TensorLike, b: TensorLike): TensorVariable {
-  return elemwise(S.where, cond, a, b);
+export function where(...args: [cond: TensorLike, a: TensorLike, b: TensorLike]): TensorVariable {
+  return elemwise(S.where, ...args);
 }
-export function eq(x: TensorLike, y: TensorLike): TensorVariable {
-  return elemwise(S.eq, x, y);
+export function eq(...args: [x: TensorLike, y: TensorLike]): TensorVariable {
+  return elemwise(S.eq, ...args);
 }
-export function neq(x: TensorLike, y: TensorLike): TensorVariable {
-  return elemwise(S.neq, x, y);
+export function neq(...args: [x: TensorLike, y: TensorLike]): TensorVariable {
+  return elemwise(S.neq, ...args);
 }
-export function lt(x: TensorLike, y: TensorLike): TensorVariable {
-  return elemwise(S.lt, x, y);
+export function lt(...args: [x: TensorLike, y: TensorLike]): TensorVariable {
+  return elemwise(S.lt, ...args);
 }
-export function le(x: TensorLike, y: TensorLike): TensorVariable {
-  return elemwise(S.le, x, y);
+export function le(...args: [x: TensorLike, y: TensorLike]): TensorVariable {
+  return elemwise(S.le, ...args);
 }
-export function gt(x: TensorLike, y: TensorLike): TensorVariable {
-  return elemwise(S.gt, x, y);
+export function gt(...args: [x: TensorLike, y: TensorLike]): TensorVariable {
+  return elemwise(S.gt, ...args);
 }
-export function ge(x: TensorLike, y: TensorLike): TensorVariable {
-  return elemwise(S.ge, x, y);
+export function ge(...args: [x: TensorLike, y: TensorLike]): TensorVariable {
+  return elemwise(S.ge, ...args);
 }
 /** Logical on bools, bitwise on integers. */
-export function and(x: TensorLike, y: TensorLike): TensorVariable {
-  return elemwise(S.and, x, y);
+export function and(...args: [x: TensorLike, y: TensorLike]): TensorVariable {
+  return elemwise(S.and, ...args);
 }
-export function or(x: TensorLike, y: TensorLike): TensorVariable {
-  return elemwise(S.or, x, y);
+export function or(...args: [x: TensorLike, y: TensorLike]): TensorVariable {
+  return elemwise(S.or, ...args);
 }
-export function xor(x: TensorLike, y: TensorLike): TensorVariable {
-  return elemwise(S.xor, x, y);
+export function xor(...args: [x: TensorLike, y: TensorLike]): TensorVariable {
+  return elemwise(S.xor, ...args);
 }
-export function not(x: TensorLike): TensorVariable {
-  return elemwise(S.not, x);
+export function not(...args: [x: TensorLike]): TensorVariable {
+  return elemwise(S.not, ...args);
 }
 
 /** `x` converted to `dtype` (no node when it already has that dtype). */
 export function cast(x: TensorLike, dtype: Dtype): TensorVariable {
-  if (!isDtype(dtype)) throw new TypeError(`cast: unknown dtype ${JSON.stringify(dtype)}`);
+  if (!isDtype(dtype)) throw new TypeError(`cast: unknown dtype ${JSON.stringify(dtype)}; expected one of ${DTYPES.join(', ')}`);
   const v = asTensorVariable(x);
   return v.dtype === dtype ? v : elemwise(S.castTo(dtype), v);
 }

@@ -20,13 +20,23 @@ export function normalizeAxes(axis: ReduceOptions['axis'], ndim: number, where: 
   if (axis === null || axis === undefined) return [...Array(ndim).keys()];
   const list = typeof axis === 'number' ? [axis] : [...axis];
   const out = list.map((a) => {
-    if (!Number.isInteger(a) || a < -ndim || a >= ndim) {
-      throw new RangeError(`${where}: axis ${a} is out of range for a ${ndim}-d input (axes are ${-ndim}..${ndim - 1})`);
+    if (!Number.isInteger(a)) throw new TypeError(`${where}: axis ${a} is not an integer`);
+    if (a < -ndim || a >= ndim) {
+      const valid = ndim === 0 ? 'it has no axes' : `axes are ${-ndim}..${ndim - 1}`;
+      throw new RangeError(`${where}: axis ${a} is out of range for a ${ndim}-d input (${valid})`);
     }
     return a < 0 ? a + ndim : a;
   });
   if (new Set(out).size !== out.length) throw new RangeError(`${where}: axis [${list.join(', ')}] repeats an axis`);
   return out.sort((a, b) => a - b);
+}
+
+/** An op's axes: distinct non-negative integers, kept sorted so that equal reductions compare equal. */
+function checkedAxes(axis: readonly number[], op: string): readonly number[] {
+  if (axis.some((a) => !Number.isInteger(a) || a < 0) || new Set(axis).size !== axis.length) {
+    throw new RangeError(`${op}: axes must be distinct non-negative integers, got [${axis.join(', ')}] (normalize them first)`);
+  }
+  return Object.freeze([...axis].sort((a, b) => a - b));
 }
 
 const NAMES: Record<ReduceKind, string> = { sum: 'Sum', prod: 'Prod', max: 'Max', min: 'Min', all: 'All', any: 'Any' };
@@ -58,7 +68,7 @@ export class CAReduce extends TensorOp {
     axis: readonly number[],
   ) {
     super();
-    this.axis = Object.freeze([...axis]);
+    this.axis = checkedAxes(axis, NAMES[kind]);
   }
 
   override makeNode(x: unknown): Apply {
@@ -72,8 +82,11 @@ export class CAReduce extends TensorOp {
 
   override perform(node: Apply, [x]: readonly NdArray[]): NdArray[] {
     const reduced = x!.shape.map((_, a) => this.axis.includes(a));
-    if ((this.kind === 'max' || this.kind === 'min') && this.axis.some((a) => x!.shape[a] === 0)) {
-      throw new RangeError(`${this}: cannot reduce an axis of length 0 (the maximum or minimum of nothing is undefined)`);
+    if (this.kind === 'max' || this.kind === 'min') {
+      const a = this.axis.find((k) => x!.shape[k] === 0);
+      if (a !== undefined) {
+        throw new RangeError(`${this}: axis ${a} has length 0, and the ${this.kind === 'max' ? 'maximum' : 'minimum'} of no elements is undefined`);
+      }
     }
     const out = empty((node.outputs[0]!.type as TensorType).dtype, keptShape(x!.shape, this.axis));
     reduceInto(this.kind, x!, reduced, out);
@@ -144,19 +157,21 @@ export class ArgReduce extends TensorOp {
     axis: readonly number[],
   ) {
     super();
-    this.axis = Object.freeze([...axis]);
+    this.axis = checkedAxes(axis, `Arg${kind}`);
   }
 
   override makeNode(x: unknown): Apply {
     const v = asTensorVariable(x as TensorLike);
+    if (this.axis.some((a) => a >= v.ndim)) {
+      throw new RangeError(`${this}: axis [${this.axis.join(', ')}] is out of range for ${v} (${v.type})`);
+    }
     const type = new TensorType('int32', keptShape(v.type.shape, this.axis));
     return new Apply(this, [v], [type.makeVariable()]);
   }
 
   override perform(_node: Apply, [x]: readonly NdArray[]): NdArray[] {
-    if (this.axis.some((a) => x!.shape[a] === 0)) {
-      throw new RangeError(`${this}: cannot reduce an axis of length 0 (no position to return)`);
-    }
+    const a = this.axis.find((k) => x!.shape[k] === 0);
+    if (a !== undefined) throw new RangeError(`${this}: axis ${a} has length 0, so there is no position to return`);
     const out = empty('int32', keptShape(x!.shape, this.axis));
     argReduceInto(this.kind, x!, x!.shape.map((_, a) => this.axis.includes(a)), out);
     return [out];
@@ -234,17 +249,21 @@ export function mean(x: TensorLike, options: ReduceOptions = {}): TensorVariable
   return trueDiv(sum(v, options), countOf(v, axes, v.dtype));
 }
 
-/** The variance: mean squared deviation, with divisor N - ddof. */
-export function variance(x: TensorLike, options: VarOptions = {}): TensorVariable {
+function varianceOf(x: TensorLike, options: VarOptions, name: string): TensorVariable {
   const v = floatOf(asTensorVariable(x));
-  const axes = normalizeAxes(options.axis, v.ndim, 'var');
+  const axes = normalizeAxes(options.axis, v.ndim, name);
   const centered = sub(v, mean(v, { axis: axes, keepdims: true }));
   const ss = sum(sqr(centered), { axis: axes, keepdims: options.keepdims });
   const n = countOf(v, axes, v.dtype);
   return trueDiv(ss, options.ddof ? sub(n, options.ddof) : n);
 }
 
+/** The variance: mean squared deviation, with divisor N - ddof (integers in float64). */
+export function variance(x: TensorLike, options: VarOptions = {}): TensorVariable {
+  return varianceOf(x, options, 'var');
+}
+
 /** The standard deviation: the square root of the variance. */
 export function std(x: TensorLike, options: VarOptions = {}): TensorVariable {
-  return sqrt(variance(x, options));
+  return sqrt(varianceOf(x, options, 'std'));
 }

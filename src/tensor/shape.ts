@@ -69,6 +69,11 @@ export class Shape extends TensorOp {
     return [disconnected()];
   }
 
+  /** Lengths do not move when values do: no tangent flows through. */
+  override rop(): Variable[] {
+    return [disconnected()];
+  }
+
   override toString(): string {
     return 'Shape';
   }
@@ -105,6 +110,11 @@ export class ShapeI extends TensorOp {
     return [disconnected()];
   }
 
+  /** Lengths do not move when values do: no tangent flows through. */
+  override rop(): Variable[] {
+    return [disconnected()];
+  }
+
   override toString(): string {
     return `Shape_i{${this.i}}`;
   }
@@ -120,6 +130,9 @@ export function shape(x: TensorLike): TensorVariable {
 
 /** The length of axis `i` of `x` as an int32 scalar (a constant when it is static). */
 export function shapeI(x: TensorVariable, i: number): TensorVariable {
+  if (!Number.isInteger(i) || i < -x.ndim || i >= x.ndim) {
+    throw new RangeError(`Shape_i: axis ${i} is out of range for ${x} (${x.type}, ${x.ndim} axes)`);
+  }
   const axis = i < 0 ? i + x.ndim : i;
   const d = x.type.shape[axis];
   if (d !== undefined && d !== null) return intConstant(d);

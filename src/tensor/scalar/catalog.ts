@@ -6,19 +6,22 @@ import * as m from '../math.js';
 import {
   ScalarOp,
   bitwise,
-  isWide,
-  refuseFloats,
+  integerInputs,
+  isIntegerOutput,
   toBool,
   toFloat,
+  trueDivRule,
   upcastNoBool,
+  upcastRule,
   type CodeContext,
+  type DtypeRule,
   type ScalarGrad,
 } from './scalar-op.js';
 import type { TensorVariable } from '../variable.js';
 
 const zeroGrad: ScalarGrad = (inputs) => inputs.map((x) => zerosLike(x));
 
-function unary(name: string, code: (a: string, ctx: CodeContext) => string, grad?: ScalarGrad, rule = toFloat): ScalarOp {
+function unary(name: string, code: (a: string, ctx: CodeContext) => string, grad?: ScalarGrad, rule: DtypeRule = toFloat): ScalarOp {
   return new ScalarOp({ name, nin: 1, outputDtype: rule, code: (a, ctx) => code(a[0]!, ctx), grad });
 }
 
@@ -26,10 +29,29 @@ function binary(
   name: string,
   code: (a: string, b: string, ctx: CodeContext) => string,
   grad: ScalarGrad | undefined,
-  rule = upcastNoBool,
+  rule: DtypeRule = upcastNoBool,
   extra: { commutative?: boolean; checkInputs?: (ins: readonly Dtype[]) => string | undefined } = {},
 ): ScalarOp {
   return new ScalarOp({ name, nin: 2, outputDtype: rule, code: (a, ctx) => code(a[0]!, a[1]!, ctx), grad, ...extra });
+}
+
+/**
+ * a0 op a1 op a2 ... from left to right. Partial results are rounded to float32 when the output
+ * is float32, so that add(a, b, c) equals add(add(a, b), c) bit for bit (integers wrap at the end:
+ * modular arithmetic gives the same result, and sums stay exact in doubles).
+ */
+function chain(args: readonly string[], op: string, output: Dtype): string {
+  let e = args[0]!;
+  for (let k = 1; k < args.length; k++) {
+    const left = k > 1 && output === 'float32' ? `Math.fround(${e})` : e;
+    e = `(${left} ${op} ${args[k]})`;
+  }
+  return e;
+}
+
+/** Integer products wrap modulo 2^32 exactly with Math.imul (a float product loses bits past 2^53). */
+function imulChain(args: readonly string[]): string {
+  return args.reduce((p, q) => `Math.imul(${p}, ${q})`);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -39,7 +61,7 @@ export const add = new ScalarOp({
   name: 'add',
   nin: 'variadic',
   outputDtype: upcastNoBool,
-  code: (a) => `(${a.join(' + ')})`,
+  code: (a, ctx) => chain(a, '+', ctx.output),
   grad: (inputs, _z, gz) => inputs.map(() => gz),
   commutative: true,
   associative: true,
@@ -49,7 +71,7 @@ export const mul = new ScalarOp({
   name: 'mul',
   nin: 'variadic',
   outputDtype: upcastNoBool,
-  code: (a, ctx) => (isWide(ctx.output) ? a.reduce((p, q) => `Math.imul(${p}, ${q})`) : `(${a.join(' * ')})`),
+  code: (a, ctx) => (a.length === 1 ? a[0]! : isIntegerOutput(ctx.output) ? imulChain(a) : chain(a, '*', ctx.output)),
   grad: (inputs, _z, gz) => inputs.map((_, i) => m.mul(gz, ...inputs.filter((_, j) => j !== i))),
   commutative: true,
   associative: true,
@@ -61,34 +83,50 @@ export const trueDiv = binary(
   'trueDiv',
   (a, b) => `(${a} / ${b})`,
   ([x, y], _z, gz) => [m.trueDiv(gz, y!), m.neg(m.trueDiv(m.mul(gz, x!), m.sqr(y!)))],
-  toFloat,
+  trueDivRule,
 );
 
-export const intDiv = binary('intDiv', (a, b) => `Math.floor(${a} / ${b})`, zeroGrad);
+/** Floor division (NumPy's //): integers give 0 for a zero divisor, floats inf or NaN. */
+export const intDiv = binary(
+  'intDiv',
+  (a, b, ctx) => (isFloatDtype(ctx.output) ? `L.floorDivFloat(${a}, ${b})` : `L.floorDivInt(${a}, ${b})`),
+  zeroGrad,
+);
 
-export const mod = binary('mod', (a, b) => `L.mod(${a}, ${b})`, ([x, y], _z, gz) => [gz, m.neg(m.mul(gz, m.intDiv(x!, y!)))]);
+/** Floor modulo (NumPy's %: the sign of the divisor): integers give 0 modulo zero, floats NaN. */
+export const mod = binary(
+  'mod',
+  (a, b, ctx) => (isFloatDtype(ctx.output) ? `L.modFloat(${a}, ${b})` : `L.modInt(${a}, ${b})`),
+  ([x, y], _z, gz) => [gz, m.neg(m.mul(gz, m.intDiv(x!, y!)))],
+);
 
-export const pow = binary('pow', (a, b) => `Math.pow(${a}, ${b})`, ([x, y], z, gz) => {
-  const gx = m.mul(gz, y!, m.pow(x!, m.sub(y!, 1)));
-  const gy = m.where(m.eq(x!, 0), 0, m.mul(gz, z, m.log(x!)));
-  return [gx, gy];
-});
+export const pow = binary(
+  'pow',
+  (a, b, ctx) => (isFloatDtype(ctx.output) ? `L.pow(${a}, ${b})` : `L.powInt(${a}, ${b})`),
+  ([x, y], z, gz) => {
+    const gx = m.mul(gz, y!, m.pow(x!, m.sub(y!, 1)));
+    const gy = m.where(m.eq(x!, 0), 0, m.mul(gz, z, m.log(x!)));
+    return [gx, gy];
+  },
+);
 
-export const neg = unary('neg', (a) => `(-${a})`, (_i, _z, gz) => [m.neg(gz)], upcastNoBool);
-export const abs = unary('abs', (a) => `Math.abs(${a})`, ([x], _z, gz) => [m.mul(gz, m.sign(x!))], upcastNoBool);
+export const neg = unary('neg', (a) => `(-(${a}))`, (_i, _z, gz) => [m.neg(gz)], upcastNoBool);
+export const abs = unary('abs', (a) => `Math.abs(${a})`, ([x], _z, gz) => [m.mul(gz, m.sign(x!))], upcastRule);
 export const sign = unary('sign', (a) => `L.sign(${a})`, zeroGrad, upcastNoBool);
 export const sqr = unary(
   'sqr',
-  (a, ctx) => (isWide(ctx.output) ? `Math.imul(${a}, ${a})` : `(${a} * ${a})`),
+  (a, ctx) => (isIntegerOutput(ctx.output) ? `Math.imul(${a}, ${a})` : `(${a} * ${a})`),
   ([x], _z, gz) => [m.mul(gz, x!, 2)],
   upcastNoBool,
 );
 
+// maximum and minimum propagate NaN (Math.max and Math.min do, as NumPy's); at a tie both inputs
+// get the gradient, as in Theano.
 export const maximum = binary(
   'maximum',
   (a, b) => `Math.max(${a}, ${b})`,
   ([x, y], z, gz) => [m.mul(gz, m.cast(m.eq(z, x!), gz.dtype)), m.mul(gz, m.cast(m.eq(z, y!), gz.dtype))],
-  upcastNoBool,
+  upcastRule,
   { commutative: true },
 );
 
@@ -96,14 +134,15 @@ export const minimum = binary(
   'minimum',
   (a, b) => `Math.min(${a}, ${b})`,
   ([x, y], z, gz) => [m.mul(gz, m.cast(m.eq(z, x!), gz.dtype)), m.mul(gz, m.cast(m.eq(z, y!), gz.dtype))],
-  upcastNoBool,
+  upcastRule,
   { commutative: true },
 );
 
+/** minimum(maximum(x, lo), hi), as NumPy's clip (NaN in any argument gives NaN). */
 export const clip = new ScalarOp({
   name: 'clip',
   nin: 3,
-  outputDtype: upcastNoBool,
+  outputDtype: upcastRule,
   code: ([x, lo, hi]) => `Math.min(Math.max(${x}, ${lo}), ${hi})`,
   grad: ([x, lo, hi], _z, gz) => [
     m.where(m.and(m.ge(x!, lo!), m.le(x!, hi!)), gz, 0),
@@ -112,10 +151,11 @@ export const clip = new ScalarOp({
   ],
 });
 
+/** `a` where the condition is non-zero (NaN counts as true, as in NumPy), else `b`. */
 export const where = new ScalarOp({
   name: 'where',
   nin: 3,
-  outputDtype: ([, a, b]) => upcastNoBool([a!, b!]),
+  outputDtype: ([, a, b]) => upcastRule([a!, b!]),
   code: ([c, a, b]) => `(${c} !== 0 ? ${a} : ${b})`,
   grad: ([c], _z, gz) => [zerosLike(c!), m.where(c!, gz, 0), m.where(c!, 0, gz)],
 });
@@ -170,11 +210,16 @@ export const erfc = unary('erfc', (a) => `L.erfc(${a})`, ([x], _z, gz) => [
 ]);
 
 // ---------------------------------------------------------------------------------------------
-// Rounding (gradient zero almost everywhere)
+// Rounding (gradient zero almost everywhere; integers and bools pass through unchanged)
 
-export const floor = unary('floor', (a) => `Math.floor(${a})`, zeroGrad);
-export const ceil = unary('ceil', (a) => `Math.ceil(${a})`, zeroGrad);
-export const round = unary('round', (a) => `L.roundHalfEven(${a})`, zeroGrad);
+function rounding(name: string, fn: string): ScalarOp {
+  return unary(name, (a, ctx) => (isFloatDtype(ctx.output) ? `${fn}(${a})` : a), zeroGrad, upcastRule);
+}
+
+export const floor = rounding('floor', 'Math.floor');
+export const ceil = rounding('ceil', 'Math.ceil');
+/** Half to even, as NumPy's round. */
+export const round = rounding('round', 'L.roundHalfEven');
 
 // ---------------------------------------------------------------------------------------------
 // Comparisons and logic (discrete outputs: no gradient flows through them)
@@ -186,24 +231,25 @@ export const le = binary('le', (a, b) => `(${a} <= ${b})`, zeroGrad, toBool);
 export const gt = binary('gt', (a, b) => `(${a} > ${b})`, zeroGrad, toBool);
 export const ge = binary('ge', (a, b) => `(${a} >= ${b})`, zeroGrad, toBool);
 
+// Bitwise on integers, logical on bools (stored as 0 and 1, where bitwise is logical).
 export const and = binary('and', (a, b) => `(${a} & ${b})`, zeroGrad, bitwise, {
   commutative: true,
-  checkInputs: refuseFloats('and'),
+  checkInputs: integerInputs('and'),
 });
 export const or = binary('or', (a, b) => `(${a} | ${b})`, zeroGrad, bitwise, {
   commutative: true,
-  checkInputs: refuseFloats('or'),
+  checkInputs: integerInputs('or'),
 });
 export const xor = binary('xor', (a, b) => `(${a} ^ ${b})`, zeroGrad, bitwise, {
   commutative: true,
-  checkInputs: refuseFloats('xor'),
+  checkInputs: integerInputs('xor'),
 });
 export const not = new ScalarOp({
   name: 'not',
   nin: 1,
   outputDtype: ([d]) => d!,
-  checkInputs: refuseFloats('not'),
-  code: ([a], ctx) => (ctx.output === 'bool' ? `(${a} === 0)` : `(~${a})`),
+  checkInputs: integerInputs('not'),
+  code: ([a], ctx) => (ctx.output === 'bool' ? `(${a} === 0)` : `(~(${a}))`),
   grad: zeroGrad,
 });
 
@@ -212,7 +258,10 @@ export const not = new ScalarOp({
 
 const casts = new Map<Dtype, ScalarOp>();
 
-/** The ScalarOp converting to `dtype` (NumPy astype: truncation toward zero, wrapping). */
+/**
+ * The ScalarOp converting to `dtype`, as NumPy's astype: floats to integers truncate toward zero,
+ * integers wrap to the target width, and any non-zero value (NaN included) is true.
+ */
 export function castTo(dtype: Dtype): ScalarOp {
   let op = casts.get(dtype);
   if (!op) {
@@ -220,7 +269,8 @@ export function castTo(dtype: Dtype): ScalarOp {
       name: `cast{${dtype}}`,
       nin: 1,
       outputDtype: () => dtype,
-      code: ([a]) => (dtype === 'bool' ? `(${a} !== 0)` : isFloatDtype(dtype) ? a! : `Math.trunc(${a})`),
+      // asDtype does the truncation, wrapping and rounding; bool needs an explicit test (NaN).
+      code: ([a]) => (dtype === 'bool' ? `(${a} !== 0)` : a!),
       grad: ([x], _z, gz) => [isFloatDtype(x!.dtype) ? m.cast(gz, x!.dtype) : zerosLike(x!)],
     });
     casts.set(dtype, op);

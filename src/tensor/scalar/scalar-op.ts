@@ -1,6 +1,8 @@
 // ScalarOp: what one element of an Elemwise computes. It is a description, not a graph op:
 // its dtype rule, its JS code for one element (which the element-wise kernels compile), its
-// gradient written with tensor ops, and the algebraic facts rewrites use.
+// gradient written with tensor ops, and the algebraic facts rewrites use. The code of every
+// ScalarOp yields exactly a value of its output dtype (rounded to float32, wrapped to the
+// integer width, 0 or 1 for bool), so fused expressions compute as the unfused nodes would.
 import { isFloatDtype, type Dtype } from '../../kernels/dtype.js';
 import type { Variable } from '../../graph/variable.js';
 import { upcast, upgradeToFloat } from '../dtype.js';
@@ -31,7 +33,10 @@ export interface ScalarOpSpec {
   readonly outputDtype: DtypeRule;
   /** Which input dtypes are allowed; returns an error text for a bad one. */
   readonly checkInputs?: (inputs: readonly Dtype[]) => string | undefined;
-  /** JS expression for one element, given the operand expressions. */
+  /**
+   * JS expression for one element, given the operand expressions (each a value of its input's
+   * dtype). Its value is then converted to the output dtype by `asDtype`.
+   */
   readonly code: (args: readonly string[], ctx: CodeContext) => string;
   readonly grad?: ScalarGrad;
   readonly commutative?: boolean;
@@ -49,8 +54,33 @@ export class ScalarOp {
     return `scalar.${this.spec.name}`;
   }
 
+  /** The JS expression of one element, a value of `ctx.output` exactly. */
+  code(args: readonly string[], ctx: CodeContext): string {
+    return asDtype(ctx.output, this.spec.code(args, ctx));
+  }
+
   toString(): string {
     return this.spec.name;
+  }
+}
+
+/**
+ * `expr` converted to a value of dtype `d` as a store into `d`'s typed array would convert it:
+ * float32 rounds, integers truncate toward zero and wrap modulo their width (NaN and infinities
+ * give 0). For bool it takes the expression's truthiness, so bool-valued code must give a JS
+ * boolean or 0/1 (a number test is written `x !== 0`, which holds for NaN as NumPy's does).
+ */
+export function asDtype(d: Dtype, expr: string): string {
+  switch (d) {
+    case 'float64': return expr;
+    case 'float32': return `Math.fround(${expr})`;
+    case 'int32': return `((${expr}) | 0)`;
+    case 'uint32': return `((${expr}) >>> 0)`;
+    case 'int16': return `((${expr}) << 16 >> 16)`;
+    case 'uint16': return `((${expr}) & 65535)`;
+    case 'int8': return `((${expr}) << 24 >> 24)`;
+    case 'uint8': return `((${expr}) & 255)`;
+    case 'bool': return `((${expr}) ? 1 : 0)`;
   }
 }
 
@@ -68,17 +98,36 @@ export const toFloat: DtypeRule = (ins) => upgradeToFloat(upcast(...ins));
 
 export const toBool: DtypeRule = () => 'bool';
 
-/** Bitwise on integers, logical on bools; floats are refused. */
+/**
+ * NumPy promotion, bools staying bool: maximum, clip and where of bools are bools, and floor,
+ * ceil and round keep integer dtypes (NumPy 2: the values are already whole).
+ */
+export const upcastRule: DtypeRule = (ins) => upcast(...ins);
+
+/** Bitwise on integers, logical on bools; floats are refused (see integerInputs). */
 export const bitwise: DtypeRule = (ins) => upcast(...ins);
 
-export function refuseFloats(name: string): (ins: readonly Dtype[]) => string | undefined {
+/** True division: floats by NumPy promotion, and integers or bools alone give float64, as NumPy. */
+export const trueDivRule: DtypeRule = (ins) => {
+  const d = upcast(...ins);
+  return isFloatDtype(d) ? d : 'float64';
+};
+
+/**
+ * The input check of the bitwise ops: bool or integer inputs with a common integer dtype
+ * (uint32 with a signed integer would need int64, which weft does not have).
+ */
+export function integerInputs(name: string): (ins: readonly Dtype[]) => string | undefined {
   return (ins) => {
     const i = ins.findIndex(isFloatDtype);
-    return i < 0 ? undefined : `input ${i} has dtype ${ins[i]}; ${name} takes bool or integer inputs`;
+    if (i >= 0) return `input ${i} has dtype ${ins[i]}; ${name} takes bool or integer inputs`;
+    if (isFloatDtype(upcast(...ins))) {
+      return `inputs of dtypes ${ins.join(' and ')} have no common integer dtype (NumPy would use int64); cast one of them`;
+    }
+    return undefined;
   };
 }
 
-/** int32 and uint32 products need Math.imul to wrap exactly as NumPy does. */
-export function isWide(d: Dtype): boolean {
-  return d === 'int32' || d === 'uint32';
+export function isIntegerOutput(d: Dtype): boolean {
+  return !isFloatDtype(d) && d !== 'bool';
 }

@@ -1,0 +1,80 @@
+// Modes: which rewrites compile applies. FAST_RUN takes everything tagged 'fast_run' from the
+// rewrite database, FAST_COMPILE only merge and canonicalize ('fast_compile'); a Mode can add
+// and remove tags (`new weft.Mode({ including: ['fusion'], excluding: ['inplace'] })`) and log
+// each rewrite it applies (`verbose: true`).
+import type { FunctionGraph } from '../graph/fgraph.js';
+import { RewriteContext } from '../graph/rewriting/context.js';
+import type { RewriteQuery } from '../graph/rewriting/db.js';
+import { optdb } from '../graph/rewriting/optdb.js';
+import '../tensor/rewriting/index.js';
+
+export type ModeName = 'FAST_RUN' | 'FAST_COMPILE';
+
+export interface ModeOptions {
+  /** The mode whose rewrites this one starts from (default FAST_RUN). */
+  readonly base?: ModeName;
+  /** Tags (or rewrite names) to add to the selection. */
+  readonly including?: readonly string[];
+  /** Tags (or rewrite names) to remove from it. */
+  readonly excluding?: readonly string[];
+  /** Tags every selected rewrite must have. */
+  readonly requiring?: readonly string[];
+  /** Log every rewrite applied, with the graph before and after. */
+  readonly verbose?: boolean;
+  /** Where the verbose log goes (default console.log). */
+  readonly logger?: (line: string) => void;
+  readonly name?: string;
+}
+
+export class Mode {
+  readonly query: RewriteQuery;
+  readonly name: string;
+  readonly verbose: boolean;
+
+  constructor(readonly options: ModeOptions = {}) {
+    const base = options.base ?? 'FAST_RUN';
+    this.query = {
+      include: [base === 'FAST_COMPILE' ? 'fast_compile' : 'fast_run', ...(options.including ?? [])],
+      exclude: [...(options.excluding ?? [])],
+      require: [...(options.requiring ?? [])],
+    };
+    this.name = options.name ?? base;
+    this.verbose = options.verbose ?? false;
+  }
+
+  /** This mode with more tags included. */
+  including(...tags: string[]): Mode {
+    return new Mode({ ...this.options, including: [...(this.options.including ?? []), ...tags] });
+  }
+
+  /** This mode with tags excluded. */
+  excluding(...tags: string[]): Mode {
+    return new Mode({ ...this.options, excluding: [...(this.options.excluding ?? []), ...tags] });
+  }
+
+  /** Applies this mode's rewrites to `fg`; returns the context with the rewrite profile. */
+  rewrite(fg: FunctionGraph): RewriteContext {
+    const ctx = new RewriteContext(this.verbose, this.options.logger);
+    const started = performance.now();
+    for (const r of optdb.query(this.query)) {
+      if (r.kind === 'graph') r.apply(fg, ctx);
+    }
+    ctx.profile.total = performance.now() - started;
+    return ctx;
+  }
+
+  toString(): string {
+    return `Mode(${this.name})`;
+  }
+}
+
+export const FAST_RUN = new Mode({ base: 'FAST_RUN' });
+export const FAST_COMPILE = new Mode({ base: 'FAST_COMPILE' });
+
+/** The Mode for a compile option (a name or a Mode). */
+export function resolveMode(mode: ModeName | Mode | undefined, where: string): Mode {
+  if (mode === undefined || mode === 'FAST_RUN') return FAST_RUN;
+  if (mode === 'FAST_COMPILE') return FAST_COMPILE;
+  if (mode instanceof Mode) return mode;
+  throw new TypeError(`${where}: unknown mode ${JSON.stringify(mode)} (expected 'FAST_RUN', 'FAST_COMPILE' or a weft.Mode)`);
+}

@@ -1,0 +1,74 @@
+// The equilibrium rewriter: applies its graph rewriters and walks its node rewriters over the
+// graph again and again until nothing changes. A guard stops rewrites that undo each other: no
+// rewriter may apply more than maxUseRatio times the graph's initial size.
+import type { FunctionGraph } from '../fgraph.js';
+import type { RewriteContext } from './context.js';
+import type { GraphRewriter, NodeRewriter, Rewriter } from './rewriter.js';
+import { walkOnce } from './walk.js';
+
+export class RewriteCycleError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RewriteCycleError';
+  }
+}
+
+export interface EquilibriumOptions {
+  /** How many applications per node of the initial graph one rewriter may make (default 8). */
+  readonly maxUseRatio?: number;
+}
+
+export class EquilibriumRewriter implements GraphRewriter {
+  readonly kind = 'graph';
+  readonly #graphRewriters: readonly GraphRewriter[];
+  readonly #nodeRewriters: readonly NodeRewriter[];
+  readonly maxUseRatio: number;
+
+  constructor(
+    readonly name: string,
+    rewriters: readonly Rewriter[],
+    options: EquilibriumOptions = {},
+  ) {
+    this.#graphRewriters = rewriters.filter((r): r is GraphRewriter => r.kind === 'graph');
+    this.#nodeRewriters = rewriters.filter((r): r is NodeRewriter => r.kind === 'node');
+    this.maxUseRatio = options.maxUseRatio ?? 8;
+  }
+
+  get rewriters(): readonly Rewriter[] {
+    return [...this.#graphRewriters, ...this.#nodeRewriters];
+  }
+
+  apply(fg: FunctionGraph, ctx: RewriteContext): number {
+    const limit = this.maxUseRatio * Math.max(fg.applyNodes.size, 1);
+    const uses = new Map<string, number>();
+    let total = 0;
+    const count = (name: string, n: number): void => {
+      if (n === 0) return;
+      const used = (uses.get(name) ?? 0) + n;
+      uses.set(name, used);
+      if (used > limit) {
+        const active = [...uses.keys()].join(', ');
+        throw new RewriteCycleError(
+          `${this.name}: rewrite ${name} was applied ${used} times, more than ${limit} ` +
+            `(${this.maxUseRatio} per node of the graph); the rewrites applied (${active}) probably undo each other`,
+        );
+      }
+    };
+    for (;;) {
+      let changed = 0;
+      for (const g of this.#graphRewriters) {
+        const started = performance.now();
+        const n = g.apply(fg, ctx);
+        ctx.profile.record(g.name, performance.now() - started, false);
+        for (let k = 0; k < n; k++) ctx.profile.record(g.name, 0, true);
+        count(g.name, n);
+        changed += n;
+      }
+      if (this.#nodeRewriters.length > 0) {
+        changed += walkOnce(fg, this.#nodeRewriters, 'in2out', ctx, (r) => count(r.name, 1));
+      }
+      total += changed;
+      if (changed === 0) return total;
+    }
+  }
+}

@@ -1,0 +1,78 @@
+// Gemm: b*z + a*(x . y) for matrices in one kernel call (BLAS's gemm). The specialize rewrites
+// form it from additions of scaled dot products; it computes into a copy of z (the version that
+// writes into z itself comes with the inplace rewrites).
+import { gemm as gemmKernel } from '../kernels/gemm.js';
+import { isFloatDtype } from '../kernels/dtype.js';
+import { Apply } from '../graph/apply.js';
+import type { SymbolicShape } from '../graph/op.js';
+import type { Variable } from '../graph/variable.js';
+import { asTensorVariable } from './as-tensor.js';
+import { dot } from './linalg.js';
+import { add, mul } from './math.js';
+import { copyArray, shapeText, type NdArray } from './ndarray.js';
+import { TensorOp } from './op.js';
+import { sum } from './reduce.js';
+import { TensorType } from './type.js';
+import type { TensorLike, TensorVariable } from './variable.js';
+
+export class Gemm extends TensorOp {
+  /** Inputs: z, a, x, y, b; output: b*z + a*(x . y). */
+  override makeNode(...args: unknown[]): Apply {
+    if (args.length !== 5) throw new TypeError(`Gemm: expected 5 inputs (z, a, x, y, b), got ${args.length}`);
+    const [z, a, x, y, b] = (args as TensorLike[]).map((v) => asTensorVariable(v));
+    const names = ['z', 'a', 'x', 'y', 'b'];
+    [z, a, x, y, b].forEach((v, i) => {
+      if (!isFloatDtype(v!.dtype) || v!.dtype !== z!.dtype) {
+        throw new TypeError(`Gemm: ${names[i]} (${v}) has dtype ${v!.dtype}; every input must have z's float dtype (${z!.dtype})`);
+      }
+    });
+    for (const [v, nd, name] of [[z, 2, 'z'], [a, 0, 'a'], [x, 2, 'x'], [y, 2, 'y'], [b, 0, 'b']] as const) {
+      if (v!.ndim !== nd) throw new TypeError(`Gemm: ${name} (${v}) must be ${nd}-d, got ${v!.type}`);
+    }
+    const [m, k] = x!.type.shape;
+    const [k2, n] = y!.type.shape;
+    if (k !== null && k2 !== null && k !== k2) throw new TypeError(`Gemm: x has ${k} columns but y has ${k2} rows`);
+    const shape = [z!.type.shape[0] ?? m!, z!.type.shape[1] ?? n!];
+    if ((m !== null && shape[0] !== null && m !== shape[0]) || (n !== null && shape[1] !== null && n !== shape[1])) {
+      throw new TypeError(`Gemm: z (${z!.type}) does not have the shape of x . y (${m ?? '?'} x ${n ?? '?'})`);
+    }
+    return new Apply(this, [z!, a!, x!, y!, b!], [new TensorType(z!.dtype, shape).makeVariable()]);
+  }
+
+  override perform(_node: Apply, [z, a, x, y, b]: readonly NdArray[]): NdArray[] {
+    const [m, k] = x!.shape;
+    const [k2, n] = y!.shape;
+    if (k !== k2 || z!.shape[0] !== m || z!.shape[1] !== n) {
+      throw new RangeError(`Gemm: shapes ${shapeText(z!.shape)} + ${shapeText(x!.shape)} . ${shapeText(y!.shape)} do not fit`);
+    }
+    const out = copyArray(z!);
+    gemmKernel(x!, y!, out, a!.data[a!.offset]!, b!.data[b!.offset]!);
+    return [out];
+  }
+
+  override inferShape(_node: Apply, [zs]: readonly SymbolicShape[]): SymbolicShape[] {
+    return [zs!];
+  }
+
+  override grad([z, a, x, y, b]: readonly TensorVariable[], [gz]: readonly TensorVariable[]): Variable[] {
+    const xy = dot(x!, y!);
+    return [mul(gz!, b!), sum(mul(gz!, xy)), mul(dot(gz!, y!.T), a!), mul(dot(x!.T, gz!), a!), sum(mul(gz!, z!))];
+  }
+
+  override rop([z, a, x, y, b]: readonly TensorVariable[], [ez, ea, ex, ey, eb]: readonly TensorVariable[]): Variable[] {
+    return [
+      add(mul(eb!, z!), mul(b!, ez!), mul(ea!, dot(x!, y!)), mul(a!, add(dot(ex!, y!), dot(x!, ey!)))),
+    ];
+  }
+
+  override toString(): string {
+    return 'Gemm';
+  }
+}
+
+let gemmOp: Gemm | undefined;
+
+/** b*z + a*(x . y) for matrices x, y, z and scalars a, b of one float dtype. */
+export function gemm(z: TensorLike, a: TensorLike, x: TensorLike, y: TensorLike, b: TensorLike): TensorVariable {
+  return (gemmOp ??= new Gemm()).call(z, a, x, y, b);
+}

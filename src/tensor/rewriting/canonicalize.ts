@@ -1,0 +1,187 @@
+// Canonical algebra: useless operations away (x*1, x+0, x-x, -(-x), casts to the same dtype,
+// nested DimShuffles), add and mul chains flattened with their constants gathered, factors
+// that appear above and below a division cancelled (x/x, and the gradients of log(sigmoid)),
+// and log(exp(x)) -> x.
+import type { Apply } from '../../graph/apply.js';
+import { nodeRewriter } from '../../graph/rewriting/rewriter.js';
+import { registerCanonicalize } from '../../graph/rewriting/optdb.js';
+import type { Variable } from '../../graph/variable.js';
+import { isFloatDtype } from '../../kernels/dtype.js';
+import { onesLike, zerosLike } from '../alloc.js';
+import { DimShuffle, dimshuffle, type ShuffleEntry } from '../dimshuffle.js';
+import { Elemwise } from '../elemwise.js';
+import { add, mul, trueDiv } from '../math.js';
+import * as S from '../scalar/catalog.js';
+import type { ScalarOp } from '../scalar/scalar-op.js';
+import type { TensorVariable } from '../variable.js';
+import { asTypeOf } from './like.js';
+import { elemwiseOf, ownerIs, scalarConstantValue } from './match.js';
+
+const out0 = (node: Apply): TensorVariable => node.outputs[0] as TensorVariable;
+const ins = (node: Apply): TensorVariable[] => node.inputs as TensorVariable[];
+
+function fit(v: TensorVariable | undefined, node: Apply): Variable[] | false {
+  if (!v) return false;
+  const r = asTypeOf(v, out0(node));
+  return r ? [r] : false;
+}
+
+/** Drops the operands equal to `neutral` from an add or mul. */
+function dropNeutral(scalar: ScalarOp, neutral: number, name: string): void {
+  registerCanonicalize(
+    nodeRewriter(name, [elemwiseOf(scalar)], (node) => {
+      const kept = ins(node).filter((x) => scalarConstantValue(x) !== neutral);
+      if (kept.length === node.inputs.length) return false;
+      if (kept.length === 0) return fit(scalar === S.add ? zerosLike(out0(node)) : onesLike(out0(node)), node);
+      return fit(kept.length === 1 ? kept[0] : scalar === S.add ? add(...kept) : mul(...kept), node);
+    }),
+    'algebra',
+  );
+}
+dropNeutral(S.mul, 1, 'mul_one');
+dropNeutral(S.add, 0, 'add_zero');
+
+registerCanonicalize(
+  nodeRewriter('sub_self', [elemwiseOf(S.sub)], (node) => {
+    const [x, y] = ins(node);
+    if (x !== y) return false;
+    return fit(zerosLike(out0(node)), node);
+  }),
+  'algebra',
+);
+
+registerCanonicalize(
+  nodeRewriter('sub_zero', [elemwiseOf(S.sub)], (node) => {
+    const [x, y] = ins(node);
+    return scalarConstantValue(y!) === 0 ? fit(x, node) : false;
+  }),
+  'algebra',
+);
+
+registerCanonicalize(
+  nodeRewriter('div_one', [elemwiseOf(S.trueDiv)], (node) => {
+    const [x, y] = ins(node);
+    return scalarConstantValue(y!) === 1 ? fit(x, node) : false;
+  }),
+  'algebra',
+);
+
+registerCanonicalize(
+  nodeRewriter('neg_neg', [elemwiseOf(S.neg)], (node) => {
+    const inner = ownerIs(node.inputs[0]!, S.neg);
+    return inner ? fit(inner.inputs[0] as TensorVariable, node) : false;
+  }),
+  'algebra',
+);
+
+registerCanonicalize(
+  nodeRewriter('useless_cast', [{ name: 'Elemwise{cast}', test: (op) => op instanceof Elemwise && op.scalarOp.name.startsWith('cast{') }], (node) => {
+    const x = ins(node)[0]!;
+    return x.dtype === out0(node).dtype ? fit(x, node) : false;
+  }),
+  'useless',
+);
+
+registerCanonicalize(
+  nodeRewriter('log_exp', [elemwiseOf(S.log)], (node) => {
+    const inner = ownerIs(node.inputs[0]!, S.exp);
+    return inner ? fit(inner.inputs[0] as TensorVariable, node) : false;
+  }),
+  'algebra',
+);
+
+registerCanonicalize(
+  nodeRewriter('dimshuffle_merge', [DimShuffle], (node) => {
+    const op = node.op as DimShuffle;
+    const x = ins(node)[0]!;
+    if (op.newOrder.length === x.ndim && op.newOrder.every((a, i) => a === i)) return [x];
+    const inner = x.owner;
+    if (!(inner?.op instanceof DimShuffle)) return false;
+    const innerOrder = inner.op.newOrder;
+    const composed: ShuffleEntry[] = op.newOrder.map((a) => (a === 'x' ? 'x' : innerOrder[a]!));
+    return fit(dimshuffle(inner.inputs[0] as TensorVariable, composed), node);
+  }),
+  'useless',
+);
+
+/** add(add(a, b), c) -> add(a, b, c) when the inner sum has no other use and the same dtype. */
+function flatten(scalar: ScalarOp, name: string): void {
+  registerCanonicalize(
+    nodeRewriter(name, [elemwiseOf(scalar)], (node, fg) => {
+      const out = out0(node);
+      let changed = false;
+      const operands = ins(node).flatMap((x) => {
+        const inner = ownerIs(x, scalar);
+        if (!inner || fg.clients(x).length !== 1 || x.dtype !== out.dtype) return [x];
+        changed = true;
+        return ins(inner);
+      });
+      if (!changed) return false;
+      return fit(scalar === S.add ? add(...operands) : mul(...operands), node);
+    }),
+    'algebra',
+  );
+}
+flatten(S.add, 'add_flatten');
+flatten(S.mul, 'mul_flatten');
+
+/** add(x, 1, 2) -> add(x, 3): scalar constants of one add or mul combined into one. */
+function gatherConstants(scalar: ScalarOp, name: string): void {
+  registerCanonicalize(
+    nodeRewriter(name, [elemwiseOf(scalar)], (node) => {
+      const values: number[] = [];
+      const rest: TensorVariable[] = [];
+      for (const x of ins(node)) {
+        const c = scalarConstantValue(x);
+        if (c === undefined) rest.push(x);
+        else values.push(c);
+      }
+      if (values.length < 2) return false;
+      const combined = values.reduce((a, b) => (scalar === S.add ? a + b : a * b));
+      const operands: Array<TensorVariable | number> = [...rest, combined];
+      const r = operands.length === 1 ? undefined : scalar === S.add ? add(...operands) : mul(...operands);
+      return r ? fit(r, node) : false;
+    }),
+    'algebra',
+  );
+}
+gatherConstants(S.add, 'add_constants');
+gatherConstants(S.mul, 'mul_constants');
+
+/**
+ * Factors of a product that also divide it cancel: mul(a / s, s, t) -> mul(a, t), x / x -> 1.
+ * Only single-use float mul and trueDiv nodes are looked into.
+ */
+registerCanonicalize(
+  nodeRewriter('mul_div_cancel', [elemwiseOf(S.mul), elemwiseOf(S.trueDiv)], (node, fg) => {
+    const out = out0(node);
+    if (!isFloatDtype(out.dtype)) return false;
+    const num: TensorVariable[] = [];
+    const den: TensorVariable[] = [];
+    const collect = (v: TensorVariable, top: boolean, inverted: boolean): void => {
+      const owner = v.owner;
+      const usable = owner && owner.op instanceof Elemwise && (top || (fg.clients(v).length === 1 && v.dtype === out.dtype));
+      if (usable && (owner.op as Elemwise).scalarOp === S.mul) {
+        for (const x of ins(owner)) collect(x, false, inverted);
+      } else if (usable && (owner.op as Elemwise).scalarOp === S.trueDiv) {
+        collect(ins(owner)[0]!, false, inverted);
+        collect(ins(owner)[1]!, false, !inverted);
+      } else (inverted ? den : num).push(v);
+    };
+    collect(out, true, false);
+    let cancelled = 0;
+    for (let i = num.length - 1; i >= 0; i--) {
+      const j = den.indexOf(num[i]!);
+      if (j >= 0) {
+        num.splice(i, 1);
+        den.splice(j, 1);
+        cancelled += 1;
+      }
+    }
+    if (cancelled === 0) return false;
+    const top = num.length === 0 ? onesLike(out) : num.length === 1 ? num[0]! : mul(...num);
+    const r = den.length === 0 ? top : trueDiv(top, den.length === 1 ? den[0]! : mul(...den));
+    return fit(r, node);
+  }),
+  'algebra',
+);

@@ -1,0 +1,7 @@
+// Loads (and so registers) every tensor rewrite. Rewrite modules are leaves: no op module
+// imports them, so they may use op classes at load time.
+import './shape.js';
+import './canonicalize.js';
+import './stabilize.js';
+import './specialize.js';
+import './fusion.js';
