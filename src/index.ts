@@ -44,4 +44,5 @@ export { InconsistencyError, type Feature, type Client } from './graph/feature.j
 export { ancestors, graphInputs, ioToposort, CycleError } from './graph/traversal.js';
 export { cloneGraph, cloneReplace } from './graph/clone.js';
 export { debugprint, toDot } from './graph/printing.js';
-export { NodeError } from './scheduler/node-error.js';
+export { NodeError } from './graph/node-error.js';
+export { ReferenceExecutor } from './graph/reference-executor.js';

@@ -8,7 +8,7 @@ import { cloneReplace } from '../graph/clone.js';
 import { SharedVariable } from '../graph/shared.js';
 import { ancestors, graphInputs } from '../graph/traversal.js';
 import { isConstant, type Variable } from '../graph/variable.js';
-import { ReferenceExecutor } from '../scheduler/reference-executor.js';
+import { ReferenceExecutor } from '../graph/reference-executor.js';
 import { deepCopy } from '../tensor/basic-ops.js';
 import type { NdArray } from '../tensor/ndarray.js';
 import { TensorType } from '../tensor/type.js';

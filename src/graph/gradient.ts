@@ -218,12 +218,29 @@ export function gradWith(
     });
   }
 
+  // Does a known-gradient variable depend on `v` at all (perhaps only through discrete values,
+  // whose gradient is zero rather than absent)?
+  const reachesCost = (v: Variable): boolean => {
+    const reached = new Set<Variable>([v]);
+    for (const node of nodes) {
+      const pattern = connectionPattern(node);
+      node.outputs.forEach((out, j) => {
+        if (!constants.has(out) && node.inputs.some((inp, i) => reached.has(inp) && pattern[i]![j])) reached.add(out);
+      });
+    }
+    return [...known.keys()].some((k) => reached.has(k) && !constants.has(k));
+  };
+
   // 3. One answer per wrt variable.
   const costName = cost?.name;
   return wrt.map((v) => {
     const g = total(v);
     if (g !== undefined && isNullGrad(g)) {
       throw new NullGradientError(`grad: the gradient with respect to ${v} is needed but ${g.type.why}`);
+    }
+    if (g === undefined && !algebra.isDiscrete(v) && !constants.has(v) && reachesCost(v)) {
+      // Connected, but only through discrete values (comparisons, casts to int): the gradient is zero.
+      return algebra.zerosLike(v);
     }
     if (g === undefined || algebra.isDiscrete(v)) {
       if (g === undefined && !algebra.isDiscrete(v)) {
@@ -270,6 +287,13 @@ export function ropWith(
   });
   for (const node of ioToposort(wrt, outputs)) {
     if (!node.inputs.some((inp) => tangent.has(inp))) continue;
+    // Outputs that no input with a tangent reaches (by the connection pattern), or that are
+    // discrete, get no tangent; a node with no such output needs no rop.
+    const pattern = connectionPattern(node);
+    const moving = node.outputs.map(
+      (o, j) => !algebra.isDiscrete(o) && node.inputs.some((inp, i) => tangent.has(inp) && pattern[i]![j]),
+    );
+    if (!moving.some(Boolean)) continue;
     if (!node.op.rop) throw new Error(`Rop: ${node.op} has no rop (used by ${node})`);
     const evs = node.inputs.map((inp) => tangent.get(inp) ?? algebra.zerosLike(inp));
     const outs = node.op.rop(node.inputs, evs);
@@ -278,7 +302,7 @@ export function ropWith(
     }
     node.outputs.forEach((o, j) => {
       const t = outs[j]!;
-      if (!isDisconnected(t)) tangent.set(o, algebra.isDiscrete(o) ? t : algebra.castLike(t, o));
+      if (moving[j] && !isDisconnected(t)) tangent.set(o, algebra.castLike(t, o));
     });
   }
   return outputs.map((o) => tangent.get(o) ?? algebra.zerosLike(o));

@@ -141,7 +141,7 @@ export class Elemwise extends TensorOp {
 
   override perform(node: Apply, inputs: readonly NdArray[]): NdArray[] {
     const shape = this.outputShape(node, inputs.map((x) => x.shape));
-    const out = empty((node.outputs[0]!.type as TensorType).dtype, shape);
+    const out = this.#destination(node, inputs, shape) ?? empty((node.outputs[0]!.type as TensorType).dtype, shape);
     const views: TensorView[] = inputs.map((x) => ({
       data: x.data,
       offset: x.offset,
@@ -150,6 +150,20 @@ export class Elemwise extends TensorOp {
     }));
     runElemwise(this.source(node), views, [out]);
     return [out];
+  }
+
+  /**
+   * The input to overwrite when the op is inplace: it must have the output's dtype and shape and
+   * no axis of stride 0 (where one element would be written for many). Otherwise the output is a
+   * new array, which an inplace op may always return.
+   */
+  #destination(node: Apply, inputs: readonly NdArray[], shape: readonly number[]): NdArray | undefined {
+    const i = this.inplacePattern[0];
+    if (i === undefined) return undefined;
+    const x = inputs[i]!;
+    const sameDtype = (node.inputs[i]!.type as TensorType).dtype === (node.outputs[0]!.type as TensorType).dtype;
+    const fits = x.shape.length === shape.length && x.shape.every((d, a) => d === shape[a] && (x.stride[a] !== 0 || d <= 1));
+    return sameDtype && fits ? x : undefined;
   }
 
   override inferShape(node: Apply, shapes: readonly SymbolicShape[]): SymbolicShape[] {

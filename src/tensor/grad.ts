@@ -6,8 +6,9 @@ import { Variable } from '../graph/variable.js';
 import { onesLike, zerosLike } from './alloc.js';
 import { asTensorVariable } from './as-tensor.js';
 import { config } from './config.js';
-import { stack } from './join.js';
+import { map } from './map.js';
 import { add, cast } from './math.js';
+import { shapeI } from './shape.js';
 import { TensorType } from './type.js';
 import { isTensorVariable, type TensorVariable } from './variable.js';
 
@@ -121,20 +122,9 @@ export function Rop(
   return Array.isArray(f) ? out : out[0]!;
 }
 
-function staticLength(y: TensorVariable, what: string): number {
-  const n = y.type.shape[0];
-  if (n === null || n === undefined) {
-    throw new TypeError(
-      `${what}: ${y} (${y.type}) has no static length; give the expression a static shape ` +
-        '(e.g. pt.tensor({ shape: [3] }) for its inputs) so that one gradient per element can be built',
-    );
-  }
-  return n;
-}
-
 /**
  * The Jacobian of the vector (or scalar) `expression` with respect to each `wrt`: an array of
- * shape [expression.length, ...wrt.shape] per variable. The expression needs a static length.
+ * shape [expression.length, ...wrt.shape] per variable.
  */
 export function jacobian(expression: TensorVariable, wrt: TensorVariable, options?: GradOptions): TensorVariable;
 export function jacobian(expression: TensorVariable, wrt: readonly TensorVariable[], options?: GradOptions): TensorVariable[];
@@ -148,16 +138,15 @@ export function jacobian(
   let result: TensorVariable[];
   if (y.ndim === 0) result = grad(y, list, options);
   else if (y.ndim === 1) {
-    const n = staticLength(y, 'jacobian');
-    const rows = [...Array(n).keys()].map((i) => grad(y.get(i), list, { disconnectedInputs: 'ignore', ...options }));
-    result = list.map((_, k) => stack(rows.map((r) => r[k]!)));
+    // One gradient per element of y, evaluated by a Map over the elements' indices.
+    result = map(shapeI(y, 0), (i) => grad(y.get(i), list, { disconnectedInputs: 'ignore', ...options }));
   } else {
     throw new TypeError(`jacobian: the expression must be a scalar or a vector, got ${y} (${y.type}); flatten it first`);
   }
   return Array.isArray(wrt) ? result : result[0]!;
 }
 
-/** The Hessian of the scalar `cost` with respect to each vector `wrt` (which needs a static length). */
+/** The Hessian of the scalar `cost` with respect to each vector `wrt`. */
 export function hessian(cost: TensorVariable, wrt: TensorVariable, options?: GradOptions): TensorVariable;
 export function hessian(cost: TensorVariable, wrt: readonly TensorVariable[], options?: GradOptions): TensorVariable[];
 export function hessian(

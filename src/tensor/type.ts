@@ -148,7 +148,7 @@ export class TensorType extends Type<NdArray> {
     }
     if (!options.allowDowncast && !canCastSafely(src, this.dtype)) {
       throw new ValueTypeError(
-        `${where}: a ${src} value cannot be converted to ${this.dtype} without loss; ` +
+        `${where}: ${src.startsWith('int') ? 'an' : 'a'} ${src} value cannot be converted to ${this.dtype} without loss; ` +
           'convert it first, or pass allowInputDowncast: true to accept the conversion',
       );
     }

@@ -248,3 +248,24 @@ t.test('large arrays: the compiled function on contiguous and transposed inputs'
   }
   t.equal(bad, 0);
 });
+
+t.test('an inplace Elemwise writes into the input it destroys when it can', async (t) => {
+  const x = pt.matrix('x');
+  const y = pt.tensor({ shape: [1, null], name: 'y' });
+  const scalarAdd = (pt.add(x, y).owner!.op as Elemwise).scalarOp;
+  const inplace = new Elemwise(scalarAdd, { 0: 0 });
+  t.same(inplace.destroyMap, { 0: [0] });
+  t.equal(String(inplace), 'Elemwise{add,inplace}');
+  const node = inplace.call(x, y).owner!;
+  const a = r.normal([2, 3]);
+  const before = [...a.data];
+  const b = r.normal([1, 3]);
+  const [out] = inplace.perform(node, [a, b]);
+  t.equal(out, a, 'the output is the destroyed input');
+  t.same([...a.data], before.map((v, k) => v + b.data[k % 3]!));
+  // the broadcast input cannot hold the output: a new array
+  const node2 = new Elemwise(scalarAdd, { 0: 1 }).call(x, y).owner!;
+  const [out2] = (node2.op as Elemwise).perform(node2, [a, b]);
+  t.not(out2, b);
+  t.same(out2!.shape, [2, 3]);
+});

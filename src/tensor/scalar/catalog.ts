@@ -1,13 +1,12 @@
 // The element-wise functions of weft: one ScalarOp each, with NumPy's semantics for the code,
 // the dtype rule and, where the function is differentiable, the gradient.
-import { isFloatDtype, type Dtype } from '../../kernels/dtype.js';
+import { isFloatDtype, isIntDtype, type Dtype } from '../../kernels/dtype.js';
 import { zerosLike } from '../alloc.js';
 import * as m from '../math.js';
 import {
   ScalarOp,
   bitwise,
   integerInputs,
-  isIntegerOutput,
   toBool,
   toFloat,
   trueDivRule,
@@ -71,7 +70,7 @@ export const mul = new ScalarOp({
   name: 'mul',
   nin: 'variadic',
   outputDtype: upcastNoBool,
-  code: (a, ctx) => (a.length === 1 ? a[0]! : isIntegerOutput(ctx.output) ? imulChain(a) : chain(a, '*', ctx.output)),
+  code: (a, ctx) => (a.length === 1 ? a[0]! : isIntDtype(ctx.output) ? imulChain(a) : chain(a, '*', ctx.output)),
   grad: (inputs, _z, gz) => inputs.map((_, i) => m.mul(gz, ...inputs.filter((_, j) => j !== i))),
   commutative: true,
   associative: true,
@@ -115,7 +114,7 @@ export const abs = unary('abs', (a) => `Math.abs(${a})`, ([x], _z, gz) => [m.mul
 export const sign = unary('sign', (a) => `L.sign(${a})`, zeroGrad, upcastNoBool);
 export const sqr = unary(
   'sqr',
-  (a, ctx) => (isIntegerOutput(ctx.output) ? `Math.imul(${a}, ${a})` : `(${a} * ${a})`),
+  (a, ctx) => (isIntDtype(ctx.output) ? `Math.imul(${a}, ${a})` : `(${a} * ${a})`),
   ([x], _z, gz) => [m.mul(gz, x!, 2)],
   upcastNoBool,
 );

@@ -128,6 +128,3 @@ export function integerInputs(name: string): (ins: readonly Dtype[]) => string |
   };
 }
 
-export function isIntegerOutput(d: Dtype): boolean {
-  return !isFloatDtype(d) && d !== 'bool';
-}

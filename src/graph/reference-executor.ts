@@ -1,10 +1,11 @@
 // The reference executor (Theano's linker at its simplest): runs the nodes of a FunctionGraph in
 // toposort order (orderings included) on the calling thread with each op's perform, and drops
-// every intermediate value after its last reader. It is the oracle the worker runtime is tested against.
-import type { Apply } from '../graph/apply.js';
-import type { FunctionGraph } from '../graph/fgraph.js';
-import { isConstant, type Variable } from '../graph/variable.js';
+// every intermediate value after its last reader. It defines what a graph computes: the worker
+// runtime is tested against it, and ops with inner graphs (Map, OpFromGraph) run them with it.
+import type { Apply } from './apply.js';
+import type { FunctionGraph } from './fgraph.js';
 import { NodeError } from './node-error.js';
+import { isConstant, type Variable } from './variable.js';
 
 /** Hears when each node runs (for profiles). */
 export interface NodeObserver {

@@ -1,10 +1,14 @@
 // The error a call rejects with when one node fails: it names the op, the node, its place in
 // the execution order and the shapes and dtypes it was given, and keeps the original as cause.
-import type { Apply } from '../graph/apply.js';
-import { isNdArray, shapeText, storageDtype } from '../tensor/ndarray.js';
+import { dtypeOfTypedArray } from '../kernels/dtype.js';
+import type { Apply } from './apply.js';
 
+/** "float64 [2, 3]" for an array value (anything with a typed-array `data` and a `shape`). */
 function describe(value: unknown): string {
-  if (isNdArray(value)) return `${storageDtype(value)} ${shapeText(value.shape)}`;
+  const v = value as { data?: unknown; shape?: unknown };
+  if (typeof value === 'object' && value !== null && Array.isArray(v.shape)) {
+    return `${dtypeOfTypedArray(v.data) ?? 'array'} [${(v.shape as number[]).join(', ')}]`;
+  }
   return typeof value;
 }
 
