@@ -46,3 +46,4 @@ export { cloneGraph, cloneReplace } from './graph/clone.js';
 export { debugprint, toDot } from './graph/printing.js';
 export { NodeError } from './graph/node-error.js';
 export { ReferenceExecutor } from './graph/reference-executor.js';
+export { createPool, shutdown, Pool, type PoolOptions } from './workers/pool.js';

@@ -9,6 +9,9 @@ import { SharedVariable } from '../graph/shared.js';
 import { ancestors, graphInputs } from '../graph/traversal.js';
 import { isConstant, type Variable } from '../graph/variable.js';
 import { ReferenceExecutor } from '../graph/reference-executor.js';
+import { PlanError } from '../scheduler/plan.js';
+import { AbortError, PlannedExecutor } from '../scheduler/planned-executor.js';
+import { getDefaultPool, type Pool } from '../workers/pool.js';
 import { deepCopy } from '../tensor/basic-ops.js';
 import type { NdArray } from '../tensor/ndarray.js';
 import { TensorType } from '../tensor/type.js';
@@ -26,8 +29,10 @@ export interface CompileOptions {
   readonly mode?: ModeName | Mode;
   /** Record compile and run times in `fn.profile` (per rewriter, per node, per op, and a trace). */
   readonly profile?: boolean;
-  /** Worker threads to run on (0: the calling thread). Until the worker runtime lands every function runs on the calling thread. */
+  /** Worker threads a call may use (0: only the calling thread; default: all the pool's). */
   readonly workers?: number;
+  /** The pool to run on (default: a pool shared by all functions, sized to the machine). */
+  readonly pool?: Pool;
   readonly name?: string;
   /** What to do with an input that no output depends on (default 'raise'). */
   readonly onUnusedInput?: 'raise' | 'warn' | 'ignore';
@@ -61,12 +66,7 @@ export class UnusedInputError extends Error {
   }
 }
 
-export class AbortError extends Error {
-  constructor(message = 'the call was aborted') {
-    super(message);
-    this.name = 'AbortError';
-  }
-}
+export { AbortError };
 
 function isCallOptions(x: unknown): x is CallOptions {
   if (typeof x !== 'object' || x === null || Array.isArray(x)) return false;
@@ -220,9 +220,27 @@ function build(
   const fg = new FunctionGraph([...explicit, ...sharedInputs], targets);
   const rewrites = mode.rewrite(fg);
   protectOutputs(fg);
-  const executor = new ReferenceExecutor(fg);
   const profile = options.profile ? new FunctionProfile(options.name ?? 'weft function', rewrites.profile) : undefined;
   const observer = profile && { now: () => profile.now(), node: (n: Apply, a: number, b: number) => profile.recordNode(n, a, b) };
+  const onTask = profile && ((n: Apply, a: number, b: number, thread: number) => profile.recordNode(n, profile.fromEpoch(a), profile.fromEpoch(b), thread));
+  const workers = options.workers ?? options.pool?.size;
+  const planned = new PlannedExecutor(fg, workers === 0 ? undefined : () => options.pool ?? getDefaultPool(), {
+    workers: workers ?? Number.MAX_SAFE_INTEGER,
+  });
+  let reference: ReferenceExecutor | undefined;
+  /** Runs the graph: through plans, or with the reference executor once a plan proves impossible. */
+  const execute = async (values: NdArray[], signal: AbortSignal | undefined): Promise<NdArray[]> => {
+    if (!reference) {
+      try {
+        return await planned.run(values, signal, onTask);
+      } catch (e) {
+        if (!(e instanceof PlanError)) throw e;
+        reference = new ReferenceExecutor(fg);
+        if (profile) profile.fallback = e.message;
+      }
+    }
+    return reference.run(values, observer) as NdArray[];
+  };
   if (profile) profile.compileTime = performance.now() - compileStarted;
   const nOut = outList.length;
   const updated = updates.map(([s]) => s);
@@ -237,7 +255,7 @@ function build(
       const names = fnInputs.map((x, i) => x.name ?? `input ${i}`).join(', ');
       throw new TypeError(`${fnLabel} expects ${explicit.length} argument${explicit.length === 1 ? '' : 's'} (${names}), got ${args.length}`);
     }
-    const values: unknown[] = args.map((a, i) =>
+    const values: NdArray[] = args.map((a, i) =>
       inputTypes[i]!.filter(a, {
         allowDowncast: options.allowInputDowncast,
         what: `input ${i} (${fnInputs[i]!.name ?? 'unnamed'}) of ${fnLabel}`,
@@ -245,7 +263,7 @@ function build(
     );
     for (const s of sharedInputs) values.push(s.getValue({ borrow: true }));
     const callStarted = performance.now();
-    const results = executor.run(values, observer) as NdArray[];
+    const results = await execute(values, callOptions.signal);
     // Every new value is checked before any is stored, so that updates apply all or not at all.
     const newValues = updated.map((s, k) => s.type.filter(results[nOut + k], { what: `the update of ${s} by ${fnLabel}` }));
     updated.forEach((s, k) => s.setValue(newValues[k], { borrow: true }));

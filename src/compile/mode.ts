@@ -6,6 +6,8 @@ import type { FunctionGraph } from '../graph/fgraph.js';
 import { RewriteContext } from '../graph/rewriting/context.js';
 import type { RewriteQuery } from '../graph/rewriting/db.js';
 import { optdb } from '../graph/rewriting/optdb.js';
+import { applyGraphRewriter } from '../graph/rewriting/rewriter.js';
+import { walkOnce } from '../graph/rewriting/walk.js';
 import '../tensor/rewriting/index.js';
 
 export type ModeName = 'FAST_RUN' | 'FAST_COMPILE';
@@ -57,7 +59,8 @@ export class Mode {
     const ctx = new RewriteContext(this.verbose, this.options.logger);
     const started = performance.now();
     for (const r of optdb.query(this.query)) {
-      if (r.kind === 'graph') r.apply(fg, ctx);
+      if (r.kind === 'graph') applyGraphRewriter(fg, r, ctx);
+      else walkOnce(fg, [r], 'in2out', ctx);
     }
     ctx.profile.total = performance.now() - started;
     return ctx;

@@ -39,9 +39,17 @@ export class FunctionProfile {
     readonly maxEvents = 100_000,
   ) {}
 
+  /** Why calls ran on the reference executor instead of plans, if they did. */
+  fallback: string | undefined;
+
   /** Milliseconds since this profile began: the clock of `recordNode`. */
   now(): number {
     return performance.now() - this.#origin;
+  }
+
+  /** A time in milliseconds since the epoch (as workers report them) on this profile's clock. */
+  fromEpoch(ms: number): number {
+    return ms - performance.timeOrigin - this.#origin;
   }
 
   recordNode(node: Apply, start: number, end: number, thread = 0): void {

@@ -1,7 +1,7 @@
 // Test helpers for op authors (Theano's "How to test it"): checkInferShape compares an op's
 // inferShape with the shapes of real outputs, and checkRop compares Rop with finite differences
 // and with Lop (u . (J v) must equal (u J) . v). verifyGrad lives in verify-grad.ts.
-import { isFloatDtype } from '../kernels/dtype.js';
+import { dtypeOfTypedArray, isFloatDtype } from '../kernels/dtype.js';
 import type { Apply } from '../graph/apply.js';
 import type { Op } from '../graph/op.js';
 import { ioToposort } from '../graph/traversal.js';
@@ -94,7 +94,8 @@ export async function checkRop(
 ): Promise<void> {
   const rng = options.rng instanceof Rng ? options.rng : new Rng(options.rng ?? 7);
   const inputs = points.map((p, i) => {
-    const dtype = p.data instanceof Float32Array ? 'float32' : 'float64';
+    const dtype = dtypeOfTypedArray(p.data);
+    if (dtype !== 'float32' && dtype !== 'float64') throw new TypeError(`checkRop: point ${i} ${dtype ? `has dtype ${dtype}` : 'is an ndarray over a plain JS array'}; Rop is checked at float points`);
     return constant(0, { dtype }).type.clone({ shape: p.shape.map((d) => (d === 1 ? 1 : null)) }).makeVariable(`x${i}`);
   });
   const out = fn(...inputs);
@@ -106,7 +107,7 @@ export async function checkRop(
   const jv = Rop(out, inputs, evs) as TensorVariable;
   const jvFn = await compile([...inputs, ...evs], jv, { onUnusedInput: 'ignore', name: 'checkRop Rop' });
   const fFn = await compile(inputs, out, { onUnusedInput: 'ignore', name: 'checkRop f' });
-  const directions = points.map((p) => rng.normal(p.shape, { dtype: (inputs[0]!.type as TensorType).dtype }));
+  const directions = points.map((p, i) => rng.normal(p.shape, { dtype: (inputs[i]!.type as TensorType).dtype }));
   const analytic = flatValues(await jvFn(...points, ...directions));
 
   const shift = (sign: number): NdArray[] =>

@@ -2,7 +2,7 @@
 // verify_grad does. The output is projected on a seeded random tensor to get a scalar cost;
 // then, for each input and each test, the symbolic directional derivative along a random
 // direction is compared with (cost(x + eps v) - cost(x - eps v)) / (2 eps).
-import { isFloatDtype, type Dtype } from '../kernels/dtype.js';
+import { dtypeOfTypedArray, isFloatDtype, type Dtype } from '../kernels/dtype.js';
 import { constant } from '../tensor/as-tensor.js';
 import { config } from '../tensor/config.js';
 import { grad } from '../tensor/grad.js';
@@ -40,9 +40,8 @@ const DEFAULTS: Record<'float32' | 'float64', { eps: number; tol: number }> = {
 };
 
 function pointDtype(p: unknown): Dtype {
-  if (isNdArray(p)) return p.data instanceof Float32Array ? 'float32' : p.data instanceof Float64Array ? 'float64' : 'int32';
-  if (p instanceof Float32Array) return 'float32';
-  if (p instanceof Float64Array) return 'float64';
+  if (isNdArray(p)) return dtypeOfTypedArray(p.data) ?? config.floatX;
+  if (ArrayBuffer.isView(p)) return dtypeOfTypedArray(p) ?? config.floatX;
   return config.floatX;
 }
 
@@ -94,6 +93,8 @@ export async function verifyGrad(
   const absTol = options.absTol ?? DEFAULTS[worst].tol;
   const relTol = options.relTol ?? DEFAULTS[worst].tol;
   const nTests = options.nTests ?? 2;
+  if (!(Number.isInteger(nTests) && nTests >= 1)) throw new RangeError(`verifyGrad: nTests must be a positive integer, got ${nTests}`);
+  if (!(eps > 0)) throw new RangeError(`verifyGrad: eps must be positive, got ${eps}`);
 
   for (let t = 0; t < nTests; t++) {
     for (let i = 0; i < values.length; i++) {

@@ -27,10 +27,27 @@ export interface ReplaceOptions {
   readonly reason?: string;
 }
 
-function sameClient(a: Client, b: Client): boolean {
-  if (a.kind === 'output') return b.kind === 'output' && a.index === b.index;
-  return b.kind === 'apply' && a.node === b.node && a.index === b.index;
+/**
+ * The uses of one variable in the order they were added. A removed use leaves a hole (null)
+ * until the list is compacted, so that removing a use of a variable with thousands of clients
+ * (a merged constant, an input) costs O(1) instead of a search and a shift.
+ */
+interface ClientList {
+  items: Array<Client | null>;
+  /** How many items are not holes. */
+  live: number;
 }
+
+/** One change to the client lists, logged while a replaceAll runs so that a veto can undo it exactly. */
+type ListChange =
+  | { readonly op: 'push'; readonly list: ClientList }
+  | { readonly op: 'remove'; readonly list: ClientList; readonly at: number; readonly client: Client }
+  | { readonly op: 'compact'; readonly list: ClientList; readonly items: Array<Client | null> }
+  | { readonly op: 'create'; readonly v: Variable }
+  | { readonly op: 'delete'; readonly v: Variable; readonly list: ClientList };
+
+/** Lists with at least this many holes, and more holes than uses, are compacted when changed. */
+const COMPACT_MIN_HOLES = 32;
 
 export class FunctionGraph {
   readonly inputs: Variable[] = [];
@@ -40,10 +57,18 @@ export class FunctionGraph {
   /** When the graph was cloned at construction: each original variable -> its copy here. */
   readonly equiv: ReadonlyMap<Variable, Variable>;
   readonly #inputSet = new Set<Variable>();
-  readonly #clients = new Map<Variable, Client[]>();
+  readonly #clients = new Map<Variable, ClientList>();
+  /** Where each client sits in its variable's list (checked against the list before use). */
+  readonly #slot = new Map<Client, number>();
+  /** The one Client object that stands for each input of a node, and each graph output. */
+  readonly #nodeClients = new WeakMap<Apply, readonly Client[]>();
+  readonly #outputClients: Client[] = [];
   readonly #features: Feature[] = [];
-  /** While a replaceAll runs: each client list it touched, as it was before, to undo exactly. */
-  #journal: Map<Variable, Client[]> | null = null;
+  /** While a replaceAll runs: every change to the client lists, in order, to undo exactly. */
+  #journal: ListChange[] | null = null;
+  /** Counts changes to the nodes and their wiring; a toposort is reused while it stays the same. */
+  #version = 0;
+  #sorted: { readonly version: number; readonly order: readonly Apply[] } | null = null;
 
   constructor(inputs: readonly Variable[], outputs: readonly Variable[], options: FunctionGraphOptions = {}) {
     let ins = inputs;
@@ -65,8 +90,95 @@ export class FunctionGraph {
     return this.#features;
   }
 
+  /**
+   * The uses of `v`, in the order they were added. The array is the graph's own and changes
+   * with the graph: copy it before changing the graph while iterating.
+   */
   clients(v: Variable): readonly Client[] {
-    return this.#clients.get(v) ?? [];
+    const list = this.#clients.get(v);
+    if (list === undefined) return [];
+    if (list.live < list.items.length) this.#compact(list);
+    return list.items as Client[];
+  }
+
+  /** The canonical Client for input `index` of `node`, or output `index` of the graph. */
+  #canonical(c: Client): Client {
+    if (c.kind === 'output') {
+      let out = this.#outputClients[c.index];
+      if (out === undefined) {
+        out = { kind: 'output', index: c.index };
+        this.#outputClients[c.index] = out;
+      }
+      return out;
+    }
+    return this.#clientsOfNode(c.node)[c.index] ?? c;
+  }
+
+  #clientsOfNode(node: Apply): readonly Client[] {
+    let cs = this.#nodeClients.get(node);
+    if (cs === undefined) {
+      cs = node.inputs.map((_, index): Client => ({ kind: 'apply', node, index }));
+      this.#nodeClients.set(node, cs);
+    }
+    return cs;
+  }
+
+  #pushClient(v: Variable, client: Client): void {
+    const list = this.#clients.get(v)!;
+    this.#slot.set(client, list.items.length);
+    list.items.push(client);
+    list.live += 1;
+    this.#journal?.push({ op: 'push', list });
+  }
+
+  /** Takes `client` out of `v`'s list (looked up at `at`, or where the slot says); false if absent. */
+  #dropClient(list: ClientList, client: Client, at = this.#slot.get(client)): boolean {
+    if (at === undefined || list.items[at] !== client) return false;
+    list.items[at] = null;
+    list.live -= 1;
+    this.#journal?.push({ op: 'remove', list, at, client });
+    const holes = list.items.length - list.live;
+    if (holes >= COMPACT_MIN_HOLES && holes > list.live) this.#compact(list);
+    return true;
+  }
+
+  #compact(list: ClientList): void {
+    const old = list.items;
+    const items: Client[] = [];
+    for (const c of old) {
+      if (c === null) continue;
+      this.#slot.set(c, items.length);
+      items.push(c);
+    }
+    list.items = items;
+    this.#journal?.push({ op: 'compact', list, items: old });
+  }
+
+  /** Reverses one logged change (the log is undone from its end). */
+  #revert(change: ListChange): void {
+    switch (change.op) {
+      case 'push':
+        change.list.items.pop();
+        change.list.live -= 1;
+        break;
+      case 'remove':
+        change.list.items[change.at] = change.client;
+        change.list.live += 1;
+        this.#slot.set(change.client, change.at);
+        break;
+      case 'compact':
+        change.list.items = change.items;
+        change.items.forEach((c, i) => {
+          if (c !== null) this.#slot.set(c, i);
+        });
+        break;
+      case 'create':
+        this.#clients.delete(change.v);
+        break;
+      case 'delete':
+        this.#clients.set(change.v, change.list);
+        break;
+    }
   }
 
   isInput(v: Variable): boolean {
@@ -78,6 +190,7 @@ export class FunctionGraph {
     if (isConstant(v)) throw new Error(`FunctionGraph: the constant ${v} cannot be an input`);
     if (this.#inputSet.has(v)) throw new Error(`FunctionGraph: ${v} is given twice as an input`);
     this.inputs.push(v);
+    this.#version += 1;
     this.#inputSet.add(v);
     this.#track(v);
   }
@@ -85,18 +198,15 @@ export class FunctionGraph {
   addOutput(v: Variable, reason = 'addOutput'): void {
     this.importVar(v, reason);
     this.outputs.push(v);
-    this.#clients.get(v)!.push({ kind: 'output', index: this.outputs.length - 1 });
-  }
-
-  /** Saves `v`'s client list before its first change in the running replaceAll. */
-  #touch(v: Variable): void {
-    if (this.#journal && !this.#journal.has(v)) this.#journal.set(v, [...(this.#clients.get(v) ?? [])]);
+    this.#version += 1;
+    this.#pushClient(v, this.#canonical({ kind: 'output', index: this.outputs.length - 1 }));
   }
 
   #track(v: Variable): void {
     if (!this.variables.has(v)) {
       this.variables.add(v);
-      this.#clients.set(v, []);
+      this.#clients.set(v, { items: [], live: 0 });
+      this.#journal?.push({ op: 'create', v });
     }
   }
 
@@ -122,47 +232,58 @@ export class FunctionGraph {
         if (!v.owner && !isConstant(v) && !this.#inputSet.has(v)) throw new MissingInputError(v, `${n}`);
       }
     }
+    if (fresh.length > 0) this.#version += 1;
     for (const n of fresh) {
       this.applyNodes.add(n);
       for (const o of n.outputs) this.#track(o);
+      const cs = this.#clientsOfNode(n);
       n.inputs.forEach((v, i) => {
         this.#track(v);
-        this.#touch(v);
-        this.#clients.get(v)!.push({ kind: 'apply', node: n, index: i });
+        this.#pushClient(v, cs[i]!);
       });
       for (const f of this.#features) f.onImport?.(this, n, reason);
     }
   }
 
-  /** Removes one use of `v`; nodes whose outputs are no longer used leave the graph. */
-  #removeClient(v: Variable, client: Client, reason: string): void {
-    const work: Array<[Variable, Client]> = [[v, client]];
+  /**
+   * Removes one use of `v` (found at `at` when given); nodes whose outputs are no longer used
+   * leave the graph.
+   */
+  #removeClient(v: Variable, client: Client, reason: string, at?: number): void {
+    const work: Array<[Variable, Client, number | undefined]> = [[v, client, at]];
     while (work.length > 0) {
-      const [variable, c] = work.pop()!;
+      const [variable, c, where] = work.pop()!;
       const list = this.#clients.get(variable);
       if (!list) continue;
-      this.#touch(variable);
-      const at = list.findIndex((x) => sameClient(x, c));
-      if (at >= 0) list.splice(at, 1);
-      if (list.length > 0) continue;
+      this.#dropClient(list, c, where ?? this.#slot.get(c));
+      // The uses of a pruned node need no slot any more (an undo gives them theirs back).
+      if (c.kind === 'apply' && !this.applyNodes.has(c.node)) this.#slot.delete(c);
+      if (list.live > 0) continue;
       const owner = variable.owner;
       if (owner === null) {
-        if (!this.#inputSet.has(variable)) {
-          this.variables.delete(variable);
-          this.#clients.delete(variable);
-        }
+        if (!this.#inputSet.has(variable)) this.#forget(variable, list);
         continue;
       }
       if (!this.applyNodes.has(owner)) continue;
-      if (owner.outputs.some((o) => (this.#clients.get(o)?.length ?? 0) > 0)) continue;
+      if (owner.outputs.some((o) => (this.#clients.get(o)?.live ?? 0) > 0)) continue;
       this.applyNodes.delete(owner);
+      this.#version += 1;
       for (const o of owner.outputs) {
-        this.variables.delete(o);
-        this.#clients.delete(o);
+        const ol = this.#clients.get(o);
+        if (ol) this.#forget(o, ol);
+        else this.variables.delete(o);
       }
       for (const f of this.#features) f.onPrune?.(this, owner, reason);
-      owner.inputs.forEach((inp, i) => work.push([inp, { kind: 'apply', node: owner, index: i }]));
+      const cs = this.#clientsOfNode(owner);
+      owner.inputs.forEach((inp, i) => work.push([inp, cs[i]!, undefined]));
     }
+  }
+
+  /** `v` leaves the graph with its (empty) client list. */
+  #forget(v: Variable, list: ClientList): void {
+    this.variables.delete(v);
+    this.#clients.delete(v);
+    this.#journal?.push({ op: 'delete', v, list });
   }
 
   #checkReplaceable(oldVar: Variable, newVar: Variable, reason: string): Variable {
@@ -186,17 +307,20 @@ export class FunctionGraph {
    * `checked` is false only when undoing: the old variable may then be less specific than the
    * replacement it takes back from, which is no reason to refuse the undo.
    */
-  #rewire(client: Client, newVar: Variable, reason: string, checked: boolean): void {
+  #rewire(given: Client, newVar: Variable, reason: string, checked: boolean): void {
+    const client = this.#canonical(given);
     const oldVar = client.kind === 'output' ? this.outputs[client.index]! : client.node.inputs[client.index]!;
     if (oldVar === newVar) return;
     const r = checked ? this.#checkReplaceable(oldVar, newVar, reason) : newVar;
     this.importVar(r, reason);
+    // Where the client sits in oldVar's list, before the push below moves its slot to r's list.
+    const oldAt = this.#slot.get(client);
     if (client.kind === 'output') this.outputs[client.index] = r;
     else client.node.inputs[client.index] = r;
-    this.#touch(r);
-    this.#clients.get(r)!.push(client);
+    this.#version += 1;
+    this.#pushClient(r, client);
     for (const f of this.#features) f.onChangeInput?.(this, client, oldVar, r, reason);
-    this.#removeClient(oldVar, client, reason);
+    this.#removeClient(oldVar, client, reason, oldAt);
   }
 
   /** Replaces every use of `oldVar` by `newVar`, then validates; a veto undoes the change. */
@@ -214,7 +338,7 @@ export class FunctionGraph {
       this.#checkReplaceable(oldVar, newVar, reason);
     }
     const outerJournal = this.#journal;
-    const journal = new Map<Variable, Client[]>();
+    const journal: ListChange[] = [];
     this.#journal = journal;
     try {
       for (const [oldVar, newVar] of todo) {
@@ -228,17 +352,20 @@ export class FunctionGraph {
       }
       this.validate();
     } catch (e) {
-      this.#journal = null;
+      // Undo the rewiring the ordinary way, so that features hear it, then revert every change to
+      // the client lists (those of the undo too), which restores each list and its order exactly.
       for (let i = done.length - 1; i >= 0; i--) {
         const [client, oldVar] = done[i]!;
         this.#rewire(client, oldVar, `undo ${reason}`, false);
       }
-      // The undo restored every use; this restores the order of each client list as well.
-      for (const [v, list] of journal) if (this.#clients.has(v)) this.#clients.set(v, list);
+      this.#journal = null;
+      for (let i = journal.length - 1; i >= 0; i--) this.#revert(journal[i]!);
       throw e;
     } finally {
       this.#journal = outerJournal;
     }
+    // Inside an outer replaceAll, its undo must be able to revert this one's changes too.
+    if (outerJournal) for (const change of journal) outerJournal.push(change);
   }
 
   /** Asks every feature whether the graph is acceptable; throws the first refusal. */
@@ -281,7 +408,11 @@ export class FunctionGraph {
 
   /** The nodes in an order where each follows its inputs and every feature's orderings. */
   toposort(): Apply[] {
-    return ioToposort(this.inputs, this.outputs, this.orderings());
+    const orderings = this.orderings();
+    if (orderings.size > 0) return ioToposort(this.inputs, this.outputs, orderings);
+    // Rewriters sort the graph before each pass; a pass that changed nothing leaves the order valid.
+    if (this.#sorted?.version !== this.#version) this.#sorted = { version: this.#version, order: ioToposort(this.inputs, this.outputs) };
+    return this.#sorted.order.slice();
   }
 
   /** Throws if the bookkeeping disagrees with the graph (for tests and debugging). */
@@ -300,7 +431,8 @@ export class FunctionGraph {
     }
     for (const [v, list] of this.#clients) {
       if (!this.variables.has(v)) throw new InconsistencyError(`${v} has clients but is not in variables`);
-      for (const c of list) {
+      for (const c of list.items) {
+        if (c === null) continue;
         const read = c.kind === 'output' ? this.outputs[c.index] : this.applyNodes.has(c.node) ? c.node.inputs[c.index] : undefined;
         if (read !== v) throw new InconsistencyError(`a client of ${v} does not read it`);
       }

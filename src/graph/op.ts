@@ -1,6 +1,8 @@
 // Op: what a node computes. Its `props` define equality and hashing (equal ops on equal inputs
 // compute equal outputs, so the merge rewrite may fuse them); the methods are Theano's contract:
 // makeNode, perform, inferShape, grad/Lop, rop, connectionPattern, viewMap, destroyMap.
+import type { KernelParams } from '../kernels/registry.js';
+import type { TensorView } from '../kernels/view.js';
 import { Apply } from './apply.js';
 import { propKey, propLabel } from './props.js';
 import type { Variable } from './variable.js';
@@ -10,6 +12,19 @@ export type IndexMap = Readonly<Record<number, readonly number[]>>;
 
 /** A symbolic shape: one scalar integer variable per axis. */
 export type SymbolicShape = readonly Variable[];
+
+/**
+ * How a kernel's work may be split into tasks: by flat output elements, by rows (the first axis
+ * of output 0), by lanes along an axis of output 0 (every position of the other axes), or not at all.
+ */
+export type Chunking = { readonly by: 'elements' } | { readonly by: 'rows' } | { readonly by: 'lanes'; readonly axis: number } | { readonly by: 'none' };
+
+/** The worker implementation of a node: a registered kernel and its (structured-clone-safe) params. */
+export interface KernelCall {
+  readonly name: string;
+  readonly params: KernelParams;
+  readonly chunking: Chunking;
+}
 
 export abstract class Op<Out = Variable | Variable[]> {
   /** The fields that define this op's identity; subclasses list theirs (`['axis'] as const`). */
@@ -75,6 +90,26 @@ export abstract class Op<Out = Variable | Variable[]> {
 
   /** pattern[i][j]: does output j depend on input i? Defaults to all true. */
   connectionPattern?(node: Apply): boolean[][];
+
+  /**
+   * The kernel that computes this node in a worker (or on the calling thread in a plan), or
+   * undefined when the node must run `perform` on the calling thread.
+   */
+  kernel?(node: Apply): KernelCall | undefined;
+
+  /**
+   * The output shapes for inputs of these shapes, checked as `perform` checks them (it throws the
+   * same errors). Only the shapes of `inputs` are meaningful, except for small integer inputs
+   * (lengths, indices), whose values are there too. Plans call it once per input signature.
+   */
+  outputShapes?(node: Apply, inputs: readonly TensorView[]): number[][];
+
+  /**
+   * For ops whose outputs are views (viewMap): the output views of these input views, by offset
+   * and stride arithmetic alone (no data is read, except small index inputs); undefined when
+   * these inputs need a copy (a reshape of a non-contiguous value).
+   */
+  view?(node: Apply, inputs: readonly TensorView[]): TensorView[] | undefined;
 
   /** May constant folding evaluate this node when all its inputs are constants? */
   doConstantFolding(_node: Apply): boolean {

@@ -14,45 +14,59 @@ export class CycleError extends Error {
   }
 }
 
+/** Where a node stands in a depth-first walk. */
+const ON_STACK = 1;
+const DONE = 2;
+
 /**
  * Postorder over `roots` and their dependencies: every node comes after all of `deps(node)`.
- * Throws CycleError on a cycle.
+ * Throws CycleError on a cycle. Arrays returned by `deps` are walked by index, without iterators:
+ * this runs on every node of every graph that is rewritten or compiled.
  */
 export function postorder(roots: Iterable<Apply>, deps: (node: Apply) => Iterable<Apply>): Apply[] {
-  const done = new Set<Apply>();
-  const onStack = new Set<Apply>();
+  const state = new Map<Apply, number>();
   const order: Apply[] = [];
+  const stackNodes: Apply[] = [];
+  const stackDeps: Array<readonly Apply[]> = [];
+  const stackAt: number[] = [];
+  const push = (node: Apply): void => {
+    const d = deps(node);
+    state.set(node, ON_STACK);
+    stackNodes.push(node);
+    stackDeps.push(Array.isArray(d) ? d : [...d]);
+    stackAt.push(0);
+  };
   for (const root of roots) {
-    if (done.has(root)) continue;
-    const stack: Array<{ node: Apply; it: Iterator<Apply> }> = [{ node: root, it: deps(root)[Symbol.iterator]() }];
-    onStack.add(root);
-    while (stack.length > 0) {
-      const top = stack[stack.length - 1]!;
-      const next = top.it.next();
-      if (next.done) {
-        stack.pop();
-        onStack.delete(top.node);
-        done.add(top.node);
-        order.push(top.node);
+    if (state.get(root) === DONE) continue;
+    push(root);
+    while (stackNodes.length > 0) {
+      const top = stackNodes.length - 1;
+      const list = stackDeps[top]!;
+      const at = stackAt[top]!;
+      if (at === list.length) {
+        const node = stackNodes.pop()!;
+        stackDeps.pop();
+        stackAt.pop();
+        state.set(node, DONE);
+        order.push(node);
         continue;
       }
-      const dep = next.value;
-      if (done.has(dep)) continue;
-      if (onStack.has(dep)) throw new CycleError(dep);
-      onStack.add(dep);
-      stack.push({ node: dep, it: deps(dep)[Symbol.iterator]() });
+      stackAt[top] = at + 1;
+      const dep = list[at]!;
+      const s = state.get(dep);
+      if (s === DONE) continue;
+      if (s === ON_STACK) throw new CycleError(dep);
+      push(dep);
     }
   }
   return order;
 }
 
-function* ownersOf(inputs: readonly Variable[], stop: ReadonlySet<Variable>): Iterable<Apply> {
-  for (const v of inputs) if (v.owner && !stop.has(v)) yield v.owner;
-}
-
 /**
  * The apply nodes needed to compute `outputs` when `inputs` are given (the walk stops at them),
  * in an order where each node follows its dependencies and the nodes `orderings` puts before it.
+ * The same walk as `postorder`, specialised: a node's dependencies are the owners of its inputs
+ * (then its orderings), read straight from the node, so no list is built per node.
  */
 export function ioToposort(
   inputs: Iterable<Variable>,
@@ -60,16 +74,57 @@ export function ioToposort(
   orderings?: Orderings,
 ): Apply[] {
   const stop = new Set(inputs);
-  const roots: Apply[] = [];
-  for (const o of outputs) if (o.owner && !stop.has(o)) roots.push(o.owner);
-  const deps = orderings
-    ? function* (n: Apply): Iterable<Apply> {
-        yield* ownersOf(n.inputs, stop);
-        const extra = orderings.get(n);
-        if (extra) yield* extra;
+  // The walk only stops at computed variables; when every stop is a root (a FunctionGraph's
+  // inputs always are), no edge needs the set lookup.
+  let stopsComputed = false;
+  for (const v of stop) if (v.owner !== null) stopsComputed = true;
+  const extraOf = (n: Apply): readonly Apply[] | undefined => {
+    const extra = orderings?.get(n);
+    return extra === undefined ? undefined : Array.isArray(extra) ? extra : [...extra];
+  };
+  const state = new Map<Apply, number>();
+  const order: Apply[] = [];
+  // The stack holds each node with a cursor over its inputs, then over its extra orderings.
+  const stackNodes: Apply[] = [];
+  const stackAt: number[] = [];
+  const stackExtra: Array<readonly Apply[] | undefined> = [];
+  const visit = (dep: Apply): void => {
+    const s = state.get(dep);
+    if (s === DONE) return;
+    if (s === ON_STACK) throw new CycleError(dep);
+    state.set(dep, ON_STACK);
+    stackNodes.push(dep);
+    stackAt.push(0);
+    stackExtra.push(orderings ? extraOf(dep) : undefined);
+  };
+  for (const o of outputs) {
+    if (!o.owner || stop.has(o)) continue;
+    visit(o.owner);
+    while (stackNodes.length > 0) {
+      const top = stackNodes.length - 1;
+      const node = stackNodes[top]!;
+      const at = stackAt[top]!;
+      const nIn = node.inputs.length;
+      if (at < nIn) {
+        stackAt[top] = at + 1;
+        const v = node.inputs[at]!;
+        if (v.owner !== null && !(stopsComputed && stop.has(v))) visit(v.owner);
+        continue;
       }
-    : (n: Apply) => ownersOf(n.inputs, stop);
-  return postorder(roots, deps);
+      const extra = stackExtra[top];
+      if (extra !== undefined && at < nIn + extra.length) {
+        stackAt[top] = at + 1;
+        visit(extra[at - nIn]!);
+        continue;
+      }
+      stackNodes.pop();
+      stackAt.pop();
+      stackExtra.pop();
+      state.set(node, DONE);
+      order.push(node);
+    }
+  }
+  return order;
 }
 
 /** Every variable that `vars` depend on (themselves included), not walking past `blockers`. */

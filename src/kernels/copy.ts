@@ -1,7 +1,26 @@
 // Strided copy with conversion: reads any view and writes any view of the same shape, in C
-// order. It backs DeepCopyOp, making values contiguous, and dtype conversion (the destination's
-// storage does the rounding or wrapping, as a typed-array store does).
-import { sizeOf, type Range, type TensorView } from './view.js';
+// order. It backs DeepCopyOp, Alloc (a broadcast source), Reshape of a non-contiguous value,
+// making values contiguous, and dtype conversion (the destination's storage does the rounding or
+// wrapping, as a typed-array store does). A range selects flat C-order elements.
+import { contiguousStrides, sizeOf, type Range, type TensorView } from './view.js';
+
+/**
+ * `v` seen with `shape` by NumPy broadcasting: missing leading axes and axes of length 1 get
+ * stride 0. The caller has checked that the shapes broadcast.
+ */
+export function broadcastView(v: TensorView, shape: readonly number[]): TensorView {
+  const lead = shape.length - v.shape.length;
+  const stride = shape.map((d, a) => (a < lead || (v.shape[a - lead] === 1 && d !== 1) ? 0 : v.stride[a - lead]!));
+  return { data: v.data, offset: v.offset, shape, stride };
+}
+
+/**
+ * Copies the elements of `src` in C order into the C-contiguous `dst`, whose shape may differ
+ * but whose size is the same (a reshape); a range selects flat element positions.
+ */
+export function copyFlat(src: TensorView, dst: TensorView, range?: Range): void {
+  copyView(src, { data: dst.data, offset: dst.offset, shape: src.shape, stride: contiguousStrides(src.shape) }, range);
+}
 
 export function copyView(src: TensorView, dst: TensorView, range?: Range): void {
   const shape = dst.shape;

@@ -1,6 +1,7 @@
-// Filling new arrays with ranges and identity-like diagonals (ARange and Eye). The arrays come
-// in zero-filled; lengths follow NumPy: arange has ceil((stop - start) / step) elements, or none.
-import type { TensorView } from './view.js';
+// Filling new arrays with ranges and identity-like diagonals (ARange and Eye). Lengths follow
+// NumPy: arange has ceil((stop - start) / step) elements, or none. Both take a range for
+// chunking: arange by elements, eye by rows (it writes its zeros too: memory comes uninitialised).
+import type { Range, TensorView } from './view.js';
 
 /** The number of elements of arange(start, stop, step): NaN or Infinity when there is no finite answer. */
 export function arangeLength(start: number, stop: number, step: number): number {
@@ -8,24 +9,33 @@ export function arangeLength(start: number, stop: number, step: number): number 
   return Number.isNaN(n) ? NaN : Math.max(0, n);
 }
 
-/** dst[i] = start + i * step along a 1-d view. */
-export function fillArange(dst: TensorView, start: number, step: number): void {
+/** dst[i] = start + i * step along a 1-d view, for i in the range (all of dst by default). */
+export function fillArange(dst: TensorView, start: number, step: number, range?: Range): void {
   const data = dst.data;
-  const n = dst.shape[0]!;
+  const first = range?.start ?? 0;
+  const end = Math.min(range?.end ?? dst.shape[0]!, dst.shape[0]!);
   const s = dst.stride[0]!;
-  let p = dst.offset;
-  for (let i = 0; i < n; i++) {
+  let p = dst.offset + first * s;
+  for (let i = first; i < end; i++) {
     data[p] = start + i * step;
     p += s;
   }
 }
 
-/** Writes 1 at (i, i + k) of a zero-filled 2-d view: the k-th diagonal (k > 0 above the main one). */
-export function fillEyeDiagonal(dst: TensorView, k: number): void {
+/**
+ * Writes the rows of a 2-d view in the range (all by default) as rows of an identity-like
+ * matrix: 1 at (i, i + k), the k-th diagonal (k > 0 above the main one), 0 elsewhere.
+ */
+export function fillEye(dst: TensorView, k: number, range?: Range): void {
   const [n, m] = dst.shape as [number, number];
   const [sr, sc] = dst.stride as [number, number];
-  const first = Math.max(0, -k);
-  const end = Math.min(n, m - k);
   const data = dst.data;
-  for (let i = first; i < end; i++) data[dst.offset + i * sr + (i + k) * sc] = 1;
+  const lo = range?.start ?? 0;
+  const hi = Math.min(range?.end ?? n, n);
+  for (let i = lo; i < hi; i++) {
+    const row = dst.offset + i * sr;
+    for (let j = 0, p = row; j < m; j++, p += sc) data[p] = 0;
+    const col = i + k;
+    if (col >= 0 && col < m) data[row + col * sc] = 1;
+  }
 }

@@ -358,16 +358,25 @@ export function collapseToMatrix(v: TensorView, split: number): TensorView | und
   return { data: v.data, offset: v.offset, shape: [rows.length, cols.length], stride: [rows.stride, cols.stride] };
 }
 
-function contiguousCopy(v: TensorView): TensorView {
-  const data = new (v.data.constructor as new (n: number) => TypedArray)(sizeOf(v.shape));
-  const copy: TensorView = { data, offset: 0, shape: v.shape, stride: contiguousStrides(v.shape) };
-  copyView(v, copy);
-  return copy;
+function newLike(data: TypedArray, length: number): TypedArray {
+  return new (data.constructor as new (n: number) => TypedArray)(length);
 }
 
-/** `v` as a matrix (rows: axes [0, split)), copied to contiguous memory when its strides do not merge. */
-function matrixOf(v: TensorView, split: number): TensorView {
-  return collapseToMatrix(v, split) ?? collapseToMatrix(contiguousCopy(v), split)!;
+/**
+ * `v` as a matrix (rows: axes [0, split)) that is valid for the rows [start, end): the view
+ * itself when its axes merge, else a contiguous copy of those rows only, whose view is offset by
+ * -start rows so that row i is found where a full copy would hold it (rows outside the range
+ * are never read).
+ */
+function matrixRows(v: TensorView, split: number, start: number, end: number): TensorView {
+  const direct = collapseToMatrix(v, split);
+  if (direct) return direct;
+  const rows = sizeOf(v.shape.slice(0, split));
+  const cols = sizeOf(v.shape.slice(split));
+  const data = newLike(v.data, (end - start) * cols);
+  const base = -start * cols;
+  copyView(v, { data, offset: base, shape: v.shape, stride: contiguousStrides(v.shape) }, { start: start * cols, end: end * cols });
+  return { data, offset: base, shape: [rows, cols], stride: [cols, 1] };
 }
 
 function permuted(v: TensorView, order: readonly number[]): TensorView {
@@ -377,7 +386,8 @@ function permuted(v: TensorView, order: readonly number[]): TensorView {
 /**
  * NumPy's tensordot: sums a[..] * b[..] over the axis pairs (axesA[i], axesB[i]); `out` has the
  * free axes of a, then those of b, in order. The lengths of paired axes must agree (checked by
- * the caller). `rows` is a range over the flat index of a's free axes.
+ * the caller). `rows` is a range over the flat index of a's free axes (the rows of a seen as a
+ * matrix [rows, k]); a chunk copies only its own rows of a when a's axes do not merge.
  */
 export function tensordotInto(
   a: TensorView,
@@ -389,13 +399,20 @@ export function tensordotInto(
 ): void {
   const freeA = a.shape.map((_, i) => i).filter((i) => !axesA.includes(i));
   const freeB = b.shape.map((_, i) => i).filter((i) => !axesB.includes(i));
-  const a2 = matrixOf(permuted(a, [...freeA, ...axesA]), freeA.length);
-  const b2 = matrixOf(permuted(b, [...axesB, ...freeB]), axesB.length);
+  const m = sizeOf(freeA.map((ax) => a.shape[ax]!));
+  const [start, end] = rowRange(m, rows);
+  if (start >= end) return;
+  const a2 = matrixRows(permuted(a, [...freeA, ...axesA]), freeA.length, start, end);
+  const pb = permuted(b, [...axesB, ...freeB]);
+  const b2 = matrixRows(pb, axesB.length, 0, sizeOf(pb.shape.slice(0, axesB.length)));
   const c2 = collapseToMatrix(out, freeA.length);
-  if (c2) return matmulInto(a2, b2, c2, rows);
-  const tmp = contiguousCopy(out);
-  matmulInto(a2, b2, collapseToMatrix(tmp, freeA.length)!, rows);
-  copyView(tmp, out);
+  if (c2) return matmulInto(a2, b2, c2, { start, end });
+  // An output whose axes do not merge (never a kernel's, which are contiguous): computed into a
+  // contiguous temporary, whose rows in the range are copied out.
+  const tmp: TensorView = { data: newLike(out.data, sizeOf(out.shape)), offset: 0, shape: out.shape, stride: contiguousStrides(out.shape) };
+  matmulInto(a2, b2, collapseToMatrix(tmp, freeA.length)!, { start, end });
+  const n = sizeOf(freeB.map((ax) => b.shape[ax]!));
+  copyView(tmp, out, { start: start * n, end: end * n });
 }
 
 /**

@@ -1,8 +1,8 @@
 // Reductions over any set of axes in one pass over the input: each output element accumulates
 // its inputs in C order of the reduced axes (in float64), so results do not depend on how the
-// work is scheduled. Argmax/argmin track the position within the reduced block.
+// work is scheduled or chunked. Argmax/argmin track the position within the reduced block.
 import type { TypedArray } from './dtype.js';
-import { sizeOf, type TensorView } from './view.js';
+import { contiguousStrides, sizeOf, type Range, type TensorView } from './view.js';
 
 export type ReduceKind = 'sum' | 'prod' | 'max' | 'min' | 'all' | 'any';
 
@@ -305,8 +305,15 @@ function runBlocks(block: Block, x: TensorView, L: LoopNest, acc: Float64Array):
   while (it.next());
 }
 
-/** Reduces `x` over the axes marked in `reduced` into `out` (C-contiguous, the kept axes' shape). */
-export function reduceInto(kind: ReduceKind, x: TensorView, reduced: readonly boolean[], out: TensorView): void {
+/**
+ * Reduces `x` over the axes marked in `reduced` into `out` (C-contiguous, the kept axes' shape);
+ * with a range, only output elements [start, end), each reduced in full and in the same order.
+ */
+export function reduceInto(kind: ReduceKind, x: TensorView, reduced: readonly boolean[], out: TensorView, range?: Range): void {
+  forEachBox(x, reduced, out, range, (xb, ob) => reduceBox(kind, xb, reduced, ob));
+}
+
+function reduceBox(kind: ReduceKind, x: TensorView, reduced: readonly boolean[], out: TensorView): void {
   const size = sizeOf(out.shape);
   const acc = new Float64Array(size).fill(IDENTITY[kind]);
   if (sizeOf(x.shape) > 0) {
@@ -391,9 +398,14 @@ function argminBlock(d: TypedArray, best: Float64Array, where: Int32Array, L: Lo
 
 /**
  * The position of the largest (`max`) or smallest element of each reduced block, counted in C
- * order over the reduced axes. Every reduced axis must have a length above 0.
+ * order over the reduced axes. Every reduced axis must have a length above 0. A range selects
+ * output elements as in `reduceInto`.
  */
-export function argReduceInto(kind: 'max' | 'min', x: TensorView, reduced: readonly boolean[], out: TensorView): void {
+export function argReduceInto(kind: 'max' | 'min', x: TensorView, reduced: readonly boolean[], out: TensorView, range?: Range): void {
+  forEachBox(x, reduced, out, range, (xb, ob) => argReduceBox(kind, xb, reduced, ob));
+}
+
+function argReduceBox(kind: 'max' | 'min', x: TensorView, reduced: readonly boolean[], out: TensorView): void {
   const size = sizeOf(out.shape);
   const best = new Float64Array(size).fill(kind === 'max' ? -Infinity : Infinity);
   const where = new Int32Array(size);
@@ -410,4 +422,56 @@ export function argReduceInto(kind: 'max' | 'min', x: TensorView, reduced: reado
   }
   const o = out.data;
   for (let i = 0; i < size; i++) o[out.offset + i] = where[i]!;
+}
+
+// Chunks. Output elements [start, end) in C order over the kept axes split into at most
+// 2 * (kept axes) boxes: leading kept axes fixed, one kept axis cut to an interval, the trailing
+// ones whole. A box is a contiguous run of the output and a sub-view of `x` that keeps every
+// reduced axis whole, so each output element is reduced by the same loops in the same order
+// whatever the split: chunked results are bitwise those of one call.
+
+type BoxVisitor = (x: TensorView, out: TensorView) => void;
+
+function forEachBox(x: TensorView, reduced: readonly boolean[], out: TensorView, range: Range | undefined, visit: BoxVisitor): void {
+  const size = sizeOf(out.shape);
+  const start = range?.start ?? 0;
+  const end = Math.min(range?.end ?? size, size);
+  if (start === 0 && end === size) {
+    visit(x, out);
+    return;
+  }
+  if (start >= end) return;
+  const kept: number[] = [];
+  reduced.forEach((r, a) => {
+    if (!r) kept.push(a);
+  });
+  // inner[k]: output elements per step of kept axis k.
+  const inner = new Array<number>(kept.length);
+  for (let k = kept.length - 1, acc = 1; k >= 0; k--) {
+    inner[k] = acc;
+    acc *= x.shape[kept[k]!]!;
+  }
+  let pos = start;
+  while (pos < end) {
+    // The outermost kept axis at whose step boundary `pos` lies with room for one whole step
+    // (the innermost always qualifies).
+    let k = 0;
+    while (pos % inner[k]! !== 0 || end - pos < inner[k]!) k++;
+    const shape = [...x.shape];
+    let offset = x.offset;
+    let rem = pos;
+    for (let j = 0; j < k; j++) {
+      const i = Math.floor(rem / inner[j]!);
+      rem -= i * inner[j]!;
+      offset += i * x.stride[kept[j]!]!;
+      shape[kept[j]!] = 1;
+    }
+    const first = rem / inner[k]!;
+    const count = Math.min(x.shape[kept[k]!]! - first, Math.floor((end - pos) / inner[k]!));
+    offset += first * x.stride[kept[k]!]!;
+    shape[kept[k]!] = count;
+    const outShape = kept.map((a) => shape[a]!);
+    visit({ data: x.data, offset, shape, stride: x.stride }, { data: out.data, offset: out.offset + pos, shape: outShape, stride: contiguousStrides(outShape) });
+    pos += count * inner[k]!;
+  }
 }

@@ -1,7 +1,9 @@
 // Softmax kernels along one axis, lane by lane (a lane is the run of elements along the axis at
 // one position of the other axes): softmax, log-softmax and the gradient of softmax. Each lane
 // subtracts its maximum before exp, so large inputs neither overflow nor lose their largest term;
-// sums accumulate in float64 and every element is rounded once, on store.
+// sums accumulate in float64 and every element is rounded once, on store. Registered as
+// 'softmax', 'logSoftmax' and 'softmaxGrad' (params: { axis }), chunked by lanes along the axis.
+import { registerKernel } from './registry.js';
 import type { Range, TensorView } from './view.js';
 
 /** exp(x - max) of the current lane, kept in float64 between the two passes. */
@@ -120,3 +122,9 @@ export function softmaxGradInto(dy: TensorView, sm: TensorView, axis: number, ou
     for (let j = 0, p = pg, q = ps, r = po; j < n; j++, p += gs, q += ss, r += os) od[r] = (gd[p]! - dotSum) * sd[q]!;
   });
 }
+
+registerKernel('softmax', (ins, outs, params, range) => softmaxInto(ins[0]!, params['axis'] as number, outs[0]!, range));
+registerKernel('logSoftmax', (ins, outs, params, range) => logSoftmaxInto(ins[0]!, params['axis'] as number, outs[0]!, range));
+registerKernel('softmaxGrad', (ins, outs, params, range) =>
+  softmaxGradInto(ins[0]!, ins[1]!, params['axis'] as number, outs[0]!, range),
+);

@@ -1,18 +1,18 @@
 // Alloc: a new tensor of a given shape filled by broadcasting a value into it; zeros, ones,
 // zerosLike, onesLike and broadcastLike are built on it.
-import { copyView } from '../kernels/copy.js';
 import type { Dtype } from '../kernels/dtype.js';
+import type { TensorView } from '../kernels/view.js';
 import { Apply } from '../graph/apply.js';
 import { disconnected } from '../graph/gradient.js';
-import type { SymbolicShape } from '../graph/op.js';
+import type { KernelCall, SymbolicShape } from '../graph/op.js';
 import type { Variable } from '../graph/variable.js';
 import { asTensorVariable, constant } from './as-tensor.js';
 import { config } from './config.js';
 import { dimshuffle } from './dimshuffle.js';
-import { empty, shapeText, type NdArray } from './ndarray.js';
+import { shapeText } from './ndarray.js';
 import { TensorOp } from './op.js';
 import { sum } from './reduce.js';
-import { asIntScalar, constantScalar, Shape, shapeOf } from './shape.js';
+import { asIntScalar, constantScalar, Shape, shapeOf, smallInputValues } from './shape.js';
 import { TensorType } from './type.js';
 import { isTensorVariable, type ShapeLike, type TensorLike, type TensorVariable } from './variable.js';
 
@@ -37,26 +37,28 @@ export class Alloc extends TensorOp {
     return new Apply(this, [v, ...lengths], [new TensorType(v.dtype, shape).makeVariable()]);
   }
 
-  override perform(node: Apply, [value, ...dims]: readonly NdArray[]): NdArray[] {
-    const shape = dims.map((d) => d.data[d.offset]!);
+  override kernel(): KernelCall {
+    return { name: 'alloc', params: {}, chunking: { by: 'elements' } };
+  }
+
+  /** The lengths are read from the scalar inputs; the value must broadcast to them (strictly). */
+  override outputShapes(node: Apply, [value, ...dims]: readonly TensorView[]): number[][] {
+    const shape = dims.map((d, i) => smallInputValues(d, `Alloc: length ${i}`)[0]!);
     shape.forEach((d, i) => {
       if (d < 0) throw new RangeError(`Alloc: negative length ${d} on axis ${i}`);
     });
     const lead = shape.length - value!.shape.length;
     const vType = node.inputs[0]!.type as TensorType;
-    const stride = shape.map((d, i) => {
-      if (i < lead) return 0;
+    shape.forEach((d, i) => {
+      if (i < lead) return;
       const vd = value!.shape[i - lead]!;
-      if (vd === d) return vd === 1 ? 0 : value!.stride[i - lead]!;
-      if (vd === 1 && vType.shape[i - lead] === 1) return 0;
+      if (vd === d || (vd === 1 && vType.shape[i - lead] === 1)) return;
       throw new RangeError(
         `Alloc: the value of shape ${shapeText(value!.shape)} cannot be broadcast to shape ${shapeText(shape)}` +
           (vd === 1 ? ` (axis ${i - lead} of the value is not statically broadcastable)` : ''),
       );
     });
-    const out = empty(vType.dtype, shape);
-    copyView({ data: value!.data, offset: value!.offset, shape, stride }, out);
-    return [out];
+    return [shape];
   }
 
   override inferShape(node: Apply): SymbolicShape[] {

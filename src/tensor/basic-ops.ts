@@ -1,17 +1,17 @@
 // DeepCopyOp and ViewOp. DeepCopyOp gives the caller memory that weft will never write again
 // (compile puts one on outputs that alias inputs, shared storage or each other); ViewOp is the
 // identity as a view, a stable place for rewrites to hang a variable on.
+import type { TensorView } from '../kernels/view.js';
 import { Apply } from '../graph/apply.js';
-import type { IndexMap, SymbolicShape } from '../graph/op.js';
+import type { IndexMap, KernelCall, SymbolicShape } from '../graph/op.js';
 import type { Variable } from '../graph/variable.js';
-import { asTensorVariable } from './as-tensor.js';
-import { copyArray, makeNdArray, type NdArray } from './ndarray.js';
+import { asTensorArgs } from './as-tensor.js';
 import { TensorOp } from './op.js';
 import type { TensorLike, TensorVariable } from './variable.js';
 
 abstract class IdentityOp extends TensorOp {
   override makeNode(x: unknown): Apply {
-    const v = asTensorVariable(x as TensorLike);
+    const [v] = asTensorArgs([x as TensorLike], String(this)) as [TensorVariable];
     return new Apply(this, [v], [v.type.makeVariable()]);
   }
 
@@ -29,8 +29,12 @@ abstract class IdentityOp extends TensorOp {
 }
 
 export class DeepCopyOp extends IdentityOp {
-  override perform(_node: Apply, [x]: readonly NdArray[]): NdArray[] {
-    return [copyArray(x!)];
+  override kernel(): KernelCall {
+    return { name: 'copy', params: {}, chunking: { by: 'elements' } };
+  }
+
+  override outputShapes(_node: Apply, [x]: readonly TensorView[]): number[][] {
+    return [[...x!.shape]];
   }
 
   override doConstantFolding(): boolean {
@@ -45,8 +49,8 @@ export class DeepCopyOp extends IdentityOp {
 export class ViewOp extends IdentityOp {
   override readonly viewMap: IndexMap = { 0: [0] };
 
-  override perform(_node: Apply, [x]: readonly NdArray[]): NdArray[] {
-    return [makeNdArray(x!.data, x!.shape, x!.stride, x!.offset)];
+  override view(_node: Apply, [x]: readonly TensorView[]): TensorView[] {
+    return [{ data: x!.data, offset: x!.offset, shape: x!.shape, stride: x!.stride }];
   }
 
   override toString(): string {

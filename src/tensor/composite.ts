@@ -2,13 +2,16 @@
 // is a small typed IR, a list of steps over the fused inputs; the kernel code is one JS
 // expression rendered from it, with each intermediate wrapped to its dtype (Math.fround for
 // float32, |0 for int32, ...), so fused results equal unfused ones bit for bit. The structure is
-// the op's identity: equal fusions share one compiled loop.
-import type { Dtype } from '../kernels/dtype.js';
+// the op's identity: equal fusions share one kernel source, compiled once.
+import { isDiscreteDtype, type Dtype } from '../kernels/dtype.js';
+import type { ElemwiseSource } from '../kernels/elemwise.js';
 import type { Apply } from '../graph/apply.js';
 import type { Variable } from '../graph/variable.js';
+import { zerosLike } from './alloc.js';
 import { Elemwise, elemwise } from './elemwise.js';
 import { Lop, Rop } from './grad.js';
-import { ScalarOp, type CodeContext } from './scalar/scalar-op.js';
+import { ScalarOp, asDtype, type CodeContext } from './scalar/scalar-op.js';
+import type { TensorType } from './type.js';
 import type { TensorVariable } from './variable.js';
 
 /** One step of a fused computation: a scalar op applied to earlier values. */
@@ -16,6 +19,7 @@ export interface CompositeStep {
   readonly op: ScalarOp;
   /** Indices into the values: the composite's inputs first, then the results of earlier steps. */
   readonly args: readonly number[];
+  /** The step's result dtype: what `op` gives for its arguments' dtypes. */
   readonly dtype: Dtype;
 }
 
@@ -23,35 +27,63 @@ const SHORT: Record<Dtype, string> = {
   float32: 'f32', float64: 'f64', int8: 'i8', int16: 'i16', int32: 'i32', uint8: 'u8', uint16: 'u16', uint32: 'u32', bool: 'b',
 };
 
-/** A JS expression of `expr` brought to `dtype`, as storing it into that dtype's array would. */
-export function wrapToDtype(expr: string, dtype: Dtype): string {
-  switch (dtype) {
-    case 'float64': return expr;
-    case 'float32': return `Math.fround(${expr})`;
-    case 'int32': return `((${expr}) | 0)`;
-    case 'uint32': return `((${expr}) >>> 0)`;
-    case 'int16': return `((${expr}) << 16 >> 16)`;
-    case 'uint16': return `((${expr}) & 65535)`;
-    case 'int8': return `((${expr}) << 24 >> 24)`;
-    case 'uint8': return `((${expr}) & 255)`;
-    case 'bool': return `((${expr}) ? 1 : 0)`;
-  }
+/** Checks the steps; returns the dtype of every value (inputs, then steps). */
+function checkSteps(inputDtypes: readonly Dtype[], steps: readonly CompositeStep[]): Dtype[] {
+  if (steps.length === 0) throw new TypeError('CompositeScalar: no steps; a fused computation needs at least one');
+  const dtypes: Dtype[] = [...inputDtypes];
+  steps.forEach((s, k) => {
+    const where = `CompositeScalar: step ${k} (${s.op})`;
+    const nin = s.op.spec.nin;
+    if (nin === 'variadic' ? s.args.length < 1 : s.args.length !== nin) {
+      throw new TypeError(`${where} has ${s.args.length} arguments; ${s.op} takes ${nin === 'variadic' ? 'at least 1' : nin}`);
+    }
+    const bad = s.args.find((a) => !Number.isInteger(a) || a < 0 || a >= dtypes.length);
+    if (bad !== undefined) {
+      throw new RangeError(
+        `${where} reads value ${bad}; it may read values 0 to ${dtypes.length - 1} (the ${inputDtypes.length} inputs, then the steps before it)`,
+      );
+    }
+    const argDtypes = s.args.map((a) => dtypes[a]!);
+    const problem = s.op.spec.checkInputs?.(argDtypes);
+    if (problem) throw new TypeError(`${where}: ${problem}`);
+    const want = s.op.spec.outputDtype(argDtypes);
+    if (s.dtype !== want) throw new TypeError(`${where} has dtype ${s.dtype}, but ${s.op} of (${argDtypes.join(', ')}) gives ${want}`);
+    dtypes.push(s.dtype);
+  });
+  return dtypes;
 }
 
-/** The readable structure of a fused computation, e.g. add(mul(exp(i0),i1),tanh(i2)). */
-function render(steps: readonly CompositeStep[], nin: number, at: number): string {
-  if (at < nin) return `i${at}`;
-  const s = steps[at - nin]!;
-  return `${s.op.name}(${s.args.map((a) => render(steps, nin, a)).join(',')})`;
+/**
+ * The readable structure of a fused computation: a tree such as add(mul(exp(i0),i1),tanh(i2)),
+ * or, when a step is read more than once (only composites built by hand share steps), the list
+ * of steps s0=...;s1=... so that the text stays as long as the computation.
+ */
+function render(steps: readonly CompositeStep[], nin: number): string {
+  const reads = new Array<number>(steps.length).fill(0);
+  for (const s of steps) for (const a of s.args) if (a >= nin) reads[a - nin]! += 1;
+  if (reads.some((n) => n > 1)) {
+    const ref = (a: number): string => (a < nin ? `i${a}` : `s${a - nin}`);
+    return steps.map((s, k) => `s${k}=${s.op.name}(${s.args.map(ref).join(',')})`).join(';');
+  }
+  const tree = (at: number): string => {
+    if (at < nin) return `i${at}`;
+    const s = steps[at - nin]!;
+    return `${s.op.name}(${s.args.map(tree).join(',')})`;
+  };
+  return tree(nin + steps.length - 1);
 }
 
 export class CompositeScalar extends ScalarOp {
+  readonly structure: string;
+  readonly #key: string;
+
   constructor(
     readonly inputDtypes: readonly Dtype[],
     readonly steps: readonly CompositeStep[],
   ) {
+    const dtypes = checkSteps(inputDtypes, steps);
     const nin = inputDtypes.length;
-    const structure = render(steps, nin, nin + steps.length - 1);
+    const structure = render(steps, nin);
     const out = steps[steps.length - 1]!.dtype;
     super({
       name: `composite[${inputDtypes.map((d) => SHORT[d]).join(',')}]{${structure}}`,
@@ -63,21 +95,25 @@ export class CompositeScalar extends ScalarOp {
       },
       code: (args) => {
         const exprs: string[] = [...args];
-        const dtypes: Dtype[] = [...inputDtypes];
         steps.forEach((s, k) => {
           const ctx: CodeContext = { inputs: s.args.map((a) => dtypes[a]!), output: s.dtype };
           const e = s.op.spec.code(s.args.map((a) => exprs[a]!), ctx);
-          exprs.push(k === steps.length - 1 ? e : wrapToDtype(e, s.dtype));
-          dtypes.push(s.dtype);
+          // Every intermediate is stored as its node would store it; ScalarOp.code wraps the last.
+          exprs.push(k === steps.length - 1 ? e : asDtype(s.dtype, e));
         });
         return exprs[exprs.length - 1]!;
       },
       grad: (inputs, _output, gz) => Lop(this.expand(inputs), inputs, gz) as TensorVariable[],
     });
     this.structure = structure;
+    // The identity: every step with its dtype, in order (the name leaves the dtypes of steps out).
+    const ref = (a: number): string => (a < nin ? `i${a}` : `s${a - nin}`);
+    this.#key = `scalar.composite[${inputDtypes.join(',')}]{${steps.map((s) => `${s.op.key}:${s.dtype}(${s.args.map(ref).join(',')})`).join(';')}}`;
   }
 
-  readonly structure: string;
+  override get key(): string {
+    return this.#key;
+  }
 
   /** The fused computation rebuilt from element-wise ops on `inputs`. */
   expand(inputs: readonly TensorVariable[]): TensorVariable {
@@ -87,21 +123,34 @@ export class CompositeScalar extends ScalarOp {
   }
 }
 
+/** Kernel sources of composites by structure: equal fusions in any graph share one. */
+const sources = new Map<string, ElemwiseSource>();
+
 export class Composite extends Elemwise {
   constructor(readonly composite: CompositeScalar) {
     super(composite);
   }
 
+  override source(node: Apply): ElemwiseSource {
+    const outDtype = (node.outputs[0]!.type as TensorType).dtype;
+    const key = `${this.composite.key}>${outDtype}`;
+    let src = sources.get(key);
+    if (!src) {
+      src = super.source(node);
+      sources.set(key, src);
+    }
+    return src;
+  }
+
+  /** The Rop of the expanded computation; integer and bool inputs carry no direction. */
   override rop(inputs: readonly TensorVariable[], evalPoints: readonly TensorVariable[]): Variable[] {
-    return [Rop(this.composite.expand(inputs), [...inputs], [...evalPoints]) as TensorVariable];
+    const out = this.composite.expand(inputs);
+    const moving = inputs.map((_, i) => i).filter((i) => !isDiscreteDtype(inputs[i]!.dtype));
+    if (isDiscreteDtype(out.dtype) || moving.length === 0) return [zerosLike(out)];
+    return [Rop(out, moving.map((i) => inputs[i]!), moving.map((i) => evalPoints[i]!)) as TensorVariable];
   }
 
   override toString(): string {
     return `Composite{${this.composite.structure}}`;
   }
-}
-
-/** The steps of a fused computation for `node` when it is itself a Composite (so fusions nest flat). */
-export function compositeOf(node: Apply): CompositeScalar | undefined {
-  return node.op instanceof Composite ? node.op.composite : undefined;
 }

@@ -1,27 +1,28 @@
 // ARange and Eye: new tensors from scalar arguments (symbolic or constant). arange follows
 // NumPy (length ceil((stop - start) / step), never negative); eye puts ones on the k-th diagonal.
 import { isDtype, isDiscreteDtype, isFloatDtype, type Dtype } from '../kernels/dtype.js';
-import { arangeLength, fillArange, fillEyeDiagonal } from '../kernels/creation.js';
+import { arangeLength } from '../kernels/creation.js';
+import type { TensorView } from '../kernels/view.js';
 import { Apply } from '../graph/apply.js';
 import { disconnected } from '../graph/gradient.js';
-import type { SymbolicShape } from '../graph/op.js';
+import type { KernelCall, SymbolicShape } from '../graph/op.js';
 import type { Variable } from '../graph/variable.js';
 import { zerosLike } from './alloc.js';
 import { asTensorArgs, asTensorVariable } from './as-tensor.js';
 import { config } from './config.js';
 import { upcast } from './dtype.js';
 import { add, cast, ceil, maximum, mul, sub, trueDiv } from './math.js';
-import { empty, type NdArray } from './ndarray.js';
 import { TensorOp } from './op.js';
 import { sum } from './reduce.js';
-import { asIntScalar, constantScalar, intConstant, shapeI } from './shape.js';
+import { asIntScalar, constantScalar, intConstant, shapeI, smallInputValues } from './shape.js';
 import { TensorType } from './type.js';
 import type { TensorLike, TensorVariable } from './variable.js';
 
 const ARANGE_ARGS = ['start', 'stop', 'step'] as const;
 
-function scalarValue(a: NdArray): number {
-  return a.data[a.offset]!;
+/** The value of a scalar argument (`where` names it for errors). */
+function scalarValue(a: TensorView, where: string): number {
+  return smallInputValues(a, where)[0]!;
 }
 
 export class ARange extends TensorOp {
@@ -58,11 +59,13 @@ export class ARange extends TensorOp {
     return new Apply(this, inputs, [new TensorType(this.dtype, [length]).makeVariable()]);
   }
 
-  override perform(_node: Apply, [start, stop, step]: readonly NdArray[]): NdArray[] {
-    const [a, b, c] = [scalarValue(start!), scalarValue(stop!), scalarValue(step!)];
-    const out = empty(this.dtype, [this.lengthOf(a, b, c)]);
-    fillArange(out, a, c);
-    return [out];
+  override kernel(): KernelCall {
+    return { name: 'arange', params: {}, chunking: { by: 'elements' } };
+  }
+
+  /** The length, from the values of the scalar inputs. */
+  override outputShapes(_node: Apply, [start, stop, step]: readonly TensorView[]): number[][] {
+    return [[this.lengthOf(scalarValue(start!, `${this}: start`), scalarValue(stop!, `${this}: stop`), scalarValue(step!, `${this}: step`))]];
   }
 
   override inferShape(node: Apply): SymbolicShape[] {
@@ -114,14 +117,17 @@ export class Eye extends TensorOp {
     return new Apply(this, [nv!, mv!, kv!], [new TensorType(this.dtype, shape).makeVariable()]);
   }
 
-  override perform(_node: Apply, [n, m, k]: readonly NdArray[]): NdArray[] {
-    const rows = scalarValue(n!);
-    const cols = scalarValue(m!);
+  override kernel(): KernelCall {
+    return { name: 'eye', params: {}, chunking: { by: 'rows' } };
+  }
+
+  /** The shape, from the values of the scalar inputs n and m. */
+  override outputShapes(_node: Apply, [n, m]: readonly TensorView[]): number[][] {
+    const rows = scalarValue(n!, `${this}: n`);
+    const cols = scalarValue(m!, `${this}: m`);
     if (rows < 0) throw new RangeError(`${this}: n must be non-negative, got ${rows}`);
     if (cols < 0) throw new RangeError(`${this}: m must be non-negative, got ${cols}`);
-    const out = empty(this.dtype, [rows, cols]);
-    fillEyeDiagonal(out, scalarValue(k!));
-    return [out];
+    return [[rows, cols]];
   }
 
   override inferShape(node: Apply): SymbolicShape[] {

@@ -1,10 +1,10 @@
 // DimShuffle: reorders axes, drops axes of static length 1 and inserts broadcastable ones
 // ('x'). The result is a view: the same data with permuted strides.
+import type { TensorView } from '../kernels/view.js';
 import { Apply } from '../graph/apply.js';
 import type { IndexMap, SymbolicShape } from '../graph/op.js';
 import type { Variable } from '../graph/variable.js';
 import { asTensorVariable } from './as-tensor.js';
-import { makeNdArray, type NdArray } from './ndarray.js';
 import { TensorOp } from './op.js';
 import { sum } from './reduce.js';
 import { intConstant } from './shape.js';
@@ -55,10 +55,10 @@ export class DimShuffle extends TensorOp {
     return new Apply(this, [v], [new TensorType(v.dtype, shape).makeVariable()]);
   }
 
-  override perform(_node: Apply, [x]: readonly NdArray[]): NdArray[] {
+  override view(_node: Apply, [x]: readonly TensorView[]): TensorView[] {
     const shape = this.newOrder.map((a) => (a === 'x' ? 1 : x!.shape[a]!));
     const stride = this.newOrder.map((a) => (a === 'x' ? 0 : x!.stride[a]!));
-    return [makeNdArray(x!.data, shape, stride, x!.offset)];
+    return [{ data: x!.data, offset: x!.offset, shape, stride }];
   }
 
   override inferShape(_node: Apply, [xs]: readonly SymbolicShape[]): SymbolicShape[] {

@@ -2,11 +2,12 @@
 // rank get leading broadcastable axes; an axis broadcasts only if its static length is 1
 // (as in PyTensor: runtime broadcasting of an unknown length would make gradients wrong).
 import { type Dtype, isDiscreteDtype } from '../kernels/dtype.js';
-import { runElemwise, type ElemwiseSource } from '../kernels/elemwise.js';
+import type { ElemwiseSource } from '../kernels/elemwise.js';
+import { getKernel } from '../kernels/registry.js';
 import type { TensorView } from '../kernels/view.js';
 import { Apply } from '../graph/apply.js';
 import { gradNotImplemented, isDisconnected, isNullGrad } from '../graph/gradient.js';
-import type { IndexMap, SymbolicShape } from '../graph/op.js';
+import type { IndexMap, KernelCall, SymbolicShape } from '../graph/op.js';
 import type { Variable } from '../graph/variable.js';
 import { broadcastLike, zerosLike } from './alloc.js';
 import { asTensorArgs } from './as-tensor.js';
@@ -139,16 +140,19 @@ export class Elemwise extends TensorOp {
     return out;
   }
 
+  override kernel(node: Apply): KernelCall {
+    return { name: 'elemwise', params: { source: this.source(node) }, chunking: { by: 'elements' } };
+  }
+
+  override outputShapes(node: Apply, inputs: readonly TensorView[]): number[][] {
+    return [this.outputShape(node, inputs.map((x) => x.shape))];
+  }
+
   override perform(node: Apply, inputs: readonly NdArray[]): NdArray[] {
     const shape = this.outputShape(node, inputs.map((x) => x.shape));
     const out = this.#destination(node, inputs, shape) ?? empty((node.outputs[0]!.type as TensorType).dtype, shape);
-    const views: TensorView[] = inputs.map((x) => ({
-      data: x.data,
-      offset: x.offset,
-      shape,
-      stride: x.stride.map((s, a) => (x.shape[a] === 1 && shape[a] !== 1 ? 0 : s)),
-    }));
-    runElemwise(this.source(node), views, [out]);
+    const call = this.kernel(node);
+    getKernel(call.name)(inputs, [out], call.params);
     return [out];
   }
 

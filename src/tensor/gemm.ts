@@ -1,15 +1,15 @@
-// Gemm: b*z + a*(x . y) for matrices in one kernel call (BLAS's gemm). The specialize rewrites
-// form it from additions of scaled dot products; it computes into a copy of z (the version that
-// writes into z itself comes with the inplace rewrites).
-import { gemm as gemmKernel } from '../kernels/gemm.js';
+// Gemm: b*z + a*(x . y) for matrices in one kernel call (BLAS's gemm; when b is 0, z is not
+// read). The specialize rewrites form it from additions of scaled dot products; it computes into
+// a copy of z (the version that writes into z itself comes with the inplace rewrites).
 import { isFloatDtype } from '../kernels/dtype.js';
+import type { TensorView } from '../kernels/view.js';
 import { Apply } from '../graph/apply.js';
-import type { SymbolicShape } from '../graph/op.js';
+import type { KernelCall, SymbolicShape } from '../graph/op.js';
 import type { Variable } from '../graph/variable.js';
-import { asTensorVariable } from './as-tensor.js';
+import { asTensorArgs } from './as-tensor.js';
 import { dot } from './linalg.js';
 import { add, mul } from './math.js';
-import { copyArray, shapeText, type NdArray } from './ndarray.js';
+import { shapeText } from './ndarray.js';
 import { TensorOp } from './op.js';
 import { sum } from './reduce.js';
 import { TensorType } from './type.js';
@@ -19,11 +19,13 @@ export class Gemm extends TensorOp {
   /** Inputs: z, a, x, y, b; output: b*z + a*(x . y). */
   override makeNode(...args: unknown[]): Apply {
     if (args.length !== 5) throw new TypeError(`Gemm: expected 5 inputs (z, a, x, y, b), got ${args.length}`);
-    const [z, a, x, y, b] = (args as TensorLike[]).map((v) => asTensorVariable(v));
+    // Plain numbers for a and b take the matrices' dtype.
+    const [z, a, x, y, b] = asTensorArgs(args as TensorLike[], 'Gemm');
     const names = ['z', 'a', 'x', 'y', 'b'];
-    [z, a, x, y, b].forEach((v, i) => {
-      if (!isFloatDtype(v!.dtype) || v!.dtype !== z!.dtype) {
-        throw new TypeError(`Gemm: ${names[i]} (${v}) has dtype ${v!.dtype}; every input must have z's float dtype (${z!.dtype})`);
+    if (!isFloatDtype(z!.dtype)) throw new TypeError(`Gemm: z (${z}) has dtype ${z!.dtype}; Gemm computes in float32 or float64`);
+    [a, x, y, b].forEach((v, i) => {
+      if (v!.dtype !== z!.dtype) {
+        throw new TypeError(`Gemm: ${names[i + 1]} (${v}) has dtype ${v!.dtype}; every input must have z's dtype (${z!.dtype})`);
       }
     });
     for (const [v, nd, name] of [[z, 2, 'z'], [a, 0, 'a'], [x, 2, 'x'], [y, 2, 'y'], [b, 0, 'b']] as const) {
@@ -39,15 +41,19 @@ export class Gemm extends TensorOp {
     return new Apply(this, [z!, a!, x!, y!, b!], [new TensorType(z!.dtype, shape).makeVariable()]);
   }
 
-  override perform(_node: Apply, [z, a, x, y, b]: readonly NdArray[]): NdArray[] {
+  /** The output shape (z's), once x . y is checked to have it. */
+  override outputShapes(_node: Apply, [z, , x, y]: readonly TensorView[]): number[][] {
     const [m, k] = x!.shape;
     const [k2, n] = y!.shape;
     if (k !== k2 || z!.shape[0] !== m || z!.shape[1] !== n) {
       throw new RangeError(`Gemm: shapes ${shapeText(z!.shape)} + ${shapeText(x!.shape)} . ${shapeText(y!.shape)} do not fit`);
     }
-    const out = copyArray(z!);
-    gemmKernel(x!, y!, out, a!.data[a!.offset]!, b!.data[b!.offset]!);
-    return [out];
+    return [[m!, n!]];
+  }
+
+  /** The 'gemm' kernel: z copied into the output, then the product added, by rows of the output. */
+  override kernel(): KernelCall {
+    return { name: 'gemm', params: {}, chunking: { by: 'rows' } };
   }
 
   override inferShape(_node: Apply, [zs]: readonly SymbolicShape[]): SymbolicShape[] {

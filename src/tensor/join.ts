@@ -2,10 +2,11 @@
 // (reshape's target, split's sizes): Join copies its inputs one after another along an axis,
 // Split cuts an axis into views, and a vector of lengths is built here and read back per entry.
 import { isDiscreteDtype, isIntDtype } from '../kernels/dtype.js';
-import { concatInto, slabOf } from '../kernels/join.js';
+import { slabOf } from '../kernels/join.js';
+import type { TensorView } from '../kernels/view.js';
 import { Apply } from '../graph/apply.js';
 import { disconnected, isDisconnected } from '../graph/gradient.js';
-import type { IndexMap, SymbolicShape } from '../graph/op.js';
+import type { IndexMap, KernelCall, SymbolicShape } from '../graph/op.js';
 import type { Variable } from '../graph/variable.js';
 import { zerosLike } from './alloc.js';
 import { asTensorArgs, asTensorVariable, constant } from './as-tensor.js';
@@ -15,9 +16,9 @@ import { upcast } from './dtype.js';
 import { ShapeMismatchError } from './elemwise.js';
 import { add, cast } from './math.js';
 import { MakeVector } from './make-vector.js';
-import { empty, makeNdArray, shapeText, type NdArray } from './ndarray.js';
+import { makeNdArray, shapeText } from './ndarray.js';
 import { TensorOp } from './op.js';
-import { asIntScalar, constantScalar, intConstant, Shape, shapeI } from './shape.js';
+import { asIntScalar, constantScalar, intConstant, Shape, shapeI, smallInputValues } from './shape.js';
 import { get } from './subtensor.js';
 import { TensorType } from './type.js';
 import { isTensorVariable, TensorConstant, type TensorLike, type TensorVariable } from './variable.js';
@@ -26,7 +27,7 @@ import { isTensorVariable, TensorConstant, type TensorLike, type TensorVariable 
 // Int vectors of lengths
 
 /** The integer values of a 1-d or 0-d array, in order (any stride). */
-export function intValues(a: NdArray): number[] {
+export function intValues(a: TensorView): number[] {
   if (a.shape.length === 0) return [a.data[a.offset]!];
   const out = new Array<number>(a.shape[0]!);
   for (let i = 0; i < out.length; i++) out[i] = a.data[a.offset + i * a.stride[0]!]!;
@@ -159,7 +160,11 @@ export class Join extends TensorOp {
     return new Apply(this, inputs, [new TensorType(dtype, shape).makeVariable()]);
   }
 
-  override perform(node: Apply, xs: readonly NdArray[]): NdArray[] {
+  override kernel(node: Apply): KernelCall {
+    return { name: 'concat', params: { axis: this.axisFor((node.outputs[0]!.type as TensorType).ndim) }, chunking: { by: 'rows' } };
+  }
+
+  override outputShapes(_node: Apply, xs: readonly TensorView[]): number[][] {
     const nd = xs[0]!.shape.length;
     const axis = this.axisFor(nd);
     const first = xs[0]!.shape;
@@ -176,9 +181,7 @@ export class Join extends TensorOp {
     });
     const shape = [...first];
     shape[axis] = total;
-    const out = empty((node.outputs[0]!.type as TensorType).dtype, shape);
-    concatInto(xs, out, axis);
-    return [out];
+    return [shape];
   }
 
   override inferShape(node: Apply, shapes: readonly SymbolicShape[]): SymbolicShape[] {
@@ -258,9 +261,10 @@ export class Split extends TensorOp<TensorVariable | TensorVariable[]> {
     return new Apply(this, [v, s], outputs);
   }
 
-  override perform(_node: Apply, [x, sizes]: readonly NdArray[]): NdArray[] {
+  /** The pieces as slabs of x (the sizes input is read for their lengths), checked. */
+  override view(_node: Apply, [x, sizes]: readonly TensorView[]): TensorView[] {
     const axis = this.axisFor(x!.shape.length);
-    const lengths = intValues(sizes!);
+    const lengths = smallInputValues(sizes!, `${this}: the sizes`);
     if (lengths.length !== this.nSplits) throw new RangeError(`${this}: expected ${this.nSplits} sizes, got ${lengths.length}`);
     lengths.forEach((d, j) => {
       if (d < 0) throw new RangeError(`${this}: size ${j} is negative (${d})`);
@@ -275,7 +279,7 @@ export class Split extends TensorOp<TensorVariable | TensorVariable[]> {
     return lengths.map((d) => {
       const piece = slabOf(x!, axis, start, d);
       start += d;
-      return makeNdArray(x!.data, piece.shape, piece.stride, piece.offset);
+      return piece;
     });
   }
 

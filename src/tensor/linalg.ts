@@ -1,18 +1,19 @@
 // Products of tensors: Dot (NumPy's dot of vectors and matrices), TensorDot (contraction over
 // pairs of axes, which also gives NumPy's dot for higher ranks), MatMul (batched products with
-// broadcast batch axes) and outer. All three ops run the packed kernels of kernels/gemm.ts.
+// broadcast batch axes) and outer. Dot and MatMul run the 'matmul' kernel (NumPy's matmul over
+// views), TensorDot the 'tensordot' kernel: both are the packed products of kernels/gemm.ts.
 import type { Dtype } from '../kernels/dtype.js';
-import { batchedMatmulInto, matmulInto, tensordotInto } from '../kernels/gemm.js';
+import type { TensordotUnit } from '../kernels/products.js';
 import type { TensorView } from '../kernels/view.js';
 import { Apply } from '../graph/apply.js';
-import type { SymbolicShape } from '../graph/op.js';
+import type { KernelCall, SymbolicShape } from '../graph/op.js';
 import type { Variable } from '../graph/variable.js';
 import { asTensorArgs } from './as-tensor.js';
 import { upcast } from './dtype.js';
 import { dimshuffle, transpose, type ShuffleEntry } from './dimshuffle.js';
 import { ShapeMismatchError } from './elemwise.js';
 import { add, mul } from './math.js';
-import { empty, shapeText, type NdArray } from './ndarray.js';
+import { shapeText } from './ndarray.js';
 import { lazy, TensorOp } from './op.js';
 import { sum } from './reduce.js';
 import { flatten } from './reshape.js';
@@ -75,7 +76,7 @@ export class Dot extends TensorOp {
     return new Apply(this, [xv!, yv!], [new TensorType(dtype, shape).makeVariable()]);
   }
 
-  override perform(node: Apply, [x, y]: readonly NdArray[]): NdArray[] {
+  override outputShapes(_node: Apply, [x, y]: readonly TensorView[]): number[][] {
     const k = x!.shape[x!.shape.length - 1]!;
     if (y!.shape[0] !== k) {
       throw new ShapeMismatchError(
@@ -83,16 +84,13 @@ export class Dot extends TensorOp {
           `has length ${k}, axis 0 of input 1 has length ${y!.shape[0]}`,
       );
     }
-    const m = x!.shape.length === 2 ? x!.shape[0]! : 1;
-    const n = y!.shape.length === 2 ? y!.shape[1]! : 1;
-    const outShape = [...(x!.shape.length === 2 ? [m] : []), ...(y!.shape.length === 2 ? [n] : [])];
-    const out = empty((node.outputs[0]!.type as TensorType).dtype, outShape);
-    // Vectors become a row (x) and a column (y), so that every case is one matrix product.
-    const a: TensorView = x!.shape.length === 2 ? x! : { data: x!.data, offset: x!.offset, shape: [1, k], stride: [0, x!.stride[0]!] };
-    const b: TensorView = y!.shape.length === 2 ? y! : { data: y!.data, offset: y!.offset, shape: [k, 1], stride: [y!.stride[0]!, 0] };
-    const cStride = outShape.length === 2 ? out.stride : x!.shape.length === 2 ? [1, 0] : y!.shape.length === 2 ? [0, 1] : [0, 0];
-    matmulInto(a, b, { data: out.data, offset: 0, shape: [m, n], stride: cStride });
-    return [out];
+    return [[...(x!.shape.length === 2 ? [x!.shape[0]!] : []), ...(y!.shape.length === 2 ? [y!.shape[1]!] : [])]];
+  }
+
+  /** By rows of the output where x is a matrix (each row is x's row times y); one task otherwise. */
+  override kernel(node: Apply): KernelCall {
+    const xIsMatrix = (node.inputs[0]!.type as TensorType).ndim === 2;
+    return { name: 'matmul', params: {}, chunking: xIsMatrix ? { by: 'rows' } : { by: 'none' } };
   }
 
   override inferShape(node: Apply, [xs, ys]: readonly SymbolicShape[]): SymbolicShape[] {
@@ -179,7 +177,7 @@ export class TensorDot extends TensorOp {
     return new Apply(this, [av!, bv!], [new TensorType(dtype, shape).makeVariable()]);
   }
 
-  override perform(node: Apply, [a, b]: readonly NdArray[]): NdArray[] {
+  override outputShapes(_node: Apply, [a, b]: readonly TensorView[]): number[][] {
     this.axesA.forEach((ax, i) => {
       const bx = this.axesB[i]!;
       if (a!.shape[ax] !== b!.shape[bx]) {
@@ -189,13 +187,28 @@ export class TensorDot extends TensorOp {
         );
       }
     });
-    const shape = [
-      ...freeAxes(a!.shape.length, this.axesA).map((ax) => a!.shape[ax]!),
-      ...freeAxes(b!.shape.length, this.axesB).map((ax) => b!.shape[ax]!),
+    return [
+      [
+        ...freeAxes(a!.shape.length, this.axesA).map((ax) => a!.shape[ax]!),
+        ...freeAxes(b!.shape.length, this.axesB).map((ax) => b!.shape[ax]!),
+      ],
     ];
-    const out = empty((node.outputs[0]!.type as TensorType).dtype, shape);
-    tensordotInto(a!, b!, this.axesA, this.axesB, out);
-    return [out];
+  }
+
+  /**
+   * By rows of a's free axes (the rows of the matrix product): the output's flat elements when b
+   * has no free axis, its lanes along the last axis when b has one, else indices of its first axis.
+   */
+  override kernel(node: Apply): KernelCall {
+    const [a, b] = node.inputs as TensorVariable[];
+    const freeA = a!.ndim - this.axesA.length;
+    const freeB = b!.ndim - this.axesB.length;
+    const unit: TensordotUnit = freeA > 0 && freeB > 1 ? 'firstAxis' : 'row';
+    const params = { axesA: [...this.axesA], axesB: [...this.axesB], unit };
+    if (freeA === 0) return { name: 'tensordot', params, chunking: { by: 'none' } };
+    if (freeB === 0) return { name: 'tensordot', params, chunking: { by: 'elements' } };
+    if (freeB === 1) return { name: 'tensordot', params, chunking: { by: 'lanes', axis: freeA } };
+    return { name: 'tensordot', params, chunking: { by: 'rows' } };
   }
 
   override inferShape(node: Apply, [as, bs]: readonly SymbolicShape[]): SymbolicShape[] {
@@ -293,11 +306,9 @@ export class MatMul extends TensorOp {
     });
   }
 
-  override perform(node: Apply, [x, y]: readonly NdArray[]): NdArray[] {
+  override outputShapes(node: Apply, [x, y]: readonly TensorView[]): number[][] {
     const [xt, yt] = node.inputs.map((v) => v.type as TensorType);
-    const outType = node.outputs[0]!.type as TensorType;
-    const nd = outType.ndim;
-    const nb = nd - 2;
+    const nb = (node.outputs[0]!.type as TensorType).ndim - 2;
     const k = x!.shape[x!.shape.length - 1]!;
     if (y!.shape[y!.shape.length - 2] !== k) {
       throw new ShapeMismatchError(
@@ -305,40 +316,32 @@ export class MatMul extends TensorOp {
           `has length ${k}, axis ${y!.shape.length - 2} of input 1 has length ${y!.shape[y!.shape.length - 2]}`,
       );
     }
-    // Each input as a view of the output's rank: missing batch axes and static 1s broadcast (stride 0).
-    const views = [x!, y!].map((v, i) => {
-      const lead = nd - v.shape.length;
-      const staticShape = (i === 0 ? xt : yt)!.shape;
-      return {
-        shape: [...Array<number>(lead).fill(1), ...v.shape],
-        broadcast: [...Array<boolean>(lead).fill(true), ...staticShape.map((d) => d === 1)],
-        stride: [...Array<number>(lead).fill(0), ...v.stride.map((s, a) => (staticShape[a] === 1 ? 0 : s))],
-      };
-    });
+    // Batch axes aligned at the right; a missing axis or a static 1 broadcasts.
+    const batchAxis = (v: TensorView, type: TensorType, a: number): { length: number; broadcast: boolean } => {
+      const own = a - (nb - (v.shape.length - 2));
+      return own < 0 ? { length: 1, broadcast: true } : { length: v.shape[own]!, broadcast: type.shape[own] === 1 };
+    };
     const batch: number[] = [];
     for (let a = 0; a < nb; a++) {
-      const [vx, vy] = views as [(typeof views)[0], (typeof views)[0]];
-      const [p, q] = [vx.shape[a]!, vy.shape[a]!];
-      if (p !== q && !vx.broadcast[a] && !vy.broadcast[a]) {
-        const one = p === 1 ? 0 : q === 1 ? 1 : -1;
+      const p = batchAxis(x!, xt!, a);
+      const q = batchAxis(y!, yt!, a);
+      if (p.length !== q.length && !p.broadcast && !q.broadcast) {
+        const one = p.length === 1 ? 0 : q.length === 1 ? 1 : -1;
         throw new ShapeMismatchError(
           `MatMul: the batch shapes of ${shapeText(x!.shape)} and ${shapeText(y!.shape)} cannot be broadcast together: ` +
-            `lengths ${p} and ${q} on batch axis ${a}` +
+            `lengths ${p.length} and ${q.length} on batch axis ${a}` +
             (one >= 0 ? ` (input ${one} has length 1 there, but its type does not mark the axis broadcastable)` : ''),
         );
       }
-      batch.push(vx.broadcast[a] ? q : p);
+      batch.push(p.broadcast ? q.length : p.length);
     }
-    const shape = [...batch, x!.shape[x!.shape.length - 2]!, y!.shape[y!.shape.length - 1]!];
-    const out = empty(outType.dtype, shape);
-    const full = (v: NdArray, i: number): TensorView => ({
-      data: v.data,
-      offset: v.offset,
-      shape: [...batch, ...v.shape.slice(-2)],
-      stride: views[i]!.stride,
-    });
-    batchedMatmulInto(full(x!, 0), full(y!, 1), out);
-    return [out];
+    return [[...batch, x!.shape[x!.shape.length - 2]!, y!.shape[y!.shape.length - 1]!]];
+  }
+
+  /** By rows of the output seen as [batch * m, n]: its lanes along the last axis. */
+  override kernel(node: Apply): KernelCall {
+    const nd = (node.outputs[0]!.type as TensorType).ndim;
+    return { name: 'matmul', params: {}, chunking: { by: 'lanes', axis: nd - 1 } };
   }
 
   override inferShape(node: Apply, [xs, ys]: readonly SymbolicShape[]): SymbolicShape[] {

@@ -21,10 +21,15 @@ export class MakeVector extends TensorOp {
       if (x.ndim !== 0) throw new TypeError(`MakeVector: input ${i} (${x}) must be a scalar, got ${x.type}`);
     });
     const dtype = inputs.length > 0 ? upcast(...inputs.map((x) => x.dtype)) : 'int32';
-    const cast_ = inputs.map((x) => cast(x, dtype));
-    return new Apply(this, cast_, [new TensorType(dtype, [inputs.length]).makeVariable()]);
+    const operands = inputs.map((x) => cast(x, dtype));
+    return new Apply(this, operands, [new TensorType(dtype, [inputs.length]).makeVariable()]);
   }
 
+  override outputShapes(node: Apply): number[][] {
+    return [[node.inputs.length]];
+  }
+
+  /** Runs on the calling thread: a few scalars, not worth a kernel task. */
   override perform(node: Apply, inputs: readonly NdArray[]): NdArray[] {
     const dtype = (node.outputs[0]!.type as TensorType).dtype;
     const data = new STORAGE[dtype](inputs.length);

@@ -1,16 +1,17 @@
 // Neural-network functions: Softmax and LogSoftmax along one axis (numerically stable, with
 // their own kernels), SoftmaxGrad (softmax's gradient as one op, so that backprop through a
-// softmax is one pass), and relu as an element-wise composition.
+// softmax is one pass), and relu as an element-wise composition. The three ops run the
+// 'softmax', 'logSoftmax' and 'softmaxGrad' kernels, chunked by lanes along their axis.
 import { isFloatDtype, type Dtype } from '../kernels/dtype.js';
-import { logSoftmaxInto, softmaxGradInto, softmaxInto } from '../kernels/softmax.js';
+import type { TensorView } from '../kernels/view.js';
 import { Apply } from '../graph/apply.js';
-import type { SymbolicShape } from '../graph/op.js';
+import type { KernelCall, SymbolicShape } from '../graph/op.js';
 import type { Variable } from '../graph/variable.js';
 import { asTensorArgs, asTensorVariable } from './as-tensor.js';
 import { upcast, upgradeToFloat } from './dtype.js';
 import { ShapeMismatchError } from './elemwise.js';
 import { add, exp, gt, mul, sub, where } from './math.js';
-import { empty, shapeText, type NdArray } from './ndarray.js';
+import { shapeText } from './ndarray.js';
 import { TensorOp } from './op.js';
 import { sum } from './reduce.js';
 import { TensorType } from './type.js';
@@ -31,6 +32,11 @@ function inputWithAxis(op: TensorOp, x: unknown, axis: number): TensorVariable {
   return v;
 }
 
+/** The kernel call of an op along `axis`: one task per group of lanes. */
+function laneKernel(name: string, axis: number): KernelCall {
+  return { name, params: { axis }, chunking: { by: 'lanes', axis } };
+}
+
 function sumAlong(v: TensorVariable, axis: number): TensorVariable {
   return sum(v, { axis, keepdims: true });
 }
@@ -49,10 +55,12 @@ export class Softmax extends TensorOp {
     return new Apply(this, [v], [new TensorType(upgradeToFloat(v.dtype), v.type.shape).makeVariable()]);
   }
 
-  override perform(node: Apply, [x]: readonly NdArray[]): NdArray[] {
-    const out = empty((node.outputs[0]!.type as TensorType).dtype, x!.shape);
-    softmaxInto(x!, this.axis, out);
-    return [out];
+  override kernel(): KernelCall {
+    return laneKernel('softmax', this.axis);
+  }
+
+  override outputShapes(_node: Apply, [x]: readonly TensorView[]): number[][] {
+    return [[...x!.shape]];
   }
 
   override inferShape(_node: Apply, [xs]: readonly SymbolicShape[]): SymbolicShape[] {
@@ -92,13 +100,15 @@ export class SoftmaxGrad extends TensorOp {
     return new Apply(this, [g!, s!], [new TensorType(dtype, shape).makeVariable()]);
   }
 
-  override perform(node: Apply, [dy, sm]: readonly NdArray[]): NdArray[] {
+  override kernel(): KernelCall {
+    return laneKernel('softmaxGrad', this.axis);
+  }
+
+  override outputShapes(_node: Apply, [dy, sm]: readonly TensorView[]): number[][] {
     if (dy!.shape.some((d, a) => d !== sm!.shape[a])) {
       throw new ShapeMismatchError(`${this}: the gradient has shape ${shapeText(dy!.shape)} but the softmax has shape ${shapeText(sm!.shape)}`);
     }
-    const out = empty((node.outputs[0]!.type as TensorType).dtype, dy!.shape);
-    softmaxGradInto(dy!, sm!, this.axis, out);
-    return [out];
+    return [[...dy!.shape]];
   }
 
   override inferShape(node: Apply, [gs, ss]: readonly SymbolicShape[]): SymbolicShape[] {
@@ -135,10 +145,12 @@ export class LogSoftmax extends TensorOp {
     return new Apply(this, [v], [new TensorType(upgradeToFloat(v.dtype), v.type.shape).makeVariable()]);
   }
 
-  override perform(node: Apply, [x]: readonly NdArray[]): NdArray[] {
-    const out = empty((node.outputs[0]!.type as TensorType).dtype, x!.shape);
-    logSoftmaxInto(x!, this.axis, out);
-    return [out];
+  override kernel(): KernelCall {
+    return laneKernel('logSoftmax', this.axis);
+  }
+
+  override outputShapes(_node: Apply, [x]: readonly TensorView[]): number[][] {
+    return [[...x!.shape]];
   }
 
   override inferShape(_node: Apply, [xs]: readonly SymbolicShape[]): SymbolicShape[] {

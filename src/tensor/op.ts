@@ -7,12 +7,28 @@
 // Module-level op instances are therefore made lazily, on first use.
 import type { Apply } from '../graph/apply.js';
 import { Op } from '../graph/op.js';
-import type { NdArray } from './ndarray.js';
+import '../kernels/builtin.js';
+import { getKernel } from '../kernels/registry.js';
+import { empty, makeNdArray, type NdArray } from './ndarray.js';
+import type { TensorType } from './type.js';
 import type { TensorVariable } from './variable.js';
 
 export abstract class TensorOp<Out extends TensorVariable | TensorVariable[] = TensorVariable> extends Op<Out> {
-  override perform(node: Apply, _inputs: readonly NdArray[]): NdArray[] {
-    throw new Error(`${node.op} has no perform implementation`);
+  /**
+   * The reference implementation, from the op's own parts, so that the calling thread and the
+   * workers compute with the same code: a view op returns its views; a kernel op allocates its
+   * outputs (outputShapes, which checks the inputs) and runs its registered kernel.
+   */
+  override perform(node: Apply, inputs: readonly NdArray[]): NdArray[] {
+    const views = this.view?.(node, inputs);
+    if (views) {
+      return views.map((v, j) => makeNdArray(inputs[this.viewMap[j]?.[0] ?? 0]!.data, v.shape, v.stride, v.offset));
+    }
+    const call = this.kernel?.(node);
+    if (!call || !this.outputShapes) throw new Error(`${node.op} has no perform implementation`);
+    const outputs = this.outputShapes(node, inputs).map((shape, j) => empty((node.outputs[j]!.type as TensorType).dtype, shape));
+    getKernel(call.name)(inputs, outputs, call.params);
+    return outputs;
   }
 }
 

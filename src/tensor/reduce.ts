@@ -1,15 +1,15 @@
 // Reductions: CAReduce (sum, prod, max, min, all, any over any axes), ArgReduce (argmax,
 // argmin), and mean, var and std built from them. `keepdims` is a DimShuffle after the op.
 import { isFloatDtype, type Dtype } from '../kernels/dtype.js';
-import { argReduceInto, reduceInto, type ReduceKind } from '../kernels/reduce.js';
+import type { ReduceKind } from '../kernels/reduce.js';
+import type { TensorView } from '../kernels/view.js';
 import { Apply } from '../graph/apply.js';
-import type { SymbolicShape } from '../graph/op.js';
+import type { KernelCall, SymbolicShape } from '../graph/op.js';
 import type { Variable } from '../graph/variable.js';
 import { alloc, onesLike, zerosLike } from './alloc.js';
 import { asTensorVariable } from './as-tensor.js';
 import { dimshuffle, type ShuffleEntry } from './dimshuffle.js';
 import { cast, eq, mul, sqr, sqrt, sub, trueDiv, where } from './math.js';
-import { empty, type NdArray } from './ndarray.js';
 import { TensorOp } from './op.js';
 import { shapeI, shapeOf } from './shape.js';
 import { TensorType } from './type.js';
@@ -80,17 +80,18 @@ export class CAReduce extends TensorOp {
     return new Apply(this, [v], [type.makeVariable()]);
   }
 
-  override perform(node: Apply, [x]: readonly NdArray[]): NdArray[] {
-    const reduced = x!.shape.map((_, a) => this.axis.includes(a));
+  override kernel(): KernelCall {
+    return { name: 'reduce', params: { kind: this.kind, axes: [...this.axis] }, chunking: { by: 'elements' } };
+  }
+
+  override outputShapes(_node: Apply, [x]: readonly TensorView[]): number[][] {
     if (this.kind === 'max' || this.kind === 'min') {
       const a = this.axis.find((k) => x!.shape[k] === 0);
       if (a !== undefined) {
         throw new RangeError(`${this}: axis ${a} has length 0, and the ${this.kind === 'max' ? 'maximum' : 'minimum'} of no elements is undefined`);
       }
     }
-    const out = empty((node.outputs[0]!.type as TensorType).dtype, keptShape(x!.shape, this.axis));
-    reduceInto(this.kind, x!, reduced, out);
-    return [out];
+    return [keptShape(x!.shape, this.axis)];
   }
 
   override inferShape(_node: Apply, [xs]: readonly SymbolicShape[]): SymbolicShape[] {
@@ -169,12 +170,14 @@ export class ArgReduce extends TensorOp {
     return new Apply(this, [v], [type.makeVariable()]);
   }
 
-  override perform(_node: Apply, [x]: readonly NdArray[]): NdArray[] {
+  override kernel(): KernelCall {
+    return { name: 'argreduce', params: { kind: this.kind, axes: [...this.axis] }, chunking: { by: 'elements' } };
+  }
+
+  override outputShapes(_node: Apply, [x]: readonly TensorView[]): number[][] {
     const a = this.axis.find((k) => x!.shape[k] === 0);
     if (a !== undefined) throw new RangeError(`${this}: axis ${a} has length 0, so there is no position to return`);
-    const out = empty('int32', keptShape(x!.shape, this.axis));
-    argReduceInto(this.kind, x!, x!.shape.map((_, a) => this.axis.includes(a)), out);
-    return [out];
+    return [keptShape(x!.shape, this.axis)];
   }
 
   override inferShape(_node: Apply, [xs]: readonly SymbolicShape[]): SymbolicShape[] {

@@ -2,18 +2,18 @@
 // most one -1, whose length is inferred; the result is a view of a C-contiguous input and a
 // copy of any other, as NumPy's reshape.
 import { isIntDtype } from '../kernels/dtype.js';
-import { isContiguous, sizeOf } from '../kernels/view.js';
+import { contiguousStrides, isContiguous, sizeOf, type TensorView } from '../kernels/view.js';
 import { Apply } from '../graph/apply.js';
 import { disconnected } from '../graph/gradient.js';
-import type { IndexMap, SymbolicShape } from '../graph/op.js';
+import type { IndexMap, KernelCall, SymbolicShape } from '../graph/op.js';
 import type { Variable } from '../graph/variable.js';
 import { asTensorVariable } from './as-tensor.js';
 import { ShapeMismatchError } from './elemwise.js';
-import { intValues, intVector, staticEntries, vectorEntry } from './join.js';
+import { intVector, staticEntries, vectorEntry } from './join.js';
 import { cast, eq, intDiv, maximum, mul, neg, where } from './math.js';
-import { copyArray, makeNdArray, shapeText, type NdArray } from './ndarray.js';
+import { shapeText } from './ndarray.js';
 import { TensorOp } from './op.js';
-import { constantScalar, intConstant, shapeOf } from './shape.js';
+import { constantScalar, intConstant, shapeOf, smallInputValues } from './shape.js';
 import { TensorType } from './type.js';
 import { isTensorVariable, type ShapeLike, type TensorLike, type TensorVariable } from './variable.js';
 
@@ -107,16 +107,26 @@ export class Reshape extends TensorOp {
     return new Apply(this, [v, s], [new TensorType(v.dtype, outShape).makeVariable()]);
   }
 
-  override perform(_node: Apply, [x, shape]: readonly NdArray[]): NdArray[] {
-    const target = intValues(shape!);
+  /** The output shape: the target (read from the shape input) with its -1 resolved, checked. */
+  override outputShapes(_node: Apply, [x, shape]: readonly TensorView[]): number[][] {
+    const target = smallInputValues(shape!, `${this}: the target shape`);
     if (target.length !== this.ndim) {
       throw new RangeError(`${this}: the target shape ${shapeText(target)} has ${target.length} lengths, expected ${this.ndim}`);
     }
     checkTarget(String(this), target);
-    const outShape = resolveTarget(String(this), 'an array', x!.shape, target);
-    // A C-contiguous input is read in the new shape as it lies; any other is copied first.
-    const source = isContiguous(x!) ? x! : copyArray(x!);
-    return [makeNdArray(source.data, outShape, undefined, source.offset)];
+    return [resolveTarget(String(this), 'an array', x!.shape, target)];
+  }
+
+  /** A C-contiguous input is read in the new shape as it lies; any other needs the copy kernel. */
+  override view(node: Apply, inputs: readonly TensorView[]): TensorView[] | undefined {
+    const [outShape] = this.outputShapes(node, inputs);
+    const x = inputs[0]!;
+    if (!isContiguous(x)) return undefined;
+    return [{ data: x.data, offset: x.offset, shape: outShape!, stride: contiguousStrides(outShape!) }];
+  }
+
+  override kernel(): KernelCall {
+    return { name: 'reshapeCopy', params: {}, chunking: { by: 'elements' } };
   }
 
   override inferShape(node: Apply, [xs]: readonly SymbolicShape[]): SymbolicShape[] {

@@ -1,6 +1,6 @@
 // Rng: seeded random ndarrays for tests, examples and verifyGrad (weft.Rng). It makes values,
 // not graph nodes.
-import { isFloatDtype, STORAGE, type Dtype } from '../kernels/dtype.js';
+import { intRange, isFloatDtype, STORAGE, type Dtype } from '../kernels/dtype.js';
 import { Prng } from '../kernels/prng.js';
 import { sizeOf } from '../kernels/view.js';
 import { config } from './config.js';
@@ -10,6 +10,7 @@ export class Rng {
   readonly #prng: Prng;
 
   constructor(readonly seed: number) {
+    if (!(Number.isInteger(seed) && seed >= 0 && seed <= 0xffffffff)) throw new RangeError(`Rng: the seed must be an integer from 0 to 4294967295, got ${seed}`);
     this.#prng = new Prng(seed);
   }
 
@@ -38,6 +39,7 @@ export class Rng {
     if (!(Number.isInteger(low) && Number.isInteger(high) && high > low)) {
       throw new RangeError(`Rng.integers: expected integers low < high, got ${low} and ${high}`);
     }
+    if (!isFloatDtype(dtype) && (low < intRange(dtype)[0] || high - 1 > intRange(dtype)[1])) throw new RangeError(`Rng.integers: [${low}, ${high}) does not fit ${dtype} (integers from ${intRange(dtype)[0]} to ${intRange(dtype)[1]})`);
     return this.#fill(shape, dtype, () => low + Math.floor(this.#prng.nextFloat() * (high - low)));
   }
 

@@ -2,6 +2,7 @@
 // scalar), and the symbolic shapes that inferShape works with: a static length becomes a
 // constant, an unknown one a Shape_i node.
 import { isIntDtype } from '../kernels/dtype.js';
+import type { TensorView } from '../kernels/view.js';
 import { Apply } from '../graph/apply.js';
 import { disconnected } from '../graph/gradient.js';
 import type { SymbolicShape } from '../graph/op.js';
@@ -47,6 +48,23 @@ export function asIntScalar(x: number | Variable, where: string): TensorVariable
   return x;
 }
 
+/**
+ * The values of a small input that output shapes depend on (a length, an argument, a target
+ * shape, split sizes): 0-d or 1-d, any stride. Plans pass such inputs with their values; when
+ * only a layout came (a bug of the caller), this says so rather than compute with undefined.
+ */
+export function smallInputValues(v: TensorView, where: string): number[] {
+  const n = v.shape.length === 0 ? 1 : v.shape[0]!;
+  const step = v.shape.length === 0 ? 0 : v.stride[0]!;
+  const out = new Array<number>(n);
+  for (let i = 0; i < n; i++) {
+    const x = v.data[v.offset + i * step];
+    if (x === undefined) throw new Error(`${where}: its value is not known here (only its shape was given), and the output shape depends on it`);
+    out[i] = x;
+  }
+  return out;
+}
+
 export class Shape extends TensorOp {
   override makeNode(x: unknown): Apply {
     const v = asTensorVariable(x as TensorLike);
@@ -55,6 +73,11 @@ export class Shape extends TensorOp {
 
   override perform(_node: Apply, [x]: readonly NdArray[]): NdArray[] {
     return [makeNdArray(Int32Array.from(x!.shape), [x!.shape.length])];
+  }
+
+  /** No kernel: plans compute the value on the calling thread from the input's shape. */
+  override outputShapes(_node: Apply, [x]: readonly TensorView[]): number[][] {
+    return [[x!.shape.length]];
   }
 
   override inferShape(node: Apply): SymbolicShape[] {
@@ -96,6 +119,11 @@ export class ShapeI extends TensorOp {
 
   override perform(_node: Apply, [x]: readonly NdArray[]): NdArray[] {
     return [makeNdArray(Int32Array.of(x!.shape[this.i]!), [])];
+  }
+
+  /** No kernel: plans compute the value on the calling thread from the input's shape. */
+  override outputShapes(): number[][] {
+    return [[]];
   }
 
   override inferShape(): SymbolicShape[] {

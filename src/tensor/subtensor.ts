@@ -1,10 +1,10 @@
 // Basic indexing: Subtensor (`x.get(...)`, a view of x) and IncSubtensor (setSubtensor and
 // incSubtensor, which return a new tensor). As in PyTensor, an op's props hold only the index
 // structure; the index values are int32 scalar inputs, so x.get(1) and x.get(2) share one op.
+// Subtensor is view arithmetic (`view`); IncSubtensor runs the 'incSubtensor' kernel by rows.
 import { isIntDtype } from '../kernels/dtype.js';
-import { copyView } from '../kernels/copy.js';
+import type { IncSubtensorParams } from '../kernels/inc-subtensor.js';
 import {
-  addIntoView,
   broadcastOnto,
   isSliceSpec,
   selectView,
@@ -14,16 +14,17 @@ import {
   type IntAlgebra,
   type SliceSpec,
 } from '../kernels/subtensor.js';
+import type { TensorView } from '../kernels/view.js';
 import { Apply } from '../graph/apply.js';
 import { disconnected } from '../graph/gradient.js';
-import type { IndexMap, SymbolicShape } from '../graph/op.js';
+import type { IndexMap, KernelCall, SymbolicShape } from '../graph/op.js';
 import { Variable } from '../graph/variable.js';
 import { zerosLike } from './alloc.js';
 import { asTensorArgs, asTensorVariable, constant } from './as-tensor.js';
 import { canCastSafely } from './dtype.js';
 import { dimshuffle } from './dimshuffle.js';
 import { add, cast, intDiv, lt, maximum, minimum, neg, sub, where } from './math.js';
-import { empty, makeNdArray, shapeText, type NdArray } from './ndarray.js';
+import { shapeText } from './ndarray.js';
 import { TensorOp } from './op.js';
 import { sum } from './reduce.js';
 import { constantScalar, intConstant } from './shape.js';
@@ -242,7 +243,8 @@ function checkIndex(where: string, spec: readonly IndexSpec[], x: TensorVariable
   return { values, region };
 }
 
-function scalarValues(idx: readonly NdArray[]): number[] {
+/** The values of 0-d index inputs. */
+function scalarValues(idx: readonly TensorView[]): number[] {
   return idx.map((a) => a.data[a.offset]!);
 }
 
@@ -265,9 +267,10 @@ export class Subtensor extends TensorOp {
     return new Apply(this, [v, ...values], [new TensorType(v.dtype, region).makeVariable()]);
   }
 
-  override perform(_node: Apply, [x, ...idx]: readonly NdArray[]): NdArray[] {
+  /** The view of x that the index selects (it checks the index values against x's lengths). */
+  override view(_node: Apply, [x, ...idx]: readonly TensorView[]): TensorView[] {
     const r = selectView(x!, this.idxList, scalarValues(idx), String(this));
-    return [makeNdArray(x!.data, r.shape, r.stride, r.offset)];
+    return [{ data: x!.data, offset: r.offset, shape: r.shape, stride: r.stride }];
   }
 
   override inferShape(node: Apply, [xs]: readonly SymbolicShape[]): SymbolicShape[] {
@@ -342,22 +345,28 @@ export class IncSubtensor extends TensorOp {
     return new Apply(this, [xv!, yv!, ...values], [xv!.type.makeVariable()]);
   }
 
-  override perform(node: Apply, [x, y, ...idx]: readonly NdArray[]): NdArray[] {
+  /** x's shape, once the index values fit x and y fits the region they select. */
+  override outputShapes(node: Apply, [x, y, ...idx]: readonly TensorView[]): number[][] {
     const where = String(this);
-    const type = node.outputs[0]!.type as TensorType;
-    const out = empty(type.dtype, x!.shape);
-    copyView(x!, out);
-    const r = selectView(out, this.idxList, scalarValues(idx), where);
-    const region = { data: out.data, offset: r.offset, shape: r.shape, stride: r.stride };
+    const r = selectView(x!, this.idxList, scalarValues(idx), where);
     const fit = broadcastOnto(y!, r.shape, (node.inputs[1]!.type as TensorType).broadcastable);
     if ('problem' in fit) {
       throw new RangeError(
         `${where}: y of shape ${shapeText(y!.shape)} cannot be broadcast to the indexed region of shape ${shapeText(r.shape)}: ${fit.problem}`,
       );
     }
-    if (this.setInstead) copyView(fit.view, region);
-    else addIntoView(fit.view, region, type.dtype === 'bool');
-    return [out];
+    return [[...x!.shape]];
+  }
+
+  /** Copies x and sets or adds y into the region, by rows of the output (chunks are disjoint). */
+  override kernel(node: Apply): KernelCall {
+    const params: IncSubtensorParams = {
+      idxList: this.idxList,
+      setInstead: this.setInstead,
+      yBroadcastable: [...(node.inputs[1]!.type as TensorType).broadcastable],
+      asBool: (node.outputs[0]!.type as TensorType).dtype === 'bool',
+    };
+    return { name: 'incSubtensor', params: { ...params }, chunking: { by: 'rows' } };
   }
 
   override inferShape(_node: Apply, [xs]: readonly SymbolicShape[]): SymbolicShape[] {

@@ -54,7 +54,7 @@ export class TensorType extends Type<NdArray> {
     if (!isDtype(dtype)) throw new TypeError(`TensorType: unknown dtype ${JSON.stringify(dtype)}`);
     for (const d of shape) {
       if (d !== null && !(Number.isInteger(d) && d >= 0)) {
-        throw new TypeError(`TensorType: static lengths must be non-negative integers or null, got ${shapeText(shape as number[])}`);
+        throw new TypeError(`TensorType: static lengths must be non-negative integers or null, got [${shape.map(String).join(', ')}]`);
       }
     }
     this.shape = Object.freeze([...shape]);
@@ -216,7 +216,7 @@ export class TensorType extends Type<NdArray> {
       const q = y[i]!;
       if (p === q) continue;
       if (Number.isNaN(p) && Number.isNaN(q)) continue;
-      if (!(Math.abs(p - q) <= atol + rtol * Math.abs(q))) return false;
+      if (!Number.isFinite(q) || !(Math.abs(p - q) <= atol + rtol * Math.abs(q))) return false;
     }
     return true;
   }

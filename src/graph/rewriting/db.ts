@@ -4,7 +4,7 @@
 // a LocalGroupDB is a named group of node rewriters used inside either.
 import { EquilibriumRewriter, type EquilibriumOptions } from './equilibrium.js';
 import type { RewriteContext } from './context.js';
-import type { GraphRewriter, NodeRewriter, Rewriter } from './rewriter.js';
+import { applyGraphRewriter, type GraphRewriter, type NodeRewriter, type Rewriter } from './rewriter.js';
 import { walkOnce } from './walk.js';
 import type { FunctionGraph } from '../fgraph.js';
 
@@ -78,18 +78,14 @@ export class SequenceDB extends RewriteDatabase {
   query(q: RewriteQuery): Rewriter[] {
     const steps = this.selected(q)
       .sort((a, b) => a.position - b.position)
-      .flatMap((e) => expand(e.item, q).map((r) => ({ label: e.name, r })));
+      .flatMap((e) => expand(e.item, q));
     const run: GraphRewriter = {
       kind: 'graph',
       name: this.name,
+      composite: true,
       apply: (fg: FunctionGraph, ctx: RewriteContext) => {
         let total = 0;
-        for (const { label, r } of steps) {
-          const started = performance.now();
-          const n = r.kind === 'graph' ? r.apply(fg, ctx) : walkOnce(fg, [r], 'in2out', ctx);
-          if (r.kind === 'graph') ctx.profile.record(r.name === label ? label : `${label}/${r.name}`, performance.now() - started, false);
-          total += n;
-        }
+        for (const r of steps) total += r.kind === 'graph' ? applyGraphRewriter(fg, r, ctx) : walkOnce(fg, [r], 'in2out', ctx);
         return total;
       },
     };

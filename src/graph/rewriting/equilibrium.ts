@@ -3,7 +3,7 @@
 // rewriter may apply more than maxUseRatio times the graph's initial size.
 import type { FunctionGraph } from '../fgraph.js';
 import type { RewriteContext } from './context.js';
-import type { GraphRewriter, NodeRewriter, Rewriter } from './rewriter.js';
+import { applyGraphRewriter, type GraphRewriter, type NodeRewriter, type Rewriter } from './rewriter.js';
 import { walkOnce } from './walk.js';
 
 export class RewriteCycleError extends Error {
@@ -20,6 +20,7 @@ export interface EquilibriumOptions {
 
 export class EquilibriumRewriter implements GraphRewriter {
   readonly kind = 'graph';
+  readonly composite = true;
   readonly #graphRewriters: readonly GraphRewriter[];
   readonly #nodeRewriters: readonly NodeRewriter[];
   readonly maxUseRatio: number;
@@ -41,26 +42,27 @@ export class EquilibriumRewriter implements GraphRewriter {
   apply(fg: FunctionGraph, ctx: RewriteContext): number {
     const limit = this.maxUseRatio * Math.max(fg.applyNodes.size, 1);
     const uses = new Map<string, number>();
+    // The rewrites that applied in this pass and the one before: those of a cycle among them.
+    let lastPass = new Set<string>();
+    let thisPass = new Set<string>();
     let total = 0;
     const count = (name: string, n: number): void => {
       if (n === 0) return;
+      thisPass.add(name);
       const used = (uses.get(name) ?? 0) + n;
       uses.set(name, used);
       if (used > limit) {
-        const active = [...uses.keys()].join(', ');
+        const recent = [...new Set([...lastPass, ...thisPass])].join(', ');
         throw new RewriteCycleError(
           `${this.name}: rewrite ${name} was applied ${used} times, more than ${limit} ` +
-            `(${this.maxUseRatio} per node of the graph); the rewrites applied (${active}) probably undo each other`,
+            `(${this.maxUseRatio} per node of the graph); the rewrites applied in the last passes (${recent}) probably undo each other`,
         );
       }
     };
     for (;;) {
       let changed = 0;
       for (const g of this.#graphRewriters) {
-        const started = performance.now();
-        const n = g.apply(fg, ctx);
-        ctx.profile.record(g.name, performance.now() - started, false);
-        for (let k = 0; k < n; k++) ctx.profile.record(g.name, 0, true);
+        const n = applyGraphRewriter(fg, g, ctx);
         count(g.name, n);
         changed += n;
       }
@@ -69,6 +71,8 @@ export class EquilibriumRewriter implements GraphRewriter {
       }
       total += changed;
       if (changed === 0) return total;
+      lastPass = thisPass;
+      thisPass = new Set();
     }
   }
 }

@@ -1,6 +1,7 @@
 // The merge rewriter: equal constants become one constant, and nodes that apply equal ops
-// (same props) to the same inputs become one node. One pass in topological order suffices,
-// because a node's inputs are merged before the node itself is compared.
+// (same props) to the same inputs become one node. One pass in topological order finds every
+// merge, because a node's inputs are compared by what they will be merged into; the merges are
+// then made as one replaceAll (linear in the graph), or one by one if a feature vetoes the batch.
 import type { Apply } from '../apply.js';
 import { InconsistencyError } from '../feature.js';
 import type { FunctionGraph } from '../fgraph.js';
@@ -8,17 +9,79 @@ import { Constant, type Variable } from '../variable.js';
 import type { RewriteContext } from './context.js';
 import type { GraphRewriter } from './rewriter.js';
 
-function tryReplace(fg: FunctionGraph, pairs: Array<[Variable, Variable]>, ctx: RewriteContext): boolean {
+function tryReplace(fg: FunctionGraph, pairs: ReadonlyArray<readonly [Variable, Variable]>, ctx: RewriteContext, what: string): boolean {
   try {
     fg.replaceAll(pairs, { reason: 'merge' });
     return true;
   } catch (e) {
     if (e instanceof InconsistencyError) {
-      ctx.log(`merge vetoed: ${e.message}`);
+      ctx.log(`merge of ${what} vetoed: ${e.message}`);
       return false;
     }
     throw e;
   }
+}
+
+/** One merge: the variables of a duplicate (a constant, or a node's outputs) and their keepers. */
+interface Merge {
+  readonly pairs: ReadonlyArray<readonly [Variable, Variable]>;
+  readonly node?: Apply;
+  readonly into?: Apply;
+}
+
+/**
+ * Every merge the graph allows as it stands: constants by signature, then nodes in topological
+ * order, each compared through `keeper` (what its inputs will become), so chains of duplicates
+ * are found in one pass.
+ */
+function findMerges(fg: FunctionGraph): Merge[] {
+  const merges: Merge[] = [];
+  const keeper = new Map<Variable, Variable>();
+  const constants = new Map<string, Constant>();
+  for (const v of fg.variables) {
+    if (!(v instanceof Constant)) continue;
+    const first = constants.get(v.signature);
+    if (first === undefined) constants.set(v.signature, v);
+    else if (first.type.equals(v.type)) {
+      keeper.set(v, first);
+      merges.push({ pairs: [[v, first]] });
+    }
+  }
+  // Nodes are bucketed by a number hashed from the op and the inputs' keepers (numbers hash
+  // much faster than strings); candidates in a bucket are then compared exactly.
+  const opIndex = new Map<string, number>();
+  const buckets = new Map<number, Apply[]>();
+  const keep = (v: Variable): Variable => keeper.get(v) ?? v;
+  for (const node of fg.toposort()) {
+    if (node.outputs.length === 0) continue;
+    const opKey = node.op.key;
+    let h = opIndex.get(opKey);
+    if (h === undefined) {
+      h = opIndex.size;
+      opIndex.set(opKey, h);
+    }
+    for (const v of node.inputs) h = (Math.imul(h, 0x01000193) ^ keep(v).id) & 0x3fffffff;
+    let bucket = buckets.get(h);
+    if (bucket === undefined) {
+      bucket = [];
+      buckets.set(h, bucket);
+    }
+    const twin = bucket.find(
+      (b) =>
+        b.op.equals(node.op) &&
+        b.outputs.length === node.outputs.length &&
+        b.inputs.length === node.inputs.length &&
+        b.inputs.every((v, i) => keep(v) === keep(node.inputs[i]!)),
+    );
+    if (twin === undefined) {
+      bucket.push(node);
+      continue;
+    }
+    const pairs = node.outputs.map((o, i): [Variable, Variable] => [o, twin.outputs[i]!]);
+    for (const [o, t] of pairs) keeper.set(o, t);
+    merges.push({ pairs, node, into: twin });
+  }
+  return merges;
 }
 
 export class MergeRewriter implements GraphRewriter {
@@ -26,29 +89,21 @@ export class MergeRewriter implements GraphRewriter {
   constructor(readonly name = 'merge') {}
 
   apply(fg: FunctionGraph, ctx: RewriteContext): number {
-    let merged = 0;
-    const constants = new Map<string, Constant>();
-    for (const v of [...fg.variables]) {
-      if (!(v instanceof Constant) || !fg.variables.has(v)) continue;
-      const first = constants.get(v.signature);
-      if (first === undefined) constants.set(v.signature, v);
-      else if (first !== v && first.type.equals(v.type) && tryReplace(fg, [[v, first]], ctx)) merged += 1;
+    const merges = findMerges(fg);
+    if (merges.length === 0) return 0;
+    if (tryReplace(fg, merges.flatMap((m) => m.pairs), ctx, `${merges.length} duplicates`)) {
+      if (ctx.verbose) for (const m of merges) if (m.node) ctx.log(`merge: ${m.node} into ${m.into}`);
+      return merges.length;
     }
-    const seen = new Map<string, Apply>();
-    for (const node of fg.toposort()) {
-      if (!fg.applyNodes.has(node)) continue;
-      const key = `${node.op.key}|${node.inputs.map((v) => v.id).join(',')}`;
-      const twin = seen.get(key);
-      if (twin === undefined || !fg.applyNodes.has(twin)) {
-        seen.set(key, node);
-        continue;
-      }
-      if (!twin.op.equals(node.op) || twin.inputs.some((v, i) => v !== node.inputs[i])) continue;
-      const pairs = node.outputs.map((o, i): [Variable, Variable] => [o, twin.outputs[i]!]);
-      if (tryReplace(fg, pairs, ctx)) {
-        merged += 1;
-        if (ctx.verbose) ctx.log(`merge: ${node} into ${twin}`);
-      }
+    // A feature refused the batch: merge one duplicate at a time, skipping those it refuses.
+    let merged = 0;
+    for (const m of merges) {
+      if (!m.pairs.every(([o, t]) => fg.variables.has(o) && fg.variables.has(t))) continue;
+      if (m.node && !(fg.applyNodes.has(m.node) && fg.applyNodes.has(m.into!))) continue;
+      if (m.node && !m.node.inputs.every((v, i) => v === m.into!.inputs[i])) continue;
+      if (!tryReplace(fg, m.pairs, ctx, m.node ? String(m.node) : String(m.pairs[0]![0]))) continue;
+      merged += 1;
+      if (ctx.verbose && m.node) ctx.log(`merge: ${m.node} into ${m.into}`);
     }
     return merged;
   }

@@ -31,6 +31,11 @@ export interface NodeRewriter {
 export interface GraphRewriter {
   readonly kind: 'graph';
   readonly name: string;
+  /**
+   * True for rewriters that only run others (databases, equilibrium and walking rewriters):
+   * the profile lists them as stages, since the rewriters they run record their own time.
+   */
+  readonly composite?: boolean;
   /** Rewrites `fg` in place; returns how many changes it made. */
   apply(fg: FunctionGraph, ctx: RewriteContext): number;
 }
@@ -60,15 +65,20 @@ export function nodeRewriter(
 /**
  * Runs `rewriter` on `node` and applies what it returns. A replacement that a feature vetoes
  * (InconsistencyError) is dropped and counts as no change. Returns whether the graph changed.
+ * The profile counts one call, and the time of the transform and of the replacement.
  */
 export function rewriteNode(fg: FunctionGraph, rewriter: NodeRewriter, node: Apply, ctx: RewriteContext): boolean {
   const started = performance.now();
-  let result: Replacement | false | undefined;
+  let applied = false;
   try {
-    result = rewriter.transform(fg, node);
+    applied = applyReplacement(fg, rewriter, node, rewriter.transform(fg, node), ctx);
   } finally {
-    ctx.profile.record(rewriter.name, performance.now() - started, false);
+    ctx.profile.record(rewriter.name, performance.now() - started, applied);
   }
+  return applied;
+}
+
+function applyReplacement(fg: FunctionGraph, rewriter: NodeRewriter, node: Apply, result: Replacement | false | undefined, ctx: RewriteContext): boolean {
   if (!result) return false;
   const pairs: Array<[Variable, Variable]> = [];
   if (result instanceof Map) {
@@ -95,7 +105,26 @@ export function rewriteNode(fg: FunctionGraph, rewriter: NodeRewriter, node: App
     }
     throw e;
   }
-  ctx.profile.record(rewriter.name, 0, true);
   if (ctx.verbose) ctx.log(`rewrite ${rewriter.name}:\n${before}\n  ->\n${ctx.describe(live.map(([, n]) => n))}`);
   return true;
+}
+
+/**
+ * Runs a graph rewriter and records one call of it: as a stage when it is composite, else as a
+ * rewriter. What it recorded under its own name while it ran (some count their applications as
+ * they go) is folded into that one call, so each application is counted once.
+ */
+export function applyGraphRewriter(fg: FunctionGraph, rewriter: GraphRewriter, ctx: RewriteContext): number {
+  const table = rewriter.composite ? ctx.profile.byStage : ctx.profile.byRewriter;
+  const before = { ...(table.get(rewriter.name) ?? { time: 0, calls: 0, applied: 0 }) };
+  const started = performance.now();
+  let n = 0;
+  try {
+    n = rewriter.apply(fg, ctx);
+  } finally {
+    const ms = performance.now() - started;
+    const reported = (table.get(rewriter.name)?.applied ?? 0) - before.applied;
+    table.set(rewriter.name, { time: before.time + ms, calls: before.calls + 1, applied: before.applied + Math.max(n, reported) });
+  }
+  return n;
 }

@@ -4,6 +4,7 @@
 import type { Apply } from '../apply.js';
 import type { Feature } from '../feature.js';
 import type { FunctionGraph } from '../fgraph.js';
+import type { Op } from '../op.js';
 import type { RewriteContext } from './context.js';
 import { rewriteNode, tracksNode, type GraphRewriter, type NodeRewriter } from './rewriter.js';
 
@@ -25,10 +26,19 @@ export function walkOnce(
   const fresh: Apply[] = [];
   const watcher: Feature = { onImport: (_fg, node) => void fresh.push(node) };
   let applied = 0;
+  // Which rewriters track an op depends on the op alone: worked out once per op of the graph.
+  const tracking = new Map<Op, readonly NodeRewriter[]>();
+  const rewritersOf = (node: Apply): readonly NodeRewriter[] => {
+    let list = tracking.get(node.op);
+    if (list === undefined) {
+      list = rewriters.filter((r) => tracksNode(r, node));
+      tracking.set(node.op, list);
+    }
+    return list;
+  };
   const visit = (node: Apply): void => {
-    for (const r of rewriters) {
+    for (const r of rewritersOf(node)) {
       if (!fg.applyNodes.has(node)) return;
-      if (!tracksNode(r, node)) continue;
       if (rewriteNode(fg, r, node, ctx)) {
         applied += 1;
         onApplied?.(r);
@@ -57,6 +67,7 @@ export function walkingRewriter(name: string, rewriters: readonly NodeRewriter[]
   return {
     kind: 'graph',
     name,
+    composite: true,
     apply: (fg, ctx) => walkOnce(fg, rewriters, order, ctx),
   };
 }

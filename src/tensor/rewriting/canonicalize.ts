@@ -3,37 +3,44 @@
 // that appear above and below a division cancelled (x/x, and the gradients of log(sigmoid)),
 // and log(exp(x)) -> x.
 import type { Apply } from '../../graph/apply.js';
+import type { FunctionGraph } from '../../graph/fgraph.js';
 import { nodeRewriter } from '../../graph/rewriting/rewriter.js';
 import { registerCanonicalize } from '../../graph/rewriting/optdb.js';
 import type { Variable } from '../../graph/variable.js';
-import { isFloatDtype } from '../../kernels/dtype.js';
-import { onesLike, zerosLike } from '../alloc.js';
+import { isFloatDtype, STORAGE, type Dtype } from '../../kernels/dtype.js';
+import { constant } from '../as-tensor.js';
 import { DimShuffle, dimshuffle, type ShuffleEntry } from '../dimshuffle.js';
 import { Elemwise } from '../elemwise.js';
 import { add, mul, trueDiv } from '../math.js';
 import * as S from '../scalar/catalog.js';
 import type { ScalarOp } from '../scalar/scalar-op.js';
 import type { TensorVariable } from '../variable.js';
-import { asTypeOf } from './like.js';
+import { asTypeOf, filledLike } from './like.js';
 import { elemwiseOf, ownerIs, scalarConstantValue } from './match.js';
 
 const out0 = (node: Apply): TensorVariable => node.outputs[0] as TensorVariable;
 const ins = (node: Apply): TensorVariable[] => node.inputs as TensorVariable[];
 
-function fit(v: TensorVariable | undefined, node: Apply): Variable[] | false {
+function fit(v: TensorVariable | undefined, node: Apply, fg: FunctionGraph): Variable[] | false {
   if (!v) return false;
-  const r = asTypeOf(v, out0(node));
+  const r = asTypeOf(v, out0(node), fg);
+  return r ? [r] : false;
+}
+
+/** The node's output replaced by a fill of `value` (its dtype, its shape). */
+function fill(value: number, node: Apply, fg: FunctionGraph): Variable[] | false {
+  const r = filledLike(value, out0(node), fg);
   return r ? [r] : false;
 }
 
 /** Drops the operands equal to `neutral` from an add or mul. */
 function dropNeutral(scalar: ScalarOp, neutral: number, name: string): void {
   registerCanonicalize(
-    nodeRewriter(name, [elemwiseOf(scalar)], (node) => {
+    nodeRewriter(name, [elemwiseOf(scalar)], (node, fg) => {
       const kept = ins(node).filter((x) => scalarConstantValue(x) !== neutral);
       if (kept.length === node.inputs.length) return false;
-      if (kept.length === 0) return fit(scalar === S.add ? zerosLike(out0(node)) : onesLike(out0(node)), node);
-      return fit(kept.length === 1 ? kept[0] : scalar === S.add ? add(...kept) : mul(...kept), node);
+      if (kept.length === 0) return fill(neutral, node, fg);
+      return fit(kept.length === 1 ? kept[0] : scalar === S.add ? add(...kept) : mul(...kept), node, fg);
     }),
     'algebra',
   );
@@ -42,56 +49,56 @@ dropNeutral(S.mul, 1, 'mul_one');
 dropNeutral(S.add, 0, 'add_zero');
 
 registerCanonicalize(
-  nodeRewriter('sub_self', [elemwiseOf(S.sub)], (node) => {
+  nodeRewriter('sub_self', [elemwiseOf(S.sub)], (node, fg) => {
     const [x, y] = ins(node);
     if (x !== y) return false;
-    return fit(zerosLike(out0(node)), node);
+    return fill(0, node, fg);
   }),
   'algebra',
 );
 
 registerCanonicalize(
-  nodeRewriter('sub_zero', [elemwiseOf(S.sub)], (node) => {
+  nodeRewriter('sub_zero', [elemwiseOf(S.sub)], (node, fg) => {
     const [x, y] = ins(node);
-    return scalarConstantValue(y!) === 0 ? fit(x, node) : false;
+    return scalarConstantValue(y!) === 0 ? fit(x, node, fg) : false;
   }),
   'algebra',
 );
 
 registerCanonicalize(
-  nodeRewriter('div_one', [elemwiseOf(S.trueDiv)], (node) => {
+  nodeRewriter('div_one', [elemwiseOf(S.trueDiv)], (node, fg) => {
     const [x, y] = ins(node);
-    return scalarConstantValue(y!) === 1 ? fit(x, node) : false;
+    return scalarConstantValue(y!) === 1 ? fit(x, node, fg) : false;
   }),
   'algebra',
 );
 
 registerCanonicalize(
-  nodeRewriter('neg_neg', [elemwiseOf(S.neg)], (node) => {
+  nodeRewriter('neg_neg', [elemwiseOf(S.neg)], (node, fg) => {
     const inner = ownerIs(node.inputs[0]!, S.neg);
-    return inner ? fit(inner.inputs[0] as TensorVariable, node) : false;
+    return inner ? fit(inner.inputs[0] as TensorVariable, node, fg) : false;
   }),
   'algebra',
 );
 
 registerCanonicalize(
-  nodeRewriter('useless_cast', [{ name: 'Elemwise{cast}', test: (op) => op instanceof Elemwise && op.scalarOp.name.startsWith('cast{') }], (node) => {
+  nodeRewriter('useless_cast', [{ name: 'Elemwise{cast}', test: (op) => op instanceof Elemwise && op.scalarOp.name.startsWith('cast{') }], (node, fg) => {
     const x = ins(node)[0]!;
-    return x.dtype === out0(node).dtype ? fit(x, node) : false;
+    return x.dtype === out0(node).dtype ? fit(x, node, fg) : false;
   }),
   'useless',
 );
 
 registerCanonicalize(
-  nodeRewriter('log_exp', [elemwiseOf(S.log)], (node) => {
+  nodeRewriter('log_exp', [elemwiseOf(S.log)], (node, fg) => {
     const inner = ownerIs(node.inputs[0]!, S.exp);
-    return inner ? fit(inner.inputs[0] as TensorVariable, node) : false;
+    return inner ? fit(inner.inputs[0] as TensorVariable, node, fg) : false;
   }),
   'algebra',
 );
 
 registerCanonicalize(
-  nodeRewriter('dimshuffle_merge', [DimShuffle], (node) => {
+  nodeRewriter('dimshuffle_merge', [DimShuffle], (node, fg) => {
     const op = node.op as DimShuffle;
     const x = ins(node)[0]!;
     if (op.newOrder.length === x.ndim && op.newOrder.every((a, i) => a === i)) return [x];
@@ -99,7 +106,7 @@ registerCanonicalize(
     if (!(inner?.op instanceof DimShuffle)) return false;
     const innerOrder = inner.op.newOrder;
     const composed: ShuffleEntry[] = op.newOrder.map((a) => (a === 'x' ? 'x' : innerOrder[a]!));
-    return fit(dimshuffle(inner.inputs[0] as TensorVariable, composed), node);
+    return fit(dimshuffle(inner.inputs[0] as TensorVariable, composed), node, fg);
   }),
   'useless',
 );
@@ -117,7 +124,7 @@ function flatten(scalar: ScalarOp, name: string): void {
         return ins(inner);
       });
       if (!changed) return false;
-      return fit(scalar === S.add ? add(...operands) : mul(...operands), node);
+      return fit(scalar === S.add ? add(...operands) : mul(...operands), node, fg);
     }),
     'algebra',
   );
@@ -125,10 +132,28 @@ function flatten(scalar: ScalarOp, name: string): void {
 flatten(S.add, 'add_flatten');
 flatten(S.mul, 'mul_flatten');
 
-/** add(x, 1, 2) -> add(x, 3): scalar constants of one add or mul combined into one. */
+/**
+ * The constants of an add or mul combined in the output's dtype: integers as the output wraps
+ * them (sums exactly, products modulo 2^32 with Math.imul, then to the width), floats in float64.
+ */
+function combineConstants(values: readonly number[], scalar: ScalarOp, dtype: Dtype): number {
+  const integer = !isFloatDtype(dtype);
+  let acc = values[0]!;
+  for (let k = 1; k < values.length; k++) {
+    const v = values[k]!;
+    acc = scalar === S.add ? acc + v : integer ? Math.imul(acc, v) : acc * v;
+  }
+  return integer ? STORAGE[dtype].of(acc)[0]! : acc;
+}
+
+/**
+ * add(x, 1, 2) -> add(x, 3): scalar constants of one add or mul combined into one, of the
+ * output's dtype (a weak literal could make the sum narrower than it was).
+ */
 function gatherConstants(scalar: ScalarOp, name: string): void {
   registerCanonicalize(
-    nodeRewriter(name, [elemwiseOf(scalar)], (node) => {
+    nodeRewriter(name, [elemwiseOf(scalar)], (node, fg) => {
+      const out = out0(node);
       const values: number[] = [];
       const rest: TensorVariable[] = [];
       for (const x of ins(node)) {
@@ -136,11 +161,9 @@ function gatherConstants(scalar: ScalarOp, name: string): void {
         if (c === undefined) rest.push(x);
         else values.push(c);
       }
-      if (values.length < 2) return false;
-      const combined = values.reduce((a, b) => (scalar === S.add ? a + b : a * b));
-      const operands: Array<TensorVariable | number> = [...rest, combined];
-      const r = operands.length === 1 ? undefined : scalar === S.add ? add(...operands) : mul(...operands);
-      return r ? fit(r, node) : false;
+      if (values.length < 2 || rest.length === 0) return false;
+      const combined = constant(combineConstants(values, scalar, out.dtype), { dtype: out.dtype });
+      return fit(scalar === S.add ? add(...rest, combined) : mul(...rest, combined), node, fg);
     }),
     'algebra',
   );
@@ -179,9 +202,10 @@ registerCanonicalize(
       }
     }
     if (cancelled === 0) return false;
-    const top = num.length === 0 ? onesLike(out) : num.length === 1 ? num[0]! : mul(...num);
-    const r = den.length === 0 ? top : trueDiv(top, den.length === 1 ? den[0]! : mul(...den));
-    return fit(r, node);
+    if (num.length === 0 && den.length === 0) return fill(1, node, fg);
+    const top = num.length === 0 ? 1 : num.length === 1 ? num[0]! : mul(...num);
+    const r = den.length === 0 ? (top as TensorVariable) : trueDiv(top, den.length === 1 ? den[0]! : mul(...den));
+    return fit(r, node, fg);
   }),
   'algebra',
 );

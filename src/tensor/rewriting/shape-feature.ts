@@ -2,7 +2,7 @@
 // shapes through each op's inferShape (Theano's ShapeFeature). Rewrites use it to compute
 // shape(f(x)) without computing f(x); the runtime uses it to plan memory from input shapes.
 import type { Apply } from '../../graph/apply.js';
-import type { Feature } from '../../graph/feature.js';
+import type { Client, Feature } from '../../graph/feature.js';
 import type { FunctionGraph } from '../../graph/fgraph.js';
 import type { Variable } from '../../graph/variable.js';
 import { shapeI, shapeOf as staticShapeOf } from '../shape.js';
@@ -14,6 +14,25 @@ export class ShapeFeature implements Feature {
 
   onDetach(): void {
     this.#shapes.clear();
+  }
+
+  /**
+   * A node now reads another variable: the shapes computed through it are forgotten, with those
+   * of everything computed from them (a shape is only cached once its node's inputs' are, so
+   * the walk stops at the first variable without one).
+   */
+  onChangeInput(fg: FunctionGraph, client: Client): void {
+    if (client.kind !== 'apply') return;
+    const stale: Variable[] = [...client.node.outputs];
+    while (stale.length > 0) {
+      const v = stale.pop()!;
+      if (!this.#shapes.delete(v)) continue;
+      for (const c of fg.clients(v)) if (c.kind === 'apply') stale.push(...c.node.outputs);
+    }
+  }
+
+  onPrune(_fg: FunctionGraph, node: Apply): void {
+    for (const o of node.outputs) this.#shapes.delete(o);
   }
 
   /**

@@ -3,7 +3,6 @@
 import { isFloatDtype } from '../../kernels/dtype.js';
 import { nodeRewriter } from '../../graph/rewriting/rewriter.js';
 import { registerSpecialize } from '../../graph/rewriting/optdb.js';
-import { onesLike } from '../alloc.js';
 import { constant } from '../as-tensor.js';
 import { DimShuffle } from '../dimshuffle.js';
 import type { Elemwise } from '../elemwise.js';
@@ -12,27 +11,32 @@ import { Dot } from '../linalg.js';
 import { add, cast, mul, neg, sqr, sqrt, trueDiv } from '../math.js';
 import * as S from '../scalar/catalog.js';
 import type { TensorVariable } from '../variable.js';
-import { asTypeOf } from './like.js';
+import { asTypeOf, filledLike } from './like.js';
 import { elemwiseOf, ownerIs, scalarConstantValue } from './match.js';
 
 registerSpecialize(
-  nodeRewriter('pow_specialize', [elemwiseOf(S.pow)], (node) => {
-    const [x, y] = node.inputs as TensorVariable[];
+  nodeRewriter('pow_specialize', [elemwiseOf(S.pow)], (node, fg) => {
+    const [base, y] = node.inputs as TensorVariable[];
     const out = node.outputs[0] as TensorVariable;
     const e = scalarConstantValue(y!);
     if (e === undefined || (!isFloatDtype(out.dtype) && (e < 0 || !Number.isInteger(e)))) return false;
-    let r: TensorVariable | undefined;
+    if (e === 0) {
+      const ones = filledLike(1, out, fg);
+      return ones ? [ones] : false;
+    }
+    // The power is computed in the output's dtype (a float32 x to a float64 2 is a float64 square).
+    const x = cast(base!, out.dtype);
+    let r: TensorVariable;
     switch (e) {
-      case 0: r = onesLike(out); break;
       case 1: r = x; break;
-      case 2: r = sqr(x!); break;
-      case 0.5: r = sqrt(x!); break;
-      case -0.5: r = trueDiv(1, sqrt(x!)); break;
-      case -1: r = trueDiv(1, x!); break;
-      case -2: r = trueDiv(1, sqr(x!)); break;
+      case 2: r = sqr(x); break;
+      case 0.5: r = sqrt(x); break;
+      case -0.5: r = trueDiv(1, sqrt(x)); break;
+      case -1: r = trueDiv(1, x); break;
+      case -2: r = trueDiv(1, sqr(x)); break;
       default: return false;
     }
-    const fitted = asTypeOf(r!, out);
+    const fitted = asTypeOf(r, out, fg);
     return fitted ? [fitted] : false;
   }),
   'algebra',
@@ -84,10 +88,11 @@ registerSpecialize(
     const j = terms.findIndex((t, k) => k !== i && full(t.value) && !(t.value.owner?.op instanceof Dot && k < i));
     if (j < 0) return false;
     const toScalar = (c: TensorVariable | number): TensorVariable => (typeof c === 'number' ? constant(c, { dtype: out.dtype }) : cast(c, out.dtype));
-    const [x, y] = terms[i]!.value.owner!.inputs as TensorVariable[];
+    // Dot's dtype is the upcast of its operands', so casting them to it loses nothing.
+    const [x, y] = (terms[i]!.value.owner!.inputs as TensorVariable[]).map((v) => cast(v, out.dtype));
     const g = gemm(terms[j]!.value, toScalar(terms[i]!.coef), x!, y!, toScalar(terms[j]!.coef));
     const rest = terms.filter((_, k) => k !== i && k !== j).map((t) => (t.coef === 1 ? t.value : mul(toScalar(t.coef), t.value)));
-    const r = asTypeOf(rest.length === 0 ? g : add(g, ...rest), out);
+    const r = asTypeOf(rest.length === 0 ? g : add(g, ...rest), out, fg);
     return r ? [r] : false;
   }),
   'gemm',

@@ -1,10 +1,13 @@
-// Numerically stable forms: log(1 + x) -> log1p(x), exp(x) - 1 -> expm1(x),
+// Numerically stable forms: log(1 + x) -> log1p(x) (float sums), exp(x) - 1 -> expm1(x),
 // log(sigmoid(x)) -> -softplus(-x), log(1 - sigmoid(x)) -> -softplus(x), log(softmax(x)) ->
 // logSoftmax(x), and the gradient of log(softmax(x)) without its division by probabilities.
 import type { Apply } from '../../graph/apply.js';
+import type { FunctionGraph } from '../../graph/fgraph.js';
+import { isFloatDtype } from '../../kernels/dtype.js';
 import { nodeRewriter } from '../../graph/rewriting/rewriter.js';
 import { registerStabilize } from '../../graph/rewriting/optdb.js';
-import { add, expm1, log1p, mul, neg, softplus, sub } from '../math.js';
+import type { Elemwise } from '../elemwise.js';
+import { add, cast, expm1, log1p, mul, neg, softplus, sub } from '../math.js';
 import { LogSoftmax, Softmax, SoftmaxGrad } from '../nnet.js';
 import { sum } from '../reduce.js';
 import * as S from '../scalar/catalog.js';
@@ -12,53 +15,60 @@ import type { TensorVariable } from '../variable.js';
 import { asTypeOf } from './like.js';
 import { elemwiseOf, ownerIs, scalarConstantValue } from './match.js';
 
-function fit(v: TensorVariable, node: Apply): TensorVariable[] | false {
-  const r = asTypeOf(v, node.outputs[0] as TensorVariable);
+function fit(v: TensorVariable, node: Apply, fg: FunctionGraph): TensorVariable[] | false {
+  const r = asTypeOf(v, node.outputs[0] as TensorVariable, fg);
   return r ? [r] : false;
 }
 
 registerStabilize(
-  nodeRewriter('log1p', [elemwiseOf(S.log)], (node) => {
+  nodeRewriter('log1p', [elemwiseOf(S.log)], (node, fg) => {
     const sum = ownerIs(node.inputs[0]!, S.add);
-    if (!sum) return false;
+    // An integer 1 + x wraps at the top of its range, where log1p(x) would not.
+    if (!sum || !isFloatDtype((sum.outputs[0] as TensorVariable).dtype)) return false;
     const operands = sum.inputs as TensorVariable[];
     const one = operands.findIndex((x) => scalarConstantValue(x) === 1);
     if (one < 0) return false;
     const rest = operands.filter((_, i) => i !== one);
     if (rest.length === 0) return false;
-    return fit(log1p(rest.length === 1 ? rest[0]! : add(...rest)), node);
+    // x is computed in the sum's dtype, as 1 + x was (a float32 x plus a float64 1 is float64).
+    const x = cast(rest.length === 1 ? rest[0]! : add(...rest), (sum.outputs[0] as TensorVariable).dtype);
+    return fit(log1p(x), node, fg);
   }),
   'stability',
 );
 
 registerStabilize(
-  nodeRewriter('expm1', [elemwiseOf(S.sub)], (node) => {
-    const [a, b] = node.inputs as TensorVariable[];
-    const e = ownerIs(a!, S.exp);
-    if (!e || scalarConstantValue(b!) !== 1) return false;
-    return fit(expm1(e.inputs[0] as TensorVariable), node);
+  nodeRewriter('expm1', [elemwiseOf(S.sub), elemwiseOf(S.add)], (node, fg) => {
+    const ins = node.inputs as TensorVariable[];
+    if (ins.length !== 2) return false;
+    // exp(x) - 1, exp(x) + -1 or -1 + exp(x): where the constant is, the other operand is exp's.
+    const isSub = (node.op as Elemwise).scalarOp === S.sub;
+    const at = isSub ? (scalarConstantValue(ins[1]!) === 1 ? 1 : -1) : ins.findIndex((v) => scalarConstantValue(v) === -1);
+    if (at < 0) return false;
+    const e = ownerIs(ins[1 - at]!, S.exp);
+    return e ? fit(expm1(e.inputs[0] as TensorVariable), node, fg) : false;
   }),
   'stability',
 );
 
 registerStabilize(
-  nodeRewriter('log_sigmoid', [elemwiseOf(S.log)], (node) => {
+  nodeRewriter('log_sigmoid', [elemwiseOf(S.log)], (node, fg) => {
     const x = node.inputs[0]!;
     const s = ownerIs(x, S.sigmoid);
-    if (s) return fit(neg(softplus(neg(s.inputs[0] as TensorVariable))), node);
+    if (s) return fit(neg(softplus(neg(s.inputs[0] as TensorVariable))), node, fg);
     const d = ownerIs(x, S.sub);
     if (!d || scalarConstantValue(d.inputs[0]!) !== 1) return false;
     const s2 = ownerIs(d.inputs[1]!, S.sigmoid);
-    return s2 ? fit(neg(softplus(s2.inputs[0] as TensorVariable)), node) : false;
+    return s2 ? fit(neg(softplus(s2.inputs[0] as TensorVariable)), node, fg) : false;
   }),
   'stability',
 );
 
 registerStabilize(
-  nodeRewriter('log_softmax', [elemwiseOf(S.log)], (node) => {
+  nodeRewriter('log_softmax', [elemwiseOf(S.log)], (node, fg) => {
     const s = node.inputs[0]!.owner;
     if (!s || !(s.op instanceof Softmax)) return false;
-    return fit(new LogSoftmax(s.op.axis).call(s.inputs[0]!), node);
+    return fit(new LogSoftmax(s.op.axis).call(s.inputs[0]!), node, fg);
   }),
   'stability',
 );
@@ -68,13 +78,13 @@ registerStabilize(
  * probabilities that may underflow; (gz / sm - sum(gz)) * sm is gz - sum(gz) * sm.
  */
 registerStabilize(
-  nodeRewriter('softmax_grad_of_log', [SoftmaxGrad], (node) => {
+  nodeRewriter('softmax_grad_of_log', [SoftmaxGrad], (node, fg) => {
     const [dy, sm] = node.inputs as TensorVariable[];
     const div = ownerIs(dy!, S.trueDiv);
     if (!div || div.inputs[1] !== sm) return false;
     const gz = div.inputs[0] as TensorVariable;
     const axis = (node.op as SoftmaxGrad).axis;
-    return fit(sub(gz, mul(sum(gz, { axis, keepdims: true }), sm!)), node);
+    return fit(sub(gz, mul(sum(gz, { axis, keepdims: true }), sm!)), node, fg);
   }),
   'stability',
 );

@@ -1,0 +1,27 @@
+// Registers weft's own kernels under their names. Workers import this module; so does the
+// calling thread, which runs the same kernels when it executes a plan inline.
+import './builtin-core.js';
+// products (matmul, tensordot, gemm), incSubtensor and the softmax family register themselves
+import './inc-subtensor.js';
+import './products.js';
+import './softmax.js';
+import { copyView } from './copy.js';
+import { runElemwise, type ElemwiseSource } from './elemwise.js';
+import { registerKernel } from './registry.js';
+import type { TensorView } from './view.js';
+
+/** `v` seen with `shape` (the output's): axes of length 1 broadcast with stride 0. */
+function broadcastTo(v: TensorView, shape: readonly number[]): TensorView {
+  const lead = shape.length - v.shape.length;
+  return {
+    data: v.data,
+    offset: v.offset,
+    shape,
+    stride: shape.map((d, a) => (a < lead || (v.shape[a - lead] === 1 && d !== 1) ? 0 : v.stride[a - lead]!)),
+  };
+}
+
+registerKernel('elemwise', (ins, outs, params, range) => {
+  const shape = outs[0]!.shape;
+  runElemwise(params['source'] as ElemwiseSource, ins.map((v) => broadcastTo(v, shape)), outs, range);
+});

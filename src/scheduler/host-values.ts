@@ -1,0 +1,61 @@
+// Host values: the small integer variables of a graph (lengths, indices, shapes) that the
+// calling thread computes while it plans, rather than tasks while they run. A graph input is
+// one when it is an integer scalar; a node's outputs are when they are small integers computed
+// from other host values, or the shape of anything. A call's plan depends on the inputs'
+// shapes and on the values of its host inputs: together they are its signature.
+import type { FunctionGraph } from '../graph/fgraph.js';
+import { isConstant, type Variable } from '../graph/variable.js';
+import { isIntDtype } from '../kernels/dtype.js';
+import type { NdArray } from '../tensor/ndarray.js';
+import { Shape, ShapeI } from '../tensor/shape.js';
+import { TensorType } from '../tensor/type.js';
+
+/** Largest host value (elements). */
+const SMALL = 64;
+
+export function isSmallInt(v: Variable): boolean {
+  const t = v.type;
+  if (!(t instanceof TensorType) || !(isIntDtype(t.dtype) || t.dtype === 'bool')) return false;
+  let n = 1;
+  for (const d of t.shape) {
+    if (d === null) return false;
+    n *= d;
+  }
+  return n <= SMALL;
+}
+
+export class HostValues {
+  /** Variables the calling thread computes while planning. */
+  readonly known: ReadonlySet<Variable>;
+  /** Graph inputs whose values (not only shapes) enter the signature. */
+  readonly valueInputs: readonly number[];
+
+  constructor(fg: FunctionGraph) {
+    const known = new Set<Variable>();
+    const valueInputs: number[] = [];
+    fg.inputs.forEach((v, i) => {
+      if (isSmallInt(v) && (v.type as TensorType).ndim === 0) {
+        known.add(v);
+        valueInputs.push(i);
+      }
+    });
+    for (const node of fg.toposort()) {
+      const shapeOnly = node.op instanceof Shape || node.op instanceof ShapeI;
+      const fromKnown = node.inputs.every((v) => known.has(v) || (isConstant(v) && isSmallInt(v)));
+      if ((shapeOnly || fromKnown) && node.outputs.every(isSmallInt)) for (const o of node.outputs) known.add(o);
+    }
+    this.known = known;
+    this.valueInputs = valueInputs;
+  }
+
+  /** The key of a call's plan: input shapes and the values of host inputs. */
+  signature(inputs: readonly NdArray[]): string {
+    let key = '';
+    for (const x of inputs) key += `${x.shape.join(',')};`;
+    for (const i of this.valueInputs) {
+      const x = inputs[i]!;
+      key += `=${x.data[x.offset]};`;
+    }
+    return key;
+  }
+}

@@ -1,0 +1,98 @@
+// Checks a plan's safety, for tests and debugging: any two tasks that may run at the same time
+// (neither reaches the other through edges) must not touch overlapping bytes unless both only
+// read them, and every task must be reachable from the initial ready set. Byte ranges are the
+// bounding extents of views (conservative for strided views).
+import { bytesPerElement } from '../kernels/dtype.js';
+import type { PlanDescriptor, ViewDescriptor } from '../workers/protocol.js';
+
+export interface PlanHazard {
+  readonly first: number;
+  readonly second: number;
+  readonly message: string;
+}
+
+function extent(v: ViewDescriptor): [number, number] | undefined {
+  let lo = 0;
+  let hi = 0;
+  for (let a = 0; a < v.shape.length; a++) {
+    if (v.shape[a] === 0) return undefined;
+    const step = (v.shape[a]! - 1) * v.stride[a]!;
+    if (step < 0) lo += step;
+    else hi += step;
+  }
+  const size = bytesPerElement(v.dtype);
+  return [v.offset + lo * size, v.offset + (hi + 1) * size];
+}
+
+/** Extents of the output elements a task writes: all of each output, or its chunk's part. */
+function writes(plan: PlanDescriptor, t: number): Array<[number, number]> {
+  const task = plan.tasks[t]!;
+  const call = plan.calls[task.call]!;
+  return call.outputs.flatMap((o) => {
+    const e = extent(plan.views[o]!);
+    return e ? [e] : [];
+  });
+}
+
+function reads(plan: PlanDescriptor, t: number): Array<[number, number]> {
+  const call = plan.calls[plan.tasks[t]!.call]!;
+  return call.inputs.flatMap((i) => {
+    const e = extent(plan.views[i]!);
+    return e ? [e] : [];
+  });
+}
+
+const overlaps = (a: [number, number], b: [number, number]): boolean => a[0] < b[1] && b[0] < a[1];
+
+/**
+ * The hazards of `plan`: pairs of unordered tasks where one writes what the other touches.
+ * Chunks of one call are exempt from the check against each other (they write disjoint ranges of
+ * their outputs by construction; the kernels' chunk tests check that).
+ */
+export function planHazards(plan: PlanDescriptor): PlanHazard[] {
+  const n = plan.tasks.length;
+  const words = Math.ceil(n / 32);
+  // reach[t]: tasks reachable from t (its descendants).
+  const reach = new Uint32Array(n * words);
+  const order: number[] = [];
+  const pending = [...plan.initialPending];
+  const ready = [...plan.initialReady];
+  while (ready.length) {
+    const t = ready.pop()!;
+    order.push(t);
+    for (const s of plan.tasks[t]!.successors) if (--pending[s]! === 0) ready.push(s);
+  }
+  const hazards: PlanHazard[] = [];
+  if (order.length !== n) {
+    hazards.push({ first: -1, second: -1, message: `only ${order.length} of ${n} tasks can ever run (a cycle, or missing edges)` });
+    return hazards;
+  }
+  for (let i = order.length - 1; i >= 0; i--) {
+    const t = order[i]!;
+    for (const s of plan.tasks[t]!.successors) {
+      reach[t * words + (s >> 5)]! |= 1 << (s & 31);
+      for (let w = 0; w < words; w++) reach[t * words + w]! |= reach[s * words + w]!;
+    }
+  }
+  const ordered = (a: number, b: number): boolean =>
+    (reach[a * words + (b >> 5)]! & (1 << (b & 31))) !== 0 || (reach[b * words + (a >> 5)]! & (1 << (a & 31))) !== 0;
+  for (let a = 0; a < n; a++) {
+    for (let b = a + 1; b < n; b++) {
+      if (plan.tasks[a]!.call === plan.tasks[b]!.call || ordered(a, b)) continue;
+      const wa = writes(plan, a);
+      const wb = writes(plan, b);
+      const clash =
+        wa.some((x) => wb.some((y) => overlaps(x, y))) ||
+        wa.some((x) => reads(plan, b).some((y) => overlaps(x, y))) ||
+        wb.some((x) => reads(plan, a).some((y) => overlaps(x, y)));
+      if (clash) {
+        hazards.push({
+          first: a,
+          second: b,
+          message: `tasks ${a} (${plan.calls[plan.tasks[a]!.call]!.label}) and ${b} (${plan.calls[plan.tasks[b]!.call]!.label}) may run at once and touch the same bytes`,
+        });
+      }
+    }
+  }
+  return hazards;
+}

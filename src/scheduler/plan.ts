@@ -1,0 +1,407 @@
+// Planning a call (Theano's linker, for threads): for one input signature, every variable gets a
+// place in the call's region (inputs and intermediates in buffers, views as offset arithmetic
+// over their base), every kernel node becomes one or more tasks (chunks of its work above a
+// size threshold; chunk boundaries depend on shapes only, never on the number of workers), and
+// tasks get edges: data dependencies and the graph's ordering constraints (the destroy handler's).
+// A buffer is reused only by a node that already runs after every reader of its previous value,
+// so reuse adds no edge and costs no parallelism.
+import type { Apply } from '../graph/apply.js';
+import type { FunctionGraph } from '../graph/fgraph.js';
+import type { KernelCall } from '../graph/op.js';
+import { isConstant, type Constant, type Variable } from '../graph/variable.js';
+import { bytesPerElement, STORAGE, type Dtype } from '../kernels/dtype.js';
+import { contiguousStrides, sizeOf, type TensorView } from '../kernels/view.js';
+import type { NdArray } from '../tensor/ndarray.js';
+import { TensorType } from '../tensor/type.js';
+import { ALIGN } from '../workers/arena.js';
+import { HEADER_BYTES, type CallDescriptor, type PlanDescriptor, type TaskDescriptor, type ViewDescriptor } from '../workers/protocol.js';
+import type { HostValues } from './host-values.js';
+import { NodeError } from '../graph/node-error.js';
+
+/** Work (elements touched, or multiply-adds for products) that one task should carry at least. */
+const TASK_WORK = 1 << 17;
+const PRODUCT_TASK_WORK = 1 << 22;
+
+export type OutputSource =
+  | { readonly kind: 'view'; readonly view: number }
+  | { readonly kind: 'value'; readonly value: NdArray };
+
+export interface Plan {
+  readonly descriptor: PlanDescriptor;
+  /** Graph input i: the view its value is copied into at each call, or -1 when no task reads it. */
+  readonly inputViews: readonly number[];
+  readonly outputs: readonly OutputSource[];
+  /** Written into every new region once: constants and host-computed values that tasks read. */
+  readonly regionInit: ReadonlyArray<{ readonly view: number; readonly value: NdArray }>;
+  /** Estimated work of one call, for the choice between inline and workers. */
+  readonly work: number;
+  /** Tasks that may run at once at best (the widest level of the task graph). */
+  readonly width: number;
+  /** The node of each call of the descriptor. */
+  readonly callNodes: readonly Apply[];
+}
+
+export class PlanError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PlanError';
+  }
+}
+
+interface Buffer {
+  readonly bytes: number;
+  offset: number;
+  /** Index in `order` of the node that writes it (-1: written before the call starts). */
+  readonly writer: number;
+  /** Nodes that read it (through any view). */
+  readonly readers: Set<number>;
+  /** Inputs and outputs keep their buffer for the whole call. */
+  pinned: boolean;
+}
+
+function dtypeOf(v: Variable): Dtype {
+  return (v.type as TensorType).dtype;
+}
+
+function units(call: KernelCall, out: ViewDescriptor): number {
+  switch (call.chunking.by) {
+    case 'elements': return sizeOf(out.shape);
+    case 'rows': return out.shape[0] ?? 1;
+    case 'lanes': {
+      const axis = call.chunking.axis;
+      return out.shape.reduce((n, d, a) => (a === axis ? n : n * d), 1);
+    }
+    case 'none': return 1;
+  }
+}
+
+/** Kernels whose work grows with a contracted length as well as with their output. */
+const PRODUCTS = new Set(['matmul', 'gemm', 'tensordot']);
+
+function workOf(call: KernelCall, ins: readonly ViewDescriptor[], outs: readonly ViewDescriptor[]): number {
+  if (PRODUCTS.has(call.name)) {
+    // Multiply-adds: each output element sums over the contracted length(s) of the first factor.
+    const a = call.name === 'gemm' ? ins[2]! : ins[0]!;
+    const free = Math.max(1, sizeOf(outs[0]!.shape));
+    const contracted =
+      call.name === 'tensordot'
+        ? (call.params['axesA'] as number[]).reduce((n, ax) => n * (a.shape[ax] ?? 1), 1)
+        : (a.shape[a.shape.length - 1] ?? 1);
+    return free * contracted;
+  }
+  return Math.max(1, ...ins.map((v) => sizeOf(v.shape)), ...outs.map((v) => sizeOf(v.shape)));
+}
+
+/**
+ * The plan of `fg` for calls with these inputs' signature. Walking the nodes in order, it
+ * computes host values (by perform), views (by view), and the output shapes of kernel nodes (by
+ * outputShapes), which check the inputs: an invalid call fails here with the node's NodeError,
+ * before any task runs.
+ */
+export function buildPlan(fg: FunctionGraph, inputs: readonly NdArray[], host: HostValues, id: number): Plan {
+  const hostKnown = host.known;
+  const order = fg.toposort();
+  const position = new Map<Apply, number>(order.map((n, i) => [n, i]));
+  const views: ViewDescriptor[] = [];
+  const viewBuffer: Buffer[] = [];
+  const viewOf = new Map<Variable, number>();
+  const buffers: Buffer[] = [];
+  const regionInit: Array<{ view: number; value: NdArray }> = [];
+  const values = new Map<Variable, NdArray>();
+  const shapes = new Map<Variable, readonly number[]>();
+  fg.inputs.forEach((v, i) => {
+    shapes.set(v, inputs[i]!.shape);
+    if (hostKnown.has(v)) values.set(v, inputs[i]!);
+  });
+  const valueOf = (v: Variable): NdArray | undefined => values.get(v) ?? (isConstant(v) ? (v as Constant<TensorType, NdArray>).data : undefined);
+  const shapeOf = (v: Variable): readonly number[] => {
+    const s = shapes.get(v) ?? valueOf(v)?.shape;
+    if (!s) throw new PlanError(`no shape is known for ${v}`);
+    return s;
+  };
+
+  /** Views of views: view index -> (the view it looks into, element offset from that view's start). */
+  const viewRelative = new Map<number, { of: number; elements: number }>();
+
+  const newBuffer = (v: Variable, writer: number): number => {
+    const dtype = dtypeOf(v);
+    const shape = shapeOf(v);
+    const buffer: Buffer = { bytes: Math.max(sizeOf(shape), 1) * bytesPerElement(dtype), offset: -1, writer, readers: new Set(), pinned: false };
+    buffers.push(buffer);
+    views.push({ dtype, offset: -1, shape: [...shape], stride: contiguousStrides(shape) });
+    viewBuffer.push(buffer);
+    viewOf.set(v, views.length - 1);
+    return views.length - 1;
+  };
+
+  /** The view of `v` for node `reader`, making a buffer for inputs, constants and host values. */
+  const use = (v: Variable, reader: number): number => {
+    let view = viewOf.get(v);
+    if (view === undefined) {
+      const value = valueOf(v);
+      if (!value) throw new PlanError(`${v} is read before any node computes it`);
+      view = newBuffer(v, -1);
+      viewBuffer[view]!.pinned = true;
+      regionInit.push({ view, value });
+    }
+    viewBuffer[view]!.readers.add(reader);
+    return view;
+  };
+
+  const inputViews = fg.inputs.map((v) => {
+    if (!(v.type instanceof TensorType) || fg.clients(v).every((c) => c.kind === 'apply' && hostOnly(c.node))) return -1;
+    const view = newBuffer(v, -1);
+    viewBuffer[view]!.pinned = true;
+    return view;
+  });
+
+  function hostOnly(node: Apply): boolean {
+    return node.outputs.every((o) => hostKnown.has(o));
+  }
+
+  // Calls, one per kernel node, in execution order.
+  const calls: CallDescriptor[] = [];
+  const callNodes: Apply[] = [];
+  const callOf = new Map<number, number>();
+  const kernelCalls: KernelCall[] = [];
+  const dummies = new Map<Dtype, NdArray['data']>();
+  const dummy = (d: Dtype): NdArray['data'] => {
+    let a = dummies.get(d);
+    if (!a) dummies.set(d, (a = new STORAGE[d](0)));
+    return a;
+  };
+
+  /** An input as view arithmetic and shape checks see it: real values when known, else a layout. */
+  const describe = (v: Variable, view: number | undefined, dtype: Dtype): TensorView => {
+    const value = valueOf(v);
+    if (value && (view === undefined || sizeOf(value.shape) <= 64)) return value;
+    const d = view !== undefined ? views[view]! : { shape: shapeOf(v), stride: contiguousStrides(shapeOf(v)) };
+    return { data: dummy(dtype), offset: 0, shape: d.shape, stride: d.stride };
+  };
+
+  order.forEach((node, k) => {
+    const op = node.op;
+    try {
+      if (hostOnly(node)) {
+        const outs = op.perform(node, node.inputs.map((v) => valueOf(v) ?? (describe(v, undefined, dtypeOf(v)) as NdArray))) as NdArray[];
+        node.outputs.forEach((o, j) => {
+          values.set(o, outs[j]!);
+          shapes.set(o, outs[j]!.shape);
+        });
+        return;
+      }
+      const inViews = node.inputs.map((v) => use(v, k));
+      if (op.view && Object.keys(op.viewMap).length > 0) {
+        // Viewed inputs are described relative to their own start; other inputs (indices) are the
+        // small host values themselves, which view arithmetic reads.
+        const sources = new Set(Object.values(op.viewMap).flat());
+        const described = node.inputs.map((v, i) => {
+          if (!sources.has(i)) return describe(v, inViews[i], dtypeOf(v));
+          const d = views[inViews[i]!]!;
+          return { data: dummy(d.dtype), offset: 0, shape: d.shape, stride: d.stride };
+        });
+        const outs = op.view(node, described);
+        if (outs) {
+          node.outputs.forEach((o, j) => {
+            const source = inViews[op.viewMap[j]?.[0] ?? 0]!;
+            const rel = outs[j]!;
+            views.push({ dtype: dtypeOf(o), offset: -1, shape: [...rel.shape], stride: [...rel.stride] });
+            const index = views.length - 1;
+            viewRelative.set(index, { of: source, elements: rel.offset });
+            viewBuffer.push(viewBuffer[source]!);
+            viewOf.set(o, index);
+            shapes.set(o, rel.shape);
+          });
+          return;
+        }
+      }
+      const call = op.kernel?.(node);
+      if (!call || !op.outputShapes) throw new PlanError(`${op} has no worker kernel`);
+      const outShapes = op.outputShapes(node, node.inputs.map((v, i) => describe(v, inViews[i], dtypeOf(v))));
+      node.outputs.forEach((o, j) => shapes.set(o, outShapes[j]!));
+      const outViews = node.outputs.map((o) => newBuffer(o, k));
+      calls.push({ kernel: call.name, params: call.params, inputs: inViews, outputs: outViews, label: String(node) });
+      callNodes.push(node);
+      kernelCalls.push(call);
+      callOf.set(k, calls.length - 1);
+    } catch (e) {
+      if (e instanceof PlanError) throw e;
+      // A small input whose value the plan does not know may steer the shapes: the error may be
+      // an artefact of not knowing it, so such a graph is run without a plan (which reports
+      // the error, if it is real).
+      const unknown = node.inputs.find((v) => !valueOf(v) && v.type instanceof TensorType && v.type.shape.every((d) => d !== null) && sizeOf(v.type.shape as number[]) <= 64);
+      if (unknown) throw new PlanError(`the shapes of ${node} may depend on the value of ${unknown}, which is computed by the graph`);
+      throw new NodeError(node, k, node.inputs.map((v) => valueOf(v) ?? { shape: shapes.get(v) ?? [], data: dummy(dtypeOf(v)) }), e);
+    }
+  });
+
+  // Graph outputs keep their buffers; an output the host computed is returned as it is.
+  const outputs: OutputSource[] = fg.outputs.map((v) => {
+    const view = viewOf.get(v);
+    if (view !== undefined) {
+      viewBuffer[view]!.pinned = true;
+      return { kind: 'view', view };
+    }
+    const value = valueOf(v);
+    if (!value) throw new PlanError(`no value for the output ${v}`);
+    return { kind: 'value', value };
+  });
+
+  // Ancestry between nodes (bitsets), for safe buffer reuse.
+  const n = order.length;
+  const words = Math.ceil(n / 32);
+  const ancestors = new Uint32Array(n * words);
+  const orderings = fg.orderings();
+  order.forEach((node, k) => {
+    const row = k * words;
+    const preds = new Set<number>();
+    for (const v of node.inputs) if (v.owner && position.has(v.owner)) preds.add(position.get(v.owner)!);
+    for (const b of orderings.get(node) ?? []) if (position.has(b)) preds.add(position.get(b)!);
+    for (const p of preds) {
+      ancestors[row + (p >> 5)]! |= 1 << (p & 31);
+      for (let w = 0; w < words; w++) ancestors[row + w]! |= ancestors[p * words + w]!;
+    }
+  });
+  const isAncestor = (a: number, of: number): boolean => (ancestors[of * words + (a >> 5)]! & (1 << (a & 31))) !== 0;
+
+  // Layout of the data: buffers in writer order, reusing a freed buffer where safe.
+  const layout = { top: 0 };
+  const align = (x: number): number => Math.ceil(x / ALIGN) * ALIGN;
+  const free: Buffer[] = [];
+  const byWriter = [...buffers].sort((a, b) => a.writer - b.writer);
+  for (const b of byWriter) {
+    if (b.writer >= 0) {
+      // Reclaim buffers whose every reader is an ancestor of this writer.
+      const candidate = free.find(
+        (f) =>
+          f.bytes >= b.bytes &&
+          f.bytes <= 2 * b.bytes &&
+          isAncestor(f.writer, b.writer) &&
+          [...f.readers].every((r) => isAncestor(r, b.writer)),
+      );
+      if (candidate) {
+        free.splice(free.indexOf(candidate), 1);
+        b.offset = candidate.offset;
+        if (!b.pinned) free.push({ ...b, bytes: candidate.bytes });
+        continue;
+      }
+    }
+    b.offset = layout.top;
+    layout.top = align(layout.top + b.bytes);
+    if (!b.pinned && b.writer >= 0) free.push(b);
+  }
+
+  // Tasks: chunks of each call; edges from every task of a producer to every task of a consumer.
+  const tasks: Array<{ call: number; start: number; end: number; successors: Set<number> }> = [];
+  const tasksOfCall: number[][] = [];
+  let work = 0;
+  calls.forEach((c, ci) => {
+    const kc = kernelCalls[ci]!;
+    const outs = c.outputs.map((v) => views[v]!);
+    const ins = c.inputs.map((v) => views[v]!);
+    const w = workOf(kc, ins, outs);
+    work += w;
+    const u = units(kc, outs[0]!);
+    const target = PRODUCTS.has(kc.name) ? PRODUCT_TASK_WORK : TASK_WORK;
+    const chunks = kc.chunking.by === 'none' ? 1 : Math.max(1, Math.min(u, Math.floor(w / target)));
+    const list: number[] = [];
+    if (chunks === 1) {
+      tasks.push({ call: ci, start: -1, end: -1, successors: new Set() });
+      list.push(tasks.length - 1);
+    } else {
+      const per = Math.ceil(u / chunks);
+      for (let s = 0; s < u; s += per) {
+        tasks.push({ call: ci, start: s, end: Math.min(u, s + per), successors: new Set() });
+        list.push(tasks.length - 1);
+      }
+    }
+    tasksOfCall.push(list);
+  });
+
+  // Which calls a node's outputs come from: its own call, or (for views) its inputs' producers.
+  const producers = new Map<number, number[]>();
+  const producerCalls = (k: number): number[] => {
+    const memo = producers.get(k);
+    if (memo) return memo;
+    const ci = callOf.get(k);
+    let list: number[];
+    if (ci !== undefined) list = [ci];
+    else {
+      const node = order[k]!;
+      list = [...new Set(node.inputs.flatMap((v) => (v.owner && position.has(v.owner) ? producerCalls(position.get(v.owner)!) : [])))];
+    }
+    producers.set(k, list);
+    return list;
+  };
+  // The calls that read what node k produced (directly, or through views of it).
+  const readerCalls = (k: number): number[] => {
+    const out: number[] = [];
+    const stack = [k];
+    const seen = new Set<number>();
+    while (stack.length) {
+      const j = stack.pop()!;
+      for (const o of order[j]!.outputs) {
+        for (const c of fg.clients(o)) {
+          if (c.kind !== 'apply' || !position.has(c.node)) continue;
+          const r = position.get(c.node)!;
+          if (seen.has(r)) continue;
+          seen.add(r);
+          if (callOf.has(r)) out.push(callOf.get(r)!);
+          else stack.push(r);
+        }
+      }
+    }
+    return out;
+  };
+  const link = (from: number, to: number): void => {
+    if (from === to) return;
+    for (const a of tasksOfCall[from]!) for (const b of tasksOfCall[to]!) tasks[a]!.successors.add(b);
+  };
+  order.forEach((node, k) => {
+    const ci = callOf.get(k);
+    if (ci === undefined) return;
+    for (const v of node.inputs) {
+      if (v.owner && position.has(v.owner)) for (const p of producerCalls(position.get(v.owner)!)) link(p, ci);
+    }
+    for (const before of orderings.get(node) ?? []) {
+      const b = position.get(before);
+      if (b === undefined) continue;
+      const from = callOf.has(b) ? [callOf.get(b)!] : readerCalls(b);
+      for (const p of from) link(p, ci);
+    }
+  });
+
+  const pendingCount = new Array<number>(tasks.length).fill(0);
+  tasks.forEach((t) => t.successors.forEach((s) => (pendingCount[s] = pendingCount[s]! + 1)));
+  const initialReady = pendingCount.flatMap((p, i) => (p === 0 ? [i] : []));
+
+  // Width: the most tasks in one level of the task graph.
+  const level = new Array<number>(tasks.length).fill(0);
+  tasks.forEach((t, i) => t.successors.forEach((s) => (level[s] = Math.max(level[s]!, level[i]! + 1))));
+  const perLevel = new Map<number, number>();
+  level.forEach((l) => perLevel.set(l, (perLevel.get(l) ?? 0) + 1));
+  const width = Math.max(1, ...perLevel.values());
+
+  const pendingOffset = HEADER_BYTES;
+  const queueOffset = align(pendingOffset + 4 * tasks.length);
+  const dataOffset = align(queueOffset + 4 * Math.max(tasks.length, 1));
+  const finalViews: ViewDescriptor[] = views.map((v, i) => ({ ...v, offset: resolveOffset(i) }));
+  function resolveOffset(view: number): number {
+    const rel = viewRelative.get(view);
+    if (rel) return resolveOffset(rel.of) + rel.elements * bytesPerElement(views[view]!.dtype);
+    return dataOffset + viewBuffer[view]!.offset;
+  }
+
+  const descriptor: PlanDescriptor = {
+    id,
+    regionBytes: dataOffset + layout.top,
+    pendingOffset,
+    queueOffset,
+    views: finalViews,
+    calls,
+    tasks: tasks.map((t): TaskDescriptor => ({ call: t.call, start: t.start, end: t.end, successors: [...t.successors] })),
+    initialPending: pendingCount,
+    initialReady,
+  };
+  return { descriptor, inputViews, outputs, regionInit, work, width, callNodes };
+}

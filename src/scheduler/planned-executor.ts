@@ -1,0 +1,225 @@
+// The planned executor: runs a FunctionGraph's calls through plans. Per call it finds (or makes)
+// the plan for the inputs' signature, takes a region of shared memory, copies the inputs in,
+// runs the tasks (inline on the calling thread when the call is small or workers is 0, else as
+// a team of pool workers), copies the outputs out and gives the region back. A failing kernel
+// or a dead worker rejects the call with the node's name; the pool stays usable.
+import type { Apply } from '../graph/apply.js';
+import type { FunctionGraph } from '../graph/fgraph.js';
+import { NodeError } from '../graph/node-error.js';
+import { bytesPerElement, STORAGE, type Dtype } from '../kernels/dtype.js';
+import { copyView } from '../kernels/copy.js';
+import '../kernels/builtin.js';
+import type { TensorView } from '../kernels/view.js';
+import { makeNdArray, type NdArray } from '../tensor/ndarray.js';
+import { inlineArena, type Arena } from '../workers/arena.js';
+import type { Pool } from '../workers/pool.js';
+import { H, type TeamJob, type TeamResult, type ViewDescriptor } from '../workers/protocol.js';
+import { BoundPlan, runTeam, type MemoryViews } from '../workers/team.js';
+import { HostValues } from './host-values.js';
+import { buildPlan, type Plan } from './plan.js';
+
+/** Below this much work (elements touched) a call runs on the calling thread. */
+export const INLINE_WORK = 1 << 15;
+
+export class AbortError extends Error {
+  constructor(message = 'the call was aborted') {
+    super(message);
+    this.name = 'AbortError';
+  }
+}
+
+export type TaskObserver = (node: Apply, start: number, end: number, thread: number) => void;
+
+interface Region {
+  readonly block: { offset: number; size: number };
+  bound?: BoundPlan;
+}
+
+interface StoredPlan {
+  readonly plan: Plan;
+  readonly text: { offset: number; length: number };
+  readonly regions: Region[];
+}
+
+let nextPlanId = 0;
+let nextCallId = 0;
+
+function viewAt(memory: MemoryViews, region: number, v: ViewDescriptor): TensorView {
+  return { data: memory.of(v.dtype), offset: (region + v.offset) / bytesPerElement(v.dtype), shape: v.shape, stride: v.stride };
+}
+
+export interface PlannedExecutorOptions {
+  /** Workers per call (0: always the calling thread). */
+  readonly workers: number;
+  /** Record per-task timings (profiling). */
+  readonly trace?: boolean;
+}
+
+export class PlannedExecutor {
+  readonly host: HostValues;
+  readonly #plans = new Map<string, StoredPlan>();
+
+  readonly arena: Arena;
+  #pool: Pool | undefined;
+
+  /**
+   * `pool` gives the worker pool (made on first need); with workers: 0 there is none, and plans
+   * live in the calling thread's own arena.
+   */
+  constructor(
+    readonly fgraph: FunctionGraph,
+    readonly pool: (() => Pool) | undefined,
+    readonly options: PlannedExecutorOptions,
+  ) {
+    this.#pool = options.workers === 0 || !pool ? undefined : pool();
+    this.arena = this.#pool?.arena ?? inlineArena();
+    this.host = new HostValues(fgraph);
+  }
+
+  /** The plan for these inputs (made and stored on first use). */
+  planFor(inputs: readonly NdArray[]): StoredPlan {
+    const key = this.host.signature(inputs);
+    let stored = this.#plans.get(key);
+    if (!stored) {
+      const plan = buildPlan(this.fgraph, inputs, this.host, ++nextPlanId);
+      const text = this.arena.storeText(JSON.stringify(plan.descriptor));
+      stored = { plan, text, regions: [] };
+      this.#plans.set(key, stored);
+    }
+    return stored;
+  }
+
+  #acquire(stored: StoredPlan): Region {
+    const free = stored.regions.pop();
+    if (free) return free;
+    const arena = this.arena;
+    const block = arena.allocate(stored.plan.descriptor.regionBytes);
+    const region: Region = { block };
+    for (const { view, value } of stored.plan.regionInit) {
+      copyView(value, viewAt(arena.views, block.offset, stored.plan.descriptor.views[view]!));
+    }
+    return region;
+  }
+
+  /**
+   * Runs one call. `onTask` (profiling) hears every task's node, its start and end (milliseconds
+   * since the epoch) and the thread that ran it (0: the calling thread).
+   */
+  async run(inputs: readonly NdArray[], signal?: AbortSignal, onTask?: TaskObserver): Promise<NdArray[]> {
+    const stored = this.planFor(inputs);
+    const { plan } = stored;
+    const d = plan.descriptor;
+    const arena = this.arena;
+    const region = this.#acquire(stored);
+    const base = region.block.offset;
+    const memory = arena.views;
+    const h = memory.i32;
+    const at = (slot: number): number => (base >> 2) + slot;
+    let healthy = true;
+    try {
+      // Inputs in, then the call's header, pending counts and ready queue.
+      plan.inputViews.forEach((view, i) => {
+        if (view >= 0) copyView(inputs[i]!, viewAt(memory, base, d.views[view]!));
+      });
+      const callId = ++nextCallId;
+      h.set(d.initialPending, (base + d.pendingOffset) >> 2);
+      const queue = (base + d.queueOffset) >> 2;
+      h.fill(-1, queue, queue + d.tasks.length);
+      h.set(d.initialReady, queue);
+      for (const slot of [H.DONE, H.HEAD, H.ERROR, H.ABORT]) Atomics.store(h, at(slot), 0);
+      Atomics.store(h, at(H.TAIL), d.initialReady.length);
+      Atomics.store(h, at(H.CALL), callId);
+
+      const pool = this.#pool;
+      const inline = !pool || plan.work < INLINE_WORK || d.tasks.length === 0;
+      let results: TeamResult[];
+      if (inline) {
+        region.bound ??= new BoundPlan(d, base, memory);
+        results = [runTeam(region.bound, memory, callId, { trace: onTask !== undefined })];
+      } else {
+        const team = Math.max(1, Math.min(this.options.workers, pool.size, plan.width));
+        const job: TeamJob = {
+          callId,
+          planId: d.id,
+          planOffset: stored.text.offset,
+          planLength: stored.text.length,
+          region: base,
+          trace: onTask !== undefined,
+        };
+        const onAbort = (): void => {
+          Atomics.store(h, at(H.ABORT), 1);
+          Atomics.notify(h, at(H.TAIL));
+        };
+        signal?.addEventListener('abort', onAbort, { once: true });
+        try {
+          // A member that fails (a dead worker, a dropped job) stops the others at once: they
+          // may be waiting for a task that will now never finish.
+          const members = Array.from({ length: team }, () =>
+            pool.run(job, signal).catch((e: unknown) => {
+              onAbort();
+              throw e;
+            }),
+          );
+          const settled = await Promise.allSettled(members);
+          const crashed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+          if (crashed) {
+            onAbort();
+            healthy = false;
+            if (signal?.aborted) throw new AbortError('the call was aborted');
+            throw new Error(`a worker failed while running the call: ${(crashed.reason as Error)?.message ?? crashed.reason}`, {
+              cause: crashed.reason,
+            });
+          }
+          results = settled.map((r) => (r as PromiseFulfilledResult<TeamResult>).value);
+        } finally {
+          signal?.removeEventListener('abort', onAbort);
+        }
+      }
+      if (onTask) {
+        for (const r of results) for (const [t, a, b] of r.trace ?? []) onTask(plan.callNodes[d.tasks[t]!.call]!, a, b, r.thread ?? 0);
+      }
+      const failed = Atomics.load(h, at(H.ERROR));
+      if (failed > 0) {
+        const task = failed - 1;
+        const error = results.find((r) => r.error?.task === task)?.error;
+        const node = plan.callNodes[d.tasks[task]!.call];
+        const cause = new Error(error?.message ?? 'a kernel failed');
+        if (error?.stack) cause.stack = error.stack;
+        const described = d.calls[d.tasks[task]!.call]!.inputs.map((v) => viewAt(memory, base, d.views[v]!));
+        if (node) throw new NodeError(node, this.fgraph.toposort().indexOf(node), described, cause);
+        throw cause;
+      }
+      if (Atomics.load(h, at(H.ABORT)) !== 0 || Atomics.load(h, at(H.DONE)) !== d.tasks.length) {
+        throw new AbortError('the call was aborted');
+      }
+      // Outputs out, into memory the caller owns.
+      return plan.outputs.map((o) => {
+        if (o.kind === 'value') return copyOut(o.value);
+        const v = d.views[o.view]!;
+        const out = makeNdArray(new STORAGE[v.dtype as Dtype](v.shape.reduce((a, b) => a * b, 1)), v.shape);
+        copyView(viewAt(memory, base, v), out);
+        return out;
+      });
+    } finally {
+      Atomics.store(h, at(H.CALL), 0);
+      if (healthy && Atomics.load(h, at(H.MEMBERS)) === 0) stored.regions.push(region);
+      else if (healthy) void this.#releaseLater(stored, region);
+    }
+  }
+
+  /** A region some late team member still reads is given back once it has left. */
+  async #releaseLater(stored: StoredPlan, region: Region): Promise<void> {
+    const h = this.arena.views.i32;
+    const slot = (region.block.offset >> 2) + H.MEMBERS;
+    for (let n = Atomics.load(h, slot); n !== 0; n = Atomics.load(h, slot)) {
+      await Atomics.waitAsync(h, slot, n, 100).value;
+    }
+    stored.regions.push(region);
+  }
+}
+
+function copyOut(v: NdArray): NdArray {
+  const out = makeNdArray(new (v.data.constructor as new (n: number) => NdArray['data'])(v.shape.reduce((a, b) => a * b, 1)), v.shape);
+  copyView(v, out);
+  return out;
+}

@@ -1,0 +1,86 @@
+// The arena: one shared WebAssembly.Memory per pool (its buffer is a SharedArrayBuffer, so JS
+// kernels and later WebAssembly kernels see the same bytes). It hands out blocks: a region per
+// in-flight call, and the bytes of plan descriptors. Blocks are recycled by size class; the
+// memory only grows (a shared memory cannot move or shrink), and views are re-made after growth.
+import { MemoryViews } from './team.js';
+
+const PAGE = 65536;
+/** Every block starts at a multiple of this (cache lines, and SIMD loads later). */
+export const ALIGN = 64;
+/** Shared memories are reserved at their maximum up front: 4 GiB of address space. */
+const MAX_PAGES = 65536;
+
+function sizeClass(bytes: number): number {
+  let c = 4096;
+  while (c < bytes) c *= 2;
+  return c;
+}
+
+export class ArenaFullError extends RangeError {
+  constructor(bytes: number) {
+    super(`weft arena: cannot allocate ${bytes} bytes; the shared memory is limited to 4 GiB`);
+    this.name = 'ArenaFullError';
+  }
+}
+
+export class Arena {
+  readonly memory: WebAssembly.Memory;
+  readonly views: MemoryViews;
+  #top = ALIGN;
+  readonly #free = new Map<number, number[]>();
+
+  constructor(initialBytes = 16 << 20) {
+    const pages = Math.max(1, Math.ceil(initialBytes / PAGE));
+    this.memory = new WebAssembly.Memory({ initial: pages, maximum: MAX_PAGES, shared: true });
+    this.views = new MemoryViews(this.memory);
+  }
+
+  get byteLength(): number {
+    return this.memory.buffer.byteLength;
+  }
+
+  /** A block of at least `bytes` bytes (zeroed only the first time it is handed out). */
+  allocate(bytes: number): { offset: number; size: number } {
+    const size = sizeClass(bytes);
+    const recycled = this.#free.get(size)?.pop();
+    if (recycled !== undefined) return { offset: recycled, size };
+    const offset = this.#top;
+    const end = offset + size;
+    if (end > this.memory.buffer.byteLength) {
+      const need = Math.ceil((end - this.memory.buffer.byteLength) / PAGE);
+      const grow = Math.max(need, Math.ceil(this.memory.buffer.byteLength / PAGE / 2));
+      const pages = this.memory.buffer.byteLength / PAGE;
+      if (pages + need > MAX_PAGES) throw new ArenaFullError(bytes);
+      this.memory.grow(Math.min(grow, MAX_PAGES - pages));
+      this.views.refresh();
+    }
+    this.#top = end;
+    return { offset, size };
+  }
+
+  release(block: { offset: number; size: number }): void {
+    const list = this.#free.get(block.size) ?? [];
+    list.push(block.offset);
+    this.#free.set(block.size, list);
+  }
+
+  /** Stores `text` (UTF-8) in a new block; returns where. */
+  storeText(text: string): { offset: number; length: number; size: number } {
+    const bytes = new TextEncoder().encode(text);
+    const block = this.allocate(bytes.length);
+    new Uint8Array(this.memory.buffer, block.offset, bytes.length).set(bytes);
+    return { offset: block.offset, length: bytes.length, size: block.size };
+  }
+}
+
+/** Reads text stored by `storeText` (copying out of shared memory, which TextDecoder requires). */
+export function readText(memory: WebAssembly.Memory, offset: number, length: number): string {
+  return new TextDecoder().decode(new Uint8Array(memory.buffer, offset, length).slice());
+}
+
+let inline: Arena | undefined;
+
+/** The arena of plans that run only on the calling thread (no pool, no threads). */
+export function inlineArena(): Arena {
+  return (inline ??= new Arena(1 << 20));
+}

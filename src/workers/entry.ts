@@ -1,0 +1,37 @@
+// The worker entry (piscina's module): maps the pool's shared memory, loads the kernels (weft's
+// and the users' kernel modules), and for each team job joins the call: it reads the plan from
+// shared memory once, binds it to the call's region, and runs the team loop.
+import { threadId, workerData } from 'node:worker_threads';
+import '../kernels/builtin.js';
+import { readText } from './arena.js';
+import type { PlanDescriptor, TeamJob, TeamResult } from './protocol.js';
+import { BoundPlan, MemoryViews, runTeam } from './team.js';
+
+const { memory, kernelModules } = workerData as { memory: WebAssembly.Memory; kernelModules: readonly string[] };
+for (const m of kernelModules) await import(m);
+
+const views = new MemoryViews(memory);
+const plans = new Map<number, PlanDescriptor>();
+const bound = new Map<string, BoundPlan>();
+let boundFor: ArrayBufferLike | undefined;
+
+export default function run(job: TeamJob): TeamResult {
+  views.refresh();
+  if (boundFor?.byteLength !== memory.buffer.byteLength) {
+    // The memory grew: views over the old buffer cannot reach the new bytes.
+    bound.clear();
+    boundFor = memory.buffer;
+  }
+  let plan = plans.get(job.planId);
+  if (!plan) {
+    plan = JSON.parse(readText(memory, job.planOffset, job.planLength)) as PlanDescriptor;
+    plans.set(job.planId, plan);
+  }
+  const key = `${job.planId}@${job.region}`;
+  let b = bound.get(key);
+  if (!b) {
+    b = new BoundPlan(plan, job.region, views);
+    bound.set(key, b);
+  }
+  return runTeam(b, views, job.callId, { trace: job.trace, thread: threadId });
+}

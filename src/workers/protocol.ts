@@ -1,0 +1,87 @@
+// What the calling thread and the workers agree on: the layout of a call's region in shared
+// memory (a header of counters, then the pending counts and the ready queue of the tasks, then
+// the data), the plan descriptor that workers read from shared memory, and the job message.
+import type { Dtype } from '../kernels/dtype.js';
+import type { KernelParams } from '../kernels/registry.js';
+
+/** Int32 slots of a region's header. */
+export const H = {
+  /** The call this region serves now (0 while closed); late team members check it. */
+  CALL: 0,
+  /** Tasks finished so far. */
+  DONE: 1,
+  /** Next queue slot to take. */
+  HEAD: 2,
+  /** Next queue slot to fill. */
+  TAIL: 3,
+  /** 0, or 1 + the index of the first task that failed. */
+  ERROR: 4,
+  /** Non-zero when the call must stop (a failure elsewhere, or an AbortSignal). */
+  ABORT: 5,
+  /** Team members inside the region now. */
+  MEMBERS: 6,
+} as const;
+
+export const HEADER_BYTES = 64;
+
+/** A variable's place in a region: byte offset from the region's start, and its layout. */
+export interface ViewDescriptor {
+  readonly dtype: Dtype;
+  readonly offset: number;
+  readonly shape: readonly number[];
+  readonly stride: readonly number[];
+}
+
+/** One node's kernel call: which kernel, its params, and the views it reads and writes. */
+export interface CallDescriptor {
+  readonly kernel: string;
+  readonly params: KernelParams;
+  readonly inputs: readonly number[];
+  readonly outputs: readonly number[];
+  /** The node, as text, for error messages. */
+  readonly label: string;
+}
+
+/** A task: a kernel call over a range of its work (or all of it), and the tasks waiting for it. */
+export interface TaskDescriptor {
+  readonly call: number;
+  /** The range of work units, or -1/-1 for the whole call. */
+  readonly start: number;
+  readonly end: number;
+  readonly successors: readonly number[];
+}
+
+export interface PlanDescriptor {
+  readonly id: number;
+  readonly regionBytes: number;
+  /** Byte offsets (from the region start) of the pending counts and of the queue. */
+  readonly pendingOffset: number;
+  readonly queueOffset: number;
+  readonly views: readonly ViewDescriptor[];
+  readonly calls: readonly CallDescriptor[];
+  readonly tasks: readonly TaskDescriptor[];
+  readonly initialPending: readonly number[];
+  readonly initialReady: readonly number[];
+}
+
+/** The message of one team job: join call `callId` in the region at `region`. */
+export interface TeamJob {
+  readonly callId: number;
+  readonly planId: number;
+  /** Where the plan's JSON lies in shared memory (bytes). */
+  readonly planOffset: number;
+  readonly planLength: number;
+  readonly region: number;
+  /** Record the time of every task (profiling). */
+  readonly trace?: boolean;
+}
+
+/** What a team member reports when it leaves. */
+export interface TeamResult {
+  readonly tasks: number;
+  readonly error?: { readonly task: number; readonly message: string; readonly stack?: string };
+  /** Per task run: [task, start, end] in milliseconds since the epoch (performance.timeOrigin + now). */
+  readonly trace?: ReadonlyArray<readonly [number, number, number]>;
+  /** Which thread ran them (worker_threads' threadId; 0 for the calling thread). */
+  readonly thread?: number;
+}

@@ -1,0 +1,143 @@
+// The worker runtime through the public API: equal bits for any number of workers, faults that
+// reject one call and leave the pool usable, aborts, concurrency, flat memory, and plans that
+// are free of hazards.
+import t, { type Test } from 'tap';
+import { planHazards } from '../../src/scheduler/plan-check.js';
+import { PlannedExecutor } from '../../src/scheduler/planned-executor.js';
+import { near, pt, rng, weft } from '../helpers.js';
+import { FaultOp, faultKernels } from './fault-op.js';
+
+const BIG = 1 << 16;
+
+function sameBits(t: Test, a: weft.NdArray, b: weft.NdArray, msg: string): void {
+  t.same(a.shape, b.shape, `${msg}: shape`);
+  const x = new Uint8Array(a.data.buffer, a.data.byteOffset, a.data.byteLength);
+  const y = new Uint8Array(b.data.buffer, b.data.byteOffset, b.data.byteLength);
+  t.ok(x.length === y.length && x.every((v, i) => v === y[i]), `${msg}: same bits`);
+}
+
+t.test('results are bitwise equal on 0, 1, 2 and 3 workers, and close to the reference', async (t) => {
+  const pool = weft.createPool({ workers: 3 });
+  t.teardown(() => pool.close());
+  const x = pt.matrix('x', 'float32');
+  const w = pt.matrix('w', 'float32');
+  const b = pt.vector('b', 'float32');
+  const h = pt.tanh(x.dot(w).add(b));
+  const out = [h.sum({ axis: 1 }), pt.softmax(h).max({ axis: 0 }), h.exp().mul(2).sub(h.sqr())];
+  const r = rng(5);
+  const values = [r.normal([300, 200], { dtype: 'float32' }), r.normal([200, 256], { dtype: 'float32' }), r.normal([256], { dtype: 'float32' })];
+  const results: weft.NdArray[][] = [];
+  for (const workers of [0, 1, 2, 3]) {
+    const fn = await weft.compile([x, w, b], out, { workers, pool });
+    results.push(await fn(...values));
+    results.push(await fn(...values));
+  }
+  const reference = await (await weft.compile([x, w, b], out, { mode: 'FAST_COMPILE', workers: 0 }))(...values);
+  for (let k = 1; k < results.length; k++) results[k]!.forEach((v, j) => sameBits(t, v, results[0]![j]!, `run ${k} output ${j}`));
+  results[0]!.forEach((v, j) => near(t, v, weft.tolist(reference[j]!) as never, 1e-4, `output ${j} vs reference`));
+});
+
+t.test('plans are free of hazards', async (t) => {
+  const pool = weft.createPool({ workers: 2 });
+  t.teardown(() => pool.close());
+  const x = pt.matrix('x');
+  const y = pt.matrix('y');
+  const a = x.exp().add(y);
+  const b = a.T.mul(2).dot(a);
+  const c = pt.concatenate([a, a.mul(3)], 1).sum({ axis: 0 });
+  const fn = await weft.compile([x, y], [b, c, a.get(weft.slice(1, null)).tanh()], { pool });
+  const r = rng(2);
+  const values = [r.normal([300, 400]), r.normal([300, 400])];
+  await fn(...values);
+  const executor = new PlannedExecutor(fn.fgraph, () => pool, { workers: 2 });
+  const { plan } = executor.planFor(values);
+  t.ok(plan.descriptor.tasks.length > 3, `${plan.descriptor.tasks.length} tasks`);
+  t.same(planHazards(plan.descriptor), []);
+});
+
+t.test('a kernel that throws rejects the call with the node; the next call works', async (t) => {
+  const pool = weft.createPool({ workers: 2, kernelModules: [faultKernels] });
+  t.teardown(() => pool.close());
+  const x = pt.vector('x');
+  const s = weft.shared([1, 2, 3], { name: 's' });
+  const bad = await weft.compile([x], new FaultOp('test.throw').call(x.mul(2)).sum(), { pool, updates: [[s, s.add(1)]] });
+  const good = await weft.compile([x], x.mul(2).sum(), { pool });
+  const big = new Float64Array(BIG).fill(1);
+  await t.rejects(bad(big), { name: 'NodeError', message: /^boom from a kernel\n {2}in node \d+: FaultOp\{kernelName=test\.throw, ms=0\}\(/ });
+  t.same(weft.tolist(s.getValue()), [1, 2, 3], 'the shared variable kept its value');
+  t.equal(weft.tolist(await good(big)), 2 * BIG, 'the pool still works');
+});
+
+t.test('a worker that dies rejects its call; the pool replaces it', async (t) => {
+  const pool = weft.createPool({ workers: 2, kernelModules: [faultKernels] });
+  t.teardown(() => pool.close());
+  const x = pt.vector('x');
+  const s = weft.shared([1, 2, 3], { name: 's' });
+  const dies = await weft.compile([x], new FaultOp('test.exit').call(x).sum(), { pool, updates: [[s, s.add(1)]] });
+  const good = await weft.compile([x], x.mul(3).sum(), { pool });
+  const big = new Float64Array(BIG).fill(1);
+  await t.rejects(dies(big), /a worker failed while running the call/);
+  t.same(weft.tolist(s.getValue()), [1, 2, 3], 'the shared variable kept its value');
+  for (let i = 0; i < 4; i++) t.equal(weft.tolist(await good(big)), 3 * BIG, `call ${i} after the crash works`);
+});
+
+t.test('a worker out of memory (resource limits) rejects its call; the next call works', async (t) => {
+  const pool = weft.createPool({ workers: 1, kernelModules: [faultKernels], resourceLimits: { maxOldGenerationSizeMb: 48 } });
+  t.teardown(() => pool.close());
+  const x = pt.vector('x');
+  const hog = await weft.compile([x], new FaultOp('test.hog').call(x).sum(), { pool });
+  const good = await weft.compile([x], x.sum(), { pool });
+  const big = new Float64Array(BIG).fill(1);
+  await t.rejects(hog(big), /a worker failed while running the call/);
+  t.equal(weft.tolist(await good(big)), BIG);
+});
+
+t.test('AbortSignal: a running call stops between tasks, a queued call is dropped', async (t) => {
+  const pool = weft.createPool({ workers: 1, kernelModules: [faultKernels] });
+  t.teardown(() => pool.close());
+  const x = pt.vector('x');
+  const s = weft.shared([0], { name: 's' });
+  let chain = x;
+  for (let i = 0; i < 6; i++) chain = new FaultOp('test.slow', 40).call(chain);
+  const slow = await weft.compile([x], chain.sum(), { pool, updates: [[s, s.add(1)]] });
+  const big = new Float64Array(BIG).fill(1);
+  const running = new AbortController();
+  const started = performance.now();
+  const first = slow(big, { signal: running.signal });
+  const queued = new AbortController();
+  const second = slow(big, { signal: queued.signal });
+  setTimeout(() => running.abort(), 60);
+  queued.abort();
+  await t.rejects(second, { name: 'AbortError' });
+  await t.rejects(first, { name: 'AbortError' });
+  t.ok(performance.now() - started < 200, 'the running call stopped before its remaining tasks');
+  t.same(weft.tolist(s.getValue()), [0], 'no update was applied');
+  t.equal(weft.tolist(await slow(big)), BIG, 'the function still works');
+  t.same(weft.tolist(s.getValue()), [1]);
+});
+
+t.test('100 concurrent calls of one function give the right results', async (t) => {
+  const pool = weft.createPool({ workers: 2 });
+  t.teardown(() => pool.close());
+  const x = pt.vector('x');
+  const fn = await weft.compile([x], x.mul(x).sum(), { pool });
+  const inputs = Array.from({ length: 100 }, (_, i) => new Float64Array(BIG).fill(i));
+  const results = await Promise.all(inputs.map((v) => fn(v)));
+  t.ok(results.every((r, i) => weft.tolist(r) === i * i * BIG));
+});
+
+t.test('memory stays flat over 10k calls', async (t) => {
+  const pool = weft.createPool({ workers: 2 });
+  t.teardown(() => pool.close());
+  const x = pt.vector('x');
+  const fn = await weft.compile([x], x.exp().add(1).sum(), { pool });
+  const big = new Float64Array(BIG).fill(0.5);
+  for (let i = 0; i < 50; i++) await fn(big);
+  const arena = pool.arena.byteLength;
+  globalThis.gc?.();
+  const heap = process.memoryUsage().heapUsed;
+  for (let i = 0; i < 10_000; i++) await fn(big);
+  globalThis.gc?.();
+  t.equal(pool.arena.byteLength, arena, 'the arena did not grow');
+  t.ok(process.memoryUsage().heapUsed - heap < 64 << 20, 'the heap did not grow by more than garbage');
+});
