@@ -34,6 +34,6 @@ export function shared(value: TensorLike, options: SharedOptions = {}): TensorSh
   const type = new TensorType(dtype, shape);
   const what = `shared(${options.name ?? ''})`;
   const filtered = type.filter(value, { allowDowncast: options.dtype !== undefined, what });
-  const owned = filtered === value ? type.copyValue(filtered) : filtered;
+  const owned = type.ownValue(filtered, value);
   return new TensorSharedVariable(type, owned, options.name);
 }

@@ -20,7 +20,7 @@ export class SharedVariable<T extends Type = Type, V = unknown> extends Variable
   /** Replaces the value (checked and converted by the type; copied unless `borrow` is true). */
   setValue(value: unknown, options: { borrow?: boolean } & FilterOptions = {}): void {
     const filtered = this.type.filter(value, { allowDowncast: options.allowDowncast, what: options.what ?? `shared variable ${this}` }) as V;
-    this.#value = options.borrow || filtered !== value ? filtered : (this.type.copyValue(filtered) as V);
+    this.#value = options.borrow ? filtered : (this.type.ownValue(filtered, value) as V);
   }
 
   /** A shared variable is its own value holder: cloning a graph keeps it, as a constant would. */

@@ -38,6 +38,14 @@ export abstract class Type<V = unknown> {
   /** A copy of a value that shares no memory with it. */
   abstract copyValue(v: V): V;
 
+  /**
+   * `filtered` (what filter made of `source`) as a value that shares no memory with `source`:
+   * copied when it may alias it. What a variable keeps must not change when its caller's array does.
+   */
+  ownValue(filtered: V, source: unknown): V {
+    return filtered === source ? this.copyValue(filtered) : filtered;
+  }
+
   /** A string identifying a value, for constant merging: equal values give equal signatures. */
   abstract valueSignature(v: V): string;
 

@@ -215,12 +215,20 @@ export function buildPlan(fg: FunctionGraph, inputs: readonly NdArray[], host: H
           return;
         }
       }
-      const call = op.kernel?.(node);
-      if (!call || !op.outputShapes) throw new PlanError(`${op} has no worker kernel`);
+      if (!op.outputShapes) throw new PlanError(`${op} cannot say its output shapes before it runs`);
+      // An op without a worker kernel runs its perform on the calling thread, as a task of the plan.
+      const call: KernelCall = op.kernel?.(node) ?? { name: '', params: {}, chunking: { by: 'none' } };
       const outShapes = op.outputShapes(node, node.inputs.map((v, i) => describe(v, inViews[i], dtypeOf(v))));
       node.outputs.forEach((o, j) => shapes.set(o, outShapes[j]!));
       const outViews = node.outputs.map((o) => newBuffer(o, k));
-      calls.push({ kernel: call.name, params: call.params, inputs: inViews, outputs: outViews, label: String(node) });
+      calls.push({
+        kernel: call.name,
+        params: call.params,
+        inputs: inViews,
+        outputs: outViews,
+        label: String(node),
+        ...(call.name === '' ? { main: true } : {}),
+      });
       callNodes.push(node);
       kernelCalls.push(call);
       callOf.set(k, calls.length - 1);
@@ -373,7 +381,9 @@ export function buildPlan(fg: FunctionGraph, inputs: readonly NdArray[], host: H
 
   const pendingCount = new Array<number>(tasks.length).fill(0);
   tasks.forEach((t) => t.successors.forEach((s) => (pendingCount[s] = pendingCount[s]! + 1)));
-  const initialReady = pendingCount.flatMap((p, i) => (p === 0 ? [i] : []));
+  const isMain = (t: number): boolean => calls[tasks[t]!.call]!.main === true;
+  const initialReady = pendingCount.flatMap((p, i) => (p === 0 && !isMain(i) ? [i] : []));
+  const initialMainReady = pendingCount.flatMap((p, i) => (p === 0 && isMain(i) ? [i] : []));
 
   // Width: the most tasks in one level of the task graph.
   const level = new Array<number>(tasks.length).fill(0);
@@ -384,7 +394,8 @@ export function buildPlan(fg: FunctionGraph, inputs: readonly NdArray[], host: H
 
   const pendingOffset = HEADER_BYTES;
   const queueOffset = align(pendingOffset + 4 * tasks.length);
-  const dataOffset = align(queueOffset + 4 * Math.max(tasks.length, 1));
+  const mainQueueOffset = align(queueOffset + 4 * Math.max(tasks.length, 1));
+  const dataOffset = align(mainQueueOffset + 4 * Math.max(tasks.length, 1));
   const finalViews: ViewDescriptor[] = views.map((v, i) => ({ ...v, offset: resolveOffset(i) }));
   function resolveOffset(view: number): number {
     const rel = viewRelative.get(view);
@@ -397,11 +408,13 @@ export function buildPlan(fg: FunctionGraph, inputs: readonly NdArray[], host: H
     regionBytes: dataOffset + layout.top,
     pendingOffset,
     queueOffset,
+    mainQueueOffset,
     views: finalViews,
     calls,
     tasks: tasks.map((t): TaskDescriptor => ({ call: t.call, start: t.start, end: t.end, successors: [...t.successors] })),
     initialPending: pendingCount,
     initialReady,
+    initialMainReady,
   };
   return { descriptor, inputViews, outputs, regionInit, work, width, callNodes };
 }

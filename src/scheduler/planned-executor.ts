@@ -14,7 +14,9 @@ import { makeNdArray, type NdArray } from '../tensor/ndarray.js';
 import { inlineArena, type Arena } from '../workers/arena.js';
 import type { Pool } from '../workers/pool.js';
 import { H, type TeamJob, type TeamResult, type ViewDescriptor } from '../workers/protocol.js';
-import { BoundPlan, runTeam, type MemoryViews } from '../workers/team.js';
+import { BoundPlan, runMainTasks, runTeam, type MemoryViews } from '../workers/team.js';
+import type { Kernel } from '../kernels/registry.js';
+import { dtypeOfTypedArray } from '../kernels/dtype.js';
 import { HostValues } from './host-values.js';
 import { buildPlan, type Plan } from './plan.js';
 
@@ -126,16 +128,21 @@ export class PlannedExecutor {
       const queue = (base + d.queueOffset) >> 2;
       h.fill(-1, queue, queue + d.tasks.length);
       h.set(d.initialReady, queue);
-      for (const slot of [H.DONE, H.HEAD, H.ERROR, H.ABORT]) Atomics.store(h, at(slot), 0);
+      const mainQueue = (base + d.mainQueueOffset) >> 2;
+      h.fill(-1, mainQueue, mainQueue + d.tasks.length);
+      h.set(d.initialMainReady, mainQueue);
+      for (const slot of [H.DONE, H.HEAD, H.ERROR, H.ABORT, H.MAIN_HEAD]) Atomics.store(h, at(slot), 0);
       Atomics.store(h, at(H.TAIL), d.initialReady.length);
+      Atomics.store(h, at(H.MAIN_TAIL), d.initialMainReady.length);
       Atomics.store(h, at(H.CALL), callId);
 
       const pool = this.#pool;
-      const inline = !pool || plan.work < INLINE_WORK || d.tasks.length === 0;
+      const workerTasks = d.calls.some((c) => !c.main);
+      const inline = !pool || plan.work < INLINE_WORK || !workerTasks;
+      region.bound ??= new BoundPlan(d, base, memory, this.#mainKernels(plan));
       let results: TeamResult[];
       if (inline) {
-        region.bound ??= new BoundPlan(d, base, memory);
-        results = [runTeam(region.bound, memory, callId, { trace: onTask !== undefined })];
+        results = [runTeam(region.bound, memory, callId, { trace: onTask !== undefined, main: true })];
       } else {
         const team = Math.max(1, Math.min(this.options.workers, pool.size, plan.width));
         const job: TeamJob = {
@@ -160,7 +167,8 @@ export class PlannedExecutor {
               throw e;
             }),
           );
-          const settled = await Promise.allSettled(members);
+          const main = d.calls.some((c) => c.main) ? [runMainTasks(region.bound, memory, { trace: onTask !== undefined })] : [];
+          const settled = await Promise.allSettled([...members, ...main]);
           const crashed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
           if (crashed) {
             onAbort();
@@ -207,6 +215,34 @@ export class PlannedExecutor {
     }
   }
 
+  /** The calling thread's implementation of the plan's calls that have no worker kernel. */
+  #mainKernels(plan: Plan): Map<number, Kernel> {
+    const kernels = new Map<number, Kernel>();
+    plan.descriptor.calls.forEach((c, i) => {
+      if (!c.main) return;
+      const node = plan.callNodes[i]!;
+      kernels.set(i, (ins, outs) => {
+        // perform gets arrays of its own: a closure may keep what it is given.
+        const arrays = ins.map((v) => {
+          const a = makeNdArray(new STORAGE[dtypeOfView(v)](v.shape.reduce((p, q) => p * q, 1)), v.shape);
+          copyView(v, a);
+          return a;
+        });
+        const results = node.op.perform(node, arrays) as NdArray[];
+        outs.forEach((o, j) => {
+          const r = results[j];
+          if (!r || r.shape.length !== o.shape.length || r.shape.some((n, a) => n !== o.shape[a])) {
+            throw new Error(
+              `${node.op}.perform returned shape [${r?.shape.join(', ')}] for output ${j}; outputShapes said [${o.shape.join(', ')}]`,
+            );
+          }
+          copyView(r, o);
+        });
+      });
+    });
+    return kernels;
+  }
+
   /** A region some late team member still reads is given back once it has left. */
   async #releaseLater(stored: StoredPlan, region: Region): Promise<void> {
     const h = this.arena.views.i32;
@@ -216,6 +252,10 @@ export class PlannedExecutor {
     }
     stored.regions.push(region);
   }
+}
+
+function dtypeOfView(v: TensorView): Dtype {
+  return dtypeOfTypedArray(v.data)!;
 }
 
 function copyOut(v: NdArray): NdArray {

@@ -1,7 +1,7 @@
 // Turning what users pass (variables, numbers, booleans, nested arrays, ndarrays, typed
 // arrays) into tensor variables. Plain JS literals are "weak": next to typed operands they take
 // the operands' dtype where their values fit (so x_float32.mul(2) stays float32).
-import { dtypeOfTypedArray, type Dtype } from '../kernels/dtype.js';
+import { dtypeOfTypedArray, intRange, isIntDtype, type Dtype } from '../kernels/dtype.js';
 import { Variable } from '../graph/variable.js';
 import { dtypeOfValues, literalDtype, upcast } from './dtype.js';
 import { flattenNested, isNdArray, nestedShape, type NdArray } from './ndarray.js';
@@ -36,8 +36,15 @@ export function constant(value: TensorLike, options: ConstantOptions = {}): Tens
       ? [(value as NdArray['data']).length]
       : nestedShape(value, 'constant');
   const type = new TensorType(dtype, shape);
+  if (options.dtype !== undefined && isIntDtype(dtype) && isLiteral(value)) {
+    // An explicit integer dtype truncates fractions (as NumPy's astype), but a value out of its
+    // range is an error, not a silent wrap.
+    const [lo, hi] = intRange(dtype);
+    const bad = flattenNested(value).find((v) => typeof v === 'number' && Number.isFinite(v) && (Math.trunc(v) < lo || Math.trunc(v) > hi));
+    if (bad !== undefined) throw new RangeError(`constant: ${bad} does not fit ${dtype} (integers from ${lo} to ${hi})`);
+  }
   const filtered = type.filter(value, { allowDowncast: options.dtype !== undefined, what: 'constant' });
-  const owned = filtered === value ? type.copyValue(filtered) : filtered;
+  const owned = type.ownValue(filtered, value);
   return type.makeConstant(owned, options.name);
 }
 

@@ -52,9 +52,11 @@ export function upgradeToFloat(d: Dtype): Dtype {
 export function dtypeOfValues(values: Iterable<number | boolean>): Dtype {
   let allBool = true;
   let allInt = true;
+  let any = false;
   let lo = 0;
   let hi = 0;
   for (const v of values) {
+    any = true;
     if (typeof v === 'boolean') continue;
     allBool = false;
     if (!Number.isInteger(v)) {
@@ -64,6 +66,7 @@ export function dtypeOfValues(values: Iterable<number | boolean>): Dtype {
     if (v < lo) lo = v;
     if (v > hi) hi = v;
   }
+  if (!any) return config.floatX;
   if (allBool) return 'bool';
   if (!allInt) return config.floatX;
   for (const d of ['int8', 'int16', 'int32'] as const) {

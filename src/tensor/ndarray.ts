@@ -8,6 +8,14 @@ import { contiguousStrides, isContiguous, sizeOf } from '../kernels/view.js';
 
 export type NdArray = ndarray.NdArray<TypedArray>;
 
+/** A TypeError about a value that does not fit a variable: what, where, expected what. */
+export class ValueTypeError extends TypeError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ValueTypeError';
+  }
+}
+
 /** A nested JS array of numbers or booleans (any depth). */
 export type NestedArray = ReadonlyArray<number | boolean | NestedArray>;
 
@@ -78,12 +86,12 @@ export function nestedShape(value: unknown, where: string): number[] {
   const check = (x: unknown, axis: number): void => {
     if (axis === shape.length) {
       if (typeof x !== 'number' && typeof x !== 'boolean') {
-        throw new TypeError(`${where}: expected numbers in the nested array, found ${typeof x} at depth ${axis}`);
+        throw new ValueTypeError(`${where}: expected numbers in the nested array, found ${typeof x} at depth ${axis}`);
       }
       return;
     }
     if (!Array.isArray(x) || x.length !== shape[axis]) {
-      throw new TypeError(`${where}: the nested array is ragged (expected length ${shape[axis]} at depth ${axis})`);
+      throw new ValueTypeError(`${where}: the nested array is ragged (expected length ${shape[axis]} at depth ${axis})`);
     }
     for (const e of x) check(e, axis + 1);
   };

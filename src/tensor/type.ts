@@ -16,18 +16,13 @@ import {
   nestedShape,
   shapeText,
   type NdArray,
+  ValueTypeError,
 } from './ndarray.js';
 import { TensorConstant, TensorVariable } from './variable.js';
 
 export type StaticShape = readonly (number | null)[];
 
-/** A TypeError about a value that does not fit a variable: what, where, expected what. */
-export class ValueTypeError extends TypeError {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ValueTypeError';
-  }
-}
+export { ValueTypeError };
 
 const TOLERANCES: Partial<Record<Dtype, { atol: number; rtol: number }>> = {
   float32: { atol: 1e-5, rtol: 1e-5 },
@@ -223,6 +218,12 @@ export class TensorType extends Type<NdArray> {
 
   copyValue(v: NdArray): NdArray {
     return copyArray(v);
+  }
+
+  /** Copies when `filtered` uses the memory of `source` (an ndarray or typed array of the caller's). */
+  override ownValue(filtered: NdArray, source: unknown): NdArray {
+    const buffer = isNdArray(source) ? (source.data as { buffer?: unknown }).buffer : ArrayBuffer.isView(source) ? source.buffer : undefined;
+    return filtered === source || (buffer !== undefined && filtered.data.buffer === buffer) ? copyArray(filtered) : filtered;
   }
 
   valueSignature(v: NdArray): string {

@@ -112,6 +112,11 @@ export interface TensorMethods {
 
 export interface TensorVariable extends TensorMethods {}
 export class TensorVariable extends Variable<TensorType> {
+  /** The value of this variable (computed on the calling thread); `givens` maps inputs to values. */
+  override eval(givens?: ReadonlyMap<Variable, unknown>): Promise<NdArray> {
+    return super.eval(givens) as Promise<NdArray>;
+  }
+
   get dtype(): Dtype {
     return this.type.dtype;
   }
@@ -125,6 +130,11 @@ export class TensorVariable extends Variable<TensorType> {
 
 export interface TensorConstant extends TensorMethods {}
 export class TensorConstant extends Constant<TensorType, NdArray> {
+  /** The value of this variable (computed on the calling thread); `givens` maps inputs to values. */
+  override eval(givens?: ReadonlyMap<Variable, unknown>): Promise<NdArray> {
+    return super.eval(givens) as Promise<NdArray>;
+  }
+
   override toString(): string {
     if (this.name !== undefined) return this.name;
     const v = this.data;
@@ -147,6 +157,11 @@ export class TensorConstant extends Constant<TensorType, NdArray> {
 
 export interface TensorSharedVariable extends TensorMethods {}
 export class TensorSharedVariable extends SharedVariable<TensorType, NdArray> {
+  /** The value of this variable (computed on the calling thread); `givens` maps inputs to values. */
+  override eval(givens?: ReadonlyMap<Variable, unknown>): Promise<NdArray> {
+    return super.eval(givens) as Promise<NdArray>;
+  }
+
   get dtype(): Dtype {
     return this.type.dtype;
   }

@@ -20,6 +20,9 @@ export const H = {
   ABORT: 5,
   /** Team members inside the region now. */
   MEMBERS: 6,
+  /** Next slot to take / to fill in the queue of tasks only the calling thread runs. */
+  MAIN_HEAD: 7,
+  MAIN_TAIL: 8,
 } as const;
 
 export const HEADER_BYTES = 64;
@@ -40,6 +43,8 @@ export interface CallDescriptor {
   readonly outputs: readonly number[];
   /** The node, as text, for error messages. */
   readonly label: string;
+  /** Runs on the calling thread (an op without a worker kernel): never taken by a worker. */
+  readonly main?: boolean;
 }
 
 /** A task: a kernel call over a range of its work (or all of it), and the tasks waiting for it. */
@@ -57,11 +62,15 @@ export interface PlanDescriptor {
   /** Byte offsets (from the region start) of the pending counts and of the queue. */
   readonly pendingOffset: number;
   readonly queueOffset: number;
+  /** Byte offset of the queue of calling-thread tasks. */
+  readonly mainQueueOffset: number;
   readonly views: readonly ViewDescriptor[];
   readonly calls: readonly CallDescriptor[];
   readonly tasks: readonly TaskDescriptor[];
   readonly initialPending: readonly number[];
+  /** Tasks ready at the start, for the workers' queue and for the calling thread's queue. */
   readonly initialReady: readonly number[];
+  readonly initialMainReady: readonly number[];
 }
 
 /** The message of one team job: join call `callId` in the region at `region`. */

@@ -1,7 +1,8 @@
 // The team loop: what every participant of a call runs, in a worker or on the calling thread.
 // It takes ready tasks from the region's queue with Atomics, runs their kernels, and releases
 // the tasks that were waiting for them; no message is exchanged per task. Idle members spin
-// briefly, then sleep until a task is queued or the call ends.
+// briefly, then sleep until a task is queued or the call ends. Tasks of ops without a worker
+// kernel go to a second queue that only the calling thread serves.
 import { bytesPerElement, STORAGE, type Dtype, type TypedArray } from '../kernels/dtype.js';
 import { getKernel, type Kernel } from '../kernels/registry.js';
 import type { TensorView } from '../kernels/view.js';
@@ -20,7 +21,7 @@ export class MemoryViews {
   /** Re-creates the views if the memory grew since they were made. */
   refresh(): void {
     const buffer = this.memory.buffer;
-    if (buffer === this.#buffer && buffer.byteLength === this.#buffer.byteLength) return;
+    if (buffer.byteLength === this.#buffer?.byteLength) return;
     this.#buffer = buffer;
     this.#arrays.clear();
     this.#i32 = new Int32Array(buffer);
@@ -40,15 +41,26 @@ export class MemoryViews {
   }
 }
 
+const notOnWorkers: Kernel = () => {
+  throw new Error('a calling-thread task reached a worker');
+};
+
 /** A plan made ready to run at one region: its views and kernels resolved. */
 export class BoundPlan {
   readonly views: TensorView[];
-  readonly kernels: Kernel[];
+  /** Kernels by call, resolved on first use (a thread resolves only the kernels it runs). */
+  readonly #kernels: Array<Kernel | undefined>;
+  readonly #mainKernels: ReadonlyMap<number, Kernel> | undefined;
 
+  /**
+   * `mainKernels` gives the calling thread's implementation of the plan's main calls (by call
+   * index); workers have none.
+   */
   constructor(
     readonly plan: PlanDescriptor,
     readonly region: number,
     memory: MemoryViews,
+    mainKernels?: ReadonlyMap<number, Kernel>,
   ) {
     this.views = plan.views.map((v) => ({
       data: memory.of(v.dtype),
@@ -56,7 +68,18 @@ export class BoundPlan {
       shape: v.shape,
       stride: v.stride,
     }));
-    this.kernels = plan.calls.map((c) => getKernel(c.kernel));
+    this.#kernels = plan.calls.map(() => undefined);
+    this.#mainKernels = mainKernels;
+  }
+
+  #kernel(i: number): Kernel {
+    let k = this.#kernels[i];
+    if (!k) {
+      const c = this.plan.calls[i]!;
+      k = c.main ? (this.#mainKernels?.get(i) ?? notOnWorkers) : getKernel(c.kernel);
+      this.#kernels[i] = k;
+    }
+    return k;
   }
 
   runTask(t: number): void {
@@ -64,7 +87,7 @@ export class BoundPlan {
     const call = this.plan.calls[task.call]!;
     const ins = call.inputs.map((i) => this.views[i]!);
     const outs = call.outputs.map((i) => this.views[i]!);
-    this.kernels[task.call]!(ins, outs, call.params, task.start < 0 ? undefined : { start: task.start, end: task.end });
+    this.#kernel(task.call)(ins, outs, call.params, task.start < 0 ? undefined : { start: task.start, end: task.end });
   }
 }
 
@@ -75,74 +98,160 @@ export interface TeamOptions {
   readonly trace?: boolean;
   /** The id this member reports as its thread. */
   readonly thread?: number;
+  /** This member is the calling thread: it also runs the calling-thread queue. */
+  readonly main?: boolean;
+}
+
+/** Where a region's counters and queues are, as Int32 indices. */
+class RegionState {
+  readonly base: number;
+  readonly pending: number;
+  readonly queue: number;
+  readonly mainQueue: number;
+  readonly total: number;
+
+  constructor(
+    readonly h: Int32Array,
+    readonly bound: BoundPlan,
+  ) {
+    const plan = bound.plan;
+    this.base = bound.region >> 2;
+    this.pending = (bound.region + plan.pendingOffset) >> 2;
+    this.queue = (bound.region + plan.queueOffset) >> 2;
+    this.mainQueue = (bound.region + plan.mainQueueOffset) >> 2;
+    this.total = plan.tasks.length;
+  }
+
+  at(slot: number): number {
+    return this.base + slot;
+  }
+
+  /** Takes a task from a queue (the workers' or the calling thread's), or returns -1. */
+  take(main: boolean): number {
+    const h = this.h;
+    const headSlot = this.at(main ? H.MAIN_HEAD : H.HEAD);
+    const head = Atomics.load(h, headSlot);
+    if (head >= Atomics.load(h, this.at(main ? H.MAIN_TAIL : H.TAIL))) return -1;
+    if (Atomics.compareExchange(h, headSlot, head, head + 1) !== head) return this.take(main);
+    const q = main ? this.mainQueue : this.queue;
+    let task = Atomics.load(h, q + head);
+    while (task < 0) task = Atomics.load(h, q + head);
+    return task;
+  }
+
+  /** After task `t`: releases the tasks waiting only for it, counts it done, wakes sleepers. */
+  finish(t: number): void {
+    const h = this.h;
+    let released = 0;
+    let releasedMain = 0;
+    for (const s of this.bound.plan.tasks[t]!.successors) {
+      if (Atomics.sub(h, this.pending + s, 1) !== 1) continue;
+      if (this.bound.plan.calls[this.bound.plan.tasks[s]!.call]!.main) {
+        Atomics.store(h, this.mainQueue + Atomics.add(h, this.at(H.MAIN_TAIL), 1), s);
+        releasedMain += 1;
+      } else {
+        Atomics.store(h, this.queue + Atomics.add(h, this.at(H.TAIL), 1), s);
+        released += 1;
+      }
+    }
+    if (released > 0) Atomics.notify(h, this.at(H.TAIL));
+    if (releasedMain > 0) Atomics.notify(h, this.at(H.MAIN_TAIL));
+    if (Atomics.add(h, this.at(H.DONE), 1) + 1 === this.total) this.wakeAll();
+  }
+
+  fail(t: number): void {
+    Atomics.compareExchange(this.h, this.at(H.ERROR), 0, t + 1);
+    Atomics.store(this.h, this.at(H.ABORT), 1);
+    this.wakeAll();
+  }
+
+  wakeAll(): void {
+    for (const slot of [H.TAIL, H.MAIN_TAIL, H.DONE]) Atomics.notify(this.h, this.at(slot));
+  }
+
+  get over(): boolean {
+    return Atomics.load(this.h, this.at(H.ABORT)) !== 0 || Atomics.load(this.h, this.at(H.DONE)) >= this.total;
+  }
+}
+
+function run(state: RegionState, task: number, trace: Array<[number, number, number]> | undefined): unknown {
+  const started = trace ? performance.timeOrigin + performance.now() : 0;
+  try {
+    state.bound.runTask(task);
+  } catch (e) {
+    state.fail(task);
+    return e;
+  }
+  if (trace) trace.push([task, started, performance.timeOrigin + performance.now()]);
+  state.finish(task);
+  return undefined;
+}
+
+function failure(task: number, e: unknown): TeamResult['error'] {
+  const err = e as Error;
+  return { task, message: err?.message ?? String(e), stack: err?.stack };
 }
 
 /**
  * Joins call `callId` in `bound`'s region and runs tasks until the call is finished, failed or
- * aborted. Safe to call late: a member that arrives after the call ended leaves at once.
+ * aborted. Safe to call late: a member that arrives after the call ended leaves at once. A
+ * worker member never takes calling-thread tasks; the calling thread runs them with
+ * `runMainTasks` (or here, with `main: true`, when it runs the whole call alone).
  */
 export function runTeam(bound: BoundPlan, memory: MemoryViews, callId: number, options: TeamOptions = {}): TeamResult {
+  const state = new RegionState(memory.i32, bound);
+  const h = state.h;
   const thread = options.thread ?? 0;
-  const h = memory.i32;
-  const base = bound.region >> 2;
-  const at = (slot: number): number => base + slot;
-  const pending = (bound.region + bound.plan.pendingOffset) >> 2;
-  const queue = (bound.region + bound.plan.queueOffset) >> 2;
-  const total = bound.plan.tasks.length;
   const spin = options.spin ?? 20000;
   const trace: Array<[number, number, number]> | undefined = options.trace ? [] : undefined;
 
-  Atomics.add(h, at(H.MEMBERS), 1);
+  Atomics.add(h, state.at(H.MEMBERS), 1);
   let ran = 0;
   try {
-    if (Atomics.load(h, at(H.CALL)) !== callId) return { tasks: 0 };
+    if (Atomics.load(h, state.at(H.CALL)) !== callId) return { tasks: 0, thread };
     let idle = 0;
-    for (;;) {
-      if (Atomics.load(h, at(H.ABORT)) !== 0) break;
-      const head = Atomics.load(h, at(H.HEAD));
-      const tail = Atomics.load(h, at(H.TAIL));
-      if (head < tail) {
-        if (Atomics.compareExchange(h, at(H.HEAD), head, head + 1) !== head) continue;
-        let task = Atomics.load(h, queue + head);
-        while (task < 0) task = Atomics.load(h, queue + head);
-        const started = trace ? performance.timeOrigin + performance.now() : 0;
-        try {
-          bound.runTask(task);
-        } catch (e) {
-          Atomics.compareExchange(h, at(H.ERROR), 0, task + 1);
-          Atomics.store(h, at(H.ABORT), 1);
-          Atomics.notify(h, at(H.TAIL));
-          Atomics.notify(h, at(H.DONE));
-          const err = e as Error;
-          return { tasks: ran, thread, trace, error: { task, message: err?.message ?? String(e), stack: err?.stack } };
-        }
-        if (trace) trace.push([task, started, performance.timeOrigin + performance.now()]);
+    while (!state.over) {
+      let task = options.main ? state.take(true) : -1;
+      if (task < 0) task = state.take(false);
+      if (task >= 0) {
+        const error = run(state, task, trace);
+        if (error !== undefined) return { tasks: ran, thread, trace, error: failure(task, error) };
         ran += 1;
-        let released = 0;
-        for (const s of bound.plan.tasks[task]!.successors) {
-          if (Atomics.sub(h, pending + s, 1) === 1) {
-            const slot = Atomics.add(h, at(H.TAIL), 1);
-            Atomics.store(h, queue + slot, s);
-            released += 1;
-          }
-        }
-        if (released > 0) Atomics.notify(h, at(H.TAIL));
-        if (Atomics.add(h, at(H.DONE), 1) + 1 === total) {
-          Atomics.notify(h, at(H.DONE));
-          Atomics.notify(h, at(H.TAIL));
-        }
         idle = 0;
         continue;
       }
-      if (Atomics.load(h, at(H.DONE)) >= total) break;
       if (idle < spin) {
         idle += 1;
         continue;
       }
-      Atomics.wait(h, at(H.TAIL), tail, 2);
+      Atomics.wait(h, state.at(H.TAIL), Atomics.load(h, state.at(H.TAIL)), 2);
     }
     return trace ? { tasks: ran, thread, trace } : { tasks: ran, thread };
   } finally {
-    Atomics.sub(h, at(H.MEMBERS), 1);
+    Atomics.sub(h, state.at(H.MEMBERS), 1);
   }
+}
+
+/**
+ * The calling thread's part of a call that workers run: it serves the calling-thread queue,
+ * sleeping (without blocking the event loop) until such a task is queued or the call ends.
+ */
+export async function runMainTasks(bound: BoundPlan, memory: MemoryViews, options: TeamOptions = {}): Promise<TeamResult> {
+  const state = new RegionState(memory.i32, bound);
+  const h = state.h;
+  const trace: Array<[number, number, number]> | undefined = options.trace ? [] : undefined;
+  let ran = 0;
+  while (!state.over) {
+    const task = state.take(true);
+    if (task >= 0) {
+      const error = run(state, task, trace);
+      if (error !== undefined) return { tasks: ran, thread: 0, trace, error: failure(task, error) };
+      ran += 1;
+      continue;
+    }
+    const tail = Atomics.load(h, state.at(H.MAIN_TAIL));
+    if (state.over || Atomics.load(h, state.at(H.MAIN_HEAD)) < tail) continue;
+    await Atomics.waitAsync(h, state.at(H.MAIN_TAIL), tail, 20).value;
+  }
+  return trace ? { tasks: ran, thread: 0, trace } : { tasks: ran, thread: 0 };
 }

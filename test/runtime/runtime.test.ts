@@ -2,8 +2,11 @@
 // reject one call and leave the pool usable, aborts, concurrency, flat memory, and plans that
 // are free of hazards.
 import t, { type Test } from 'tap';
+import { Apply } from '../../src/graph/apply.js';
+import type { TensorView } from '../../src/kernels/view.js';
 import { planHazards } from '../../src/scheduler/plan-check.js';
 import { PlannedExecutor } from '../../src/scheduler/planned-executor.js';
+import { copyArray } from '../../src/tensor/ndarray.js';
 import { near, pt, rng, weft } from '../helpers.js';
 import { FaultOp, faultKernels } from './fault-op.js';
 
@@ -140,4 +143,48 @@ t.test('memory stays flat over 10k calls', async (t) => {
   globalThis.gc?.();
   t.equal(pool.arena.byteLength, arena, 'the arena did not grow');
   t.ok(process.memoryUsage().heapUsed - heap < 64 << 20, 'the heap did not grow by more than garbage');
+});
+
+/** An op with no worker kernel: its perform runs on the calling thread, as a task of the plan. */
+class Halve extends weft.Op {
+  calls = 0;
+  constructor(readonly fail = false) {
+    super();
+  }
+  override makeNode(x: unknown): Apply {
+    const v = pt.asTensorVariable(x as weft.pt.TensorVariable);
+    return new Apply(this, [v], [v.type.makeVariable()]);
+  }
+  override outputShapes(_node: Apply, [x]: readonly TensorView[]): number[][] {
+    return [[...x!.shape]];
+  }
+  override perform(_node: Apply, [x]: readonly weft.NdArray[]): weft.NdArray[] {
+    this.calls += 1;
+    if (this.fail) throw new Error('the closure failed');
+    const out = copyArray(x!);
+    for (let i = 0; i < out.data.length; i++) out.data[i] = out.data[i]! / 2;
+    return [out];
+  }
+}
+
+t.test('ops without a worker kernel run on the calling thread inside the plan', async (t) => {
+  const pool = weft.createPool({ workers: 2 });
+  t.teardown(() => pool.close());
+  const x = pt.vector('x');
+  const halve = new Halve();
+  const a = x.exp();
+  const b = halve.call(a);
+  const out = b.sum().add(a.mul(3).sum());
+  const values = [rng(3).normal([BIG])];
+  const expected = Array.from(values[0]!.data as Float64Array).reduce((s, v) => s + Math.exp(v) / 2 + 3 * Math.exp(v), 0);
+  for (const workers of [0, 2]) {
+    const fn = await weft.compile([x], out, { pool, workers, profile: true });
+    t.equal(fn.profile!.fallback, undefined, 'no fallback to the reference executor');
+    const r = weft.tolist(await fn(...values)) as number;
+    t.ok(Math.abs(r - expected) < 1e-6 * Math.abs(expected), `workers ${workers}: ${r} vs ${expected}`);
+    t.ok(fn.profile!.events.some((e) => e.node.op === halve && e.thread === 0), 'the closure ran on the calling thread');
+  }
+  t.ok(halve.calls >= 2);
+  const failing = await weft.compile([x], new Halve(true).call(x.exp()).sum(), { pool, workers: 2 });
+  await t.rejects(failing(...values), { name: 'NodeError', message: /^the closure failed\n {2}in node \d+: Halve\(/ });
 });
