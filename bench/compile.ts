@@ -132,7 +132,7 @@ async function measure(size: number, repeats: number): Promise<Result> {
     const g = buildGraph(size, 7);
     const started = performance.now();
     const cpuStarted = process.cpuUsage();
-    const fn = await weft.compile(g.inputs, g.outputs, { mode: 'FAST_RUN', profile: true });
+    const fn = await weft.compile(g.inputs, g.outputs, { mode: 'FAST_RUN', profile: true, workers: 0 });
     const used = process.cpuUsage(cpuStarted);
     times.push(performance.now() - started);
     cpu.push((used.user + used.system) / 1000);
@@ -146,7 +146,7 @@ async function measure(size: number, repeats: number): Promise<Result> {
 async function check(fn: weft.WeftFunction<weft.NdArray[]>, g: { inputs: TV[]; outputs: TV[] }): Promise<void> {
   const prng = new Prng(3);
   const values = g.inputs.map(() => Float32Array.from({ length: 16 }, () => prng.nextFloat() - 0.5));
-  const slow = await weft.compile(g.inputs, g.outputs, { mode: 'FAST_COMPILE' });
+  const slow = await weft.compile(g.inputs, g.outputs, { mode: 'FAST_COMPILE', workers: 0 });
   const [a, b] = [await fn(...values), await slow(...values)];
   a.forEach((x, i) => {
     const y = b[i]!;

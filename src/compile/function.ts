@@ -3,6 +3,7 @@
 // applies the mode's rewrites, protects outputs that would alias memory weft owns, and wraps an
 // executor in an async function whose updates take effect together, and only when the call succeeds.
 import type { Apply } from '../graph/apply.js';
+import { DestroyHandler, destroyedInputs } from '../graph/destroy-handler.js';
 import { FunctionGraph, MissingInputError } from '../graph/fgraph.js';
 import { cloneReplace } from '../graph/clone.js';
 import { SharedVariable } from '../graph/shared.js';
@@ -10,14 +11,19 @@ import { ancestors, graphInputs } from '../graph/traversal.js';
 import { isConstant, type Variable } from '../graph/variable.js';
 import { ReferenceExecutor } from '../graph/reference-executor.js';
 import { PlanError } from '../scheduler/plan.js';
-import { AbortError, PlannedExecutor } from '../scheduler/planned-executor.js';
+import { AbortError } from '../scheduler/planned-executor.js';
+import { StagedExecutor } from '../scheduler/staged-executor.js';
 import { getDefaultPool, type Pool } from '../workers/pool.js';
 import { deepCopy } from '../tensor/basic-ops.js';
 import type { NdArray } from '../tensor/ndarray.js';
 import { TensorType } from '../tensor/type.js';
 import { isTensorVariable, type TensorLike, type TensorSharedVariable, type TensorVariable } from '../tensor/variable.js';
 import { FunctionInput } from './function-input.js';
-import { resolveMode, type Mode, type ModeName } from './mode.js';
+import { FAST_RUN, resolveMode, type Mode, type ModeName } from './mode.js';
+// The modes known by name beyond FAST_RUN and FAST_COMPILE register themselves with resolveMode.
+import './debug-mode.js';
+import './nan-guard-mode.js';
+import { setInnerGraphRewriter } from '../tensor/op-from-graph.js';
 import { FunctionProfile } from './profile.js';
 
 export interface CompileOptions {
@@ -25,7 +31,10 @@ export interface CompileOptions {
   readonly updates?: ReadonlyArray<readonly [TensorSharedVariable, TensorLike]>;
   /** Pairs [variable, replacement]: the graph is compiled with each variable replaced. */
   readonly givens?: ReadonlyArray<readonly [TensorVariable, TensorLike]>;
-  /** Which rewrites to apply: 'FAST_RUN' (the default), 'FAST_COMPILE' or a weft.Mode. */
+  /**
+   * Which rewrites to apply and how calls run: 'FAST_RUN' (the default), 'FAST_COMPILE', 'DebugMode'
+   * (every node checked), 'NanGuardMode' (every value checked for NaN, inf and big values) or a weft.Mode.
+   */
   readonly mode?: ModeName | Mode;
   /** Record compile and run times in `fn.profile` (per rewriter, per node, per op, and a trace). */
   readonly profile?: boolean;
@@ -67,6 +76,9 @@ export class UnusedInputError extends Error {
 }
 
 export { AbortError };
+
+// Inner graphs (OpFromGraph) are rewritten as FAST_RUN rewrites functions, once per op.
+setInnerGraphRewriter((fg) => void FAST_RUN.rewrite(fg));
 
 function isCallOptions(x: unknown): x is CallOptions {
   if (typeof x !== 'object' || x === null || Array.isArray(x)) return false;
@@ -127,16 +139,16 @@ function checkUpdates(updates: CompileOptions['updates'], fnLabel: string): Arra
   });
 }
 
-/** Outputs that would hand the caller memory weft or the caller still uses get a DeepCopyOp. */
+/**
+ * Outputs that would hand the caller memory weft or the caller still uses get a DeepCopyOp. An
+ * output written over an input (destroyMap) needs none: the destroy handler refuses graphs that
+ * return a value that is overwritten, and executors copy the inputs that nodes overwrite.
+ */
 function protectOutputs(fg: FunctionGraph): void {
   const seen = new Set<Variable>();
   fg.outputs.forEach((v, i) => {
     const node = v.owner;
-    const aliases =
-      fg.isInput(v) ||
-      isConstant(v) ||
-      seen.has(v) ||
-      (node !== null && ((node.op.viewMap[v.index]?.length ?? 0) > 0 || (node.op.destroyMap[v.index]?.length ?? 0) > 0));
+    const aliases = fg.isInput(v) || isConstant(v) || seen.has(v) || (node !== null && (node.op.viewMap[v.index]?.length ?? 0) > 0);
     seen.add(v);
     if (aliases) fg.changeInput({ kind: 'output', index: i }, deepCopy(v as TensorVariable), 'protect output');
   });
@@ -217,19 +229,37 @@ function build(
   }
   for (const [s] of updates) if (!sharedInputs.includes(s)) sharedInputs.push(s);
 
+  // Inplace operations may overwrite mutable inputs and the shared variables this function
+  // updates (their new values replace the old ones), nothing else that comes from outside.
   const fg = new FunctionGraph([...explicit, ...sharedInputs], targets);
+  const updatedSet = new Set<Variable>(updates.map(([s]) => s));
+  fg.attachFeature(
+    new DestroyHandler({
+      destroyable: fg.inputs.filter((v, i) => (i < explicit.length ? fnInputs[i]!.mutable : updatedSet.has(sharedInputs[i - explicit.length]!))),
+    }),
+  );
+  const original = mode.makeRuntime ? fg.clone().fgraph : undefined;
   const rewrites = mode.rewrite(fg);
   protectOutputs(fg);
+  const modeRuntime = original && mode.makeRuntime?.({ fgraph: fg, original, name: fnLabel });
   const profile = options.profile ? new FunctionProfile(options.name ?? 'weft function', rewrites.profile) : undefined;
   const observer = profile && { now: () => profile.now(), node: (n: Apply, a: number, b: number) => profile.recordNode(n, a, b) };
   const onTask = profile && ((n: Apply, a: number, b: number, thread: number) => profile.recordNode(n, profile.fromEpoch(a), profile.fromEpoch(b), thread));
   const workers = options.workers ?? options.pool?.size;
-  const planned = new PlannedExecutor(fg, workers === 0 ? undefined : () => options.pool ?? getDefaultPool(), {
+  const planned = new StagedExecutor(fg, workers === 0 ? undefined : () => options.pool ?? getDefaultPool(), {
     workers: workers ?? Number.MAX_SAFE_INTEGER,
   });
   let reference: ReferenceExecutor | undefined;
+  // A mode's runtime works on the values it is given: those that inplace nodes overwrite (mutable
+  // inputs, updated shared variables) are copies, so a failing call changes nothing the caller holds.
+  const destroyed = destroyedInputs(fg);
+  const overwritten = fg.inputs.flatMap((v, i) => (destroyed.has(v) ? [i] : []));
   /** Runs the graph: through plans, or with the reference executor once a plan proves impossible. */
   const execute = async (values: NdArray[], signal: AbortSignal | undefined): Promise<NdArray[]> => {
+    if (modeRuntime) {
+      const own = values.map((v, i) => (overwritten.includes(i) ? (fg.inputs[i]!.type as TensorType).copyValue(v) : v));
+      return modeRuntime.run(own, signal);
+    }
     if (!reference) {
       try {
         return await planned.run(values, signal, onTask);
@@ -281,6 +311,7 @@ function build(
     profile,
     dispose: () => {
       disposed = true;
+      planned.dispose();
     },
   }) as unknown as WeftFunction<NdArray | NdArray[]>;
 }

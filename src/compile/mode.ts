@@ -3,6 +3,7 @@
 // and remove tags (`new weft.Mode({ including: ['fusion'], excluding: ['inplace'] })`) and log
 // each rewrite it applies (`verbose: true`).
 import type { FunctionGraph } from '../graph/fgraph.js';
+import type { NdArray } from '../tensor/ndarray.js';
 import { RewriteContext } from '../graph/rewriting/context.js';
 import type { RewriteQuery } from '../graph/rewriting/db.js';
 import { optdb } from '../graph/rewriting/optdb.js';
@@ -10,11 +11,14 @@ import { applyGraphRewriter } from '../graph/rewriting/rewriter.js';
 import { walkOnce } from '../graph/rewriting/walk.js';
 import '../tensor/rewriting/index.js';
 
-export type ModeName = 'FAST_RUN' | 'FAST_COMPILE';
+/** The modes whose rewrites another mode can start from. */
+export type BaseModeName = 'FAST_RUN' | 'FAST_COMPILE';
+/** Every mode known by name (DebugMode and NanGuardMode rewrite as FAST_RUN, then check each call). */
+export type ModeName = BaseModeName | 'DebugMode' | 'NanGuardMode';
 
 export interface ModeOptions {
   /** The mode whose rewrites this one starts from (default FAST_RUN). */
-  readonly base?: ModeName;
+  readonly base?: BaseModeName;
   /** Tags (or rewrite names) to add to the selection. */
   readonly including?: readonly string[];
   /** Tags (or rewrite names) to remove from it. */
@@ -26,6 +30,20 @@ export interface ModeOptions {
   /** Where the verbose log goes (default console.log). */
   readonly logger?: (line: string) => void;
   readonly name?: string;
+}
+
+/** How calls run, when a mode takes that over (DebugMode, NanGuardMode). */
+export interface ModeRuntime {
+  run(values: readonly NdArray[], signal?: AbortSignal): Promise<NdArray[]>;
+}
+
+export interface RuntimeContext {
+  /** The graph as compiled: rewritten, outputs protected. */
+  readonly fgraph: FunctionGraph;
+  /** A copy of the graph before any rewrite (same inputs and outputs, in order). */
+  readonly original: FunctionGraph;
+  /** The function's name, for messages. */
+  readonly name: string;
 }
 
 export class Mode {
@@ -54,6 +72,12 @@ export class Mode {
     return new Mode({ ...this.options, excluding: [...(this.options.excluding ?? []), ...tags] });
   }
 
+  /**
+   * Modes that check or watch every node supply their own runtime; the others leave it undefined
+   * and calls run through plans on the pool.
+   */
+  makeRuntime?(context: RuntimeContext): ModeRuntime;
+
   /** Applies this mode's rewrites to `fg`; returns the context with the rewrite profile. */
   rewrite(fg: FunctionGraph): RewriteContext {
     const ctx = new RewriteContext(this.verbose, this.options.logger);
@@ -74,10 +98,24 @@ export class Mode {
 export const FAST_RUN = new Mode({ base: 'FAST_RUN' });
 export const FAST_COMPILE = new Mode({ base: 'FAST_COMPILE' });
 
+/**
+ * Modes named in compile options beyond FAST_RUN and FAST_COMPILE: DebugMode and NanGuardMode
+ * register here from their own modules (which extend Mode, so this module cannot import them).
+ */
+const namedModes = new Map<string, () => Mode>();
+
+/** Makes `mode: name` mean the mode `make` builds (once, on first use). */
+export function registerModeName(name: ModeName, make: () => Mode): void {
+  let made: Mode | undefined;
+  namedModes.set(name, () => (made ??= make()));
+}
+
 /** The Mode for a compile option (a name or a Mode). */
 export function resolveMode(mode: ModeName | Mode | undefined, where: string): Mode {
   if (mode === undefined || mode === 'FAST_RUN') return FAST_RUN;
   if (mode === 'FAST_COMPILE') return FAST_COMPILE;
   if (mode instanceof Mode) return mode;
-  throw new TypeError(`${where}: unknown mode ${JSON.stringify(mode)} (expected 'FAST_RUN', 'FAST_COMPILE' or a weft.Mode)`);
+  const named = typeof mode === 'string' ? namedModes.get(mode) : undefined;
+  if (named) return named();
+  throw new TypeError(`${where}: unknown mode ${JSON.stringify(mode)} (expected 'FAST_RUN', 'FAST_COMPILE', 'DebugMode', 'NanGuardMode' or a weft.Mode)`);
 }

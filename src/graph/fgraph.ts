@@ -61,7 +61,9 @@ export class FunctionGraph {
   /** Where each client sits in its variable's list (checked against the list before use). */
   readonly #slot = new Map<Client, number>();
   /** The one Client object that stands for each input of a node, and each graph output. */
-  readonly #nodeClients = new WeakMap<Apply, readonly Client[]>();
+  readonly #nodeClients = new Map<Apply, readonly Client[]>();
+  /** Nodes pruned while a replaceAll runs: an undo needs their Clients until it is over. */
+  #prunedDuring: Apply[] = [];
   readonly #outputClients: Client[] = [];
   readonly #features: Feature[] = [];
   /** While a replaceAll runs: every change to the client lists, in order, to undo exactly. */
@@ -276,6 +278,8 @@ export class FunctionGraph {
       for (const f of this.#features) f.onPrune?.(this, owner, reason);
       const cs = this.#clientsOfNode(owner);
       owner.inputs.forEach((inp, i) => work.push([inp, cs[i]!, undefined]));
+      if (this.#journal) this.#prunedDuring.push(owner);
+      else this.#nodeClients.delete(owner);
     }
   }
 
@@ -363,9 +367,20 @@ export class FunctionGraph {
       throw e;
     } finally {
       this.#journal = outerJournal;
+      if (!outerJournal) this.#forgetPruned();
     }
     // Inside an outer replaceAll, its undo must be able to revert this one's changes too.
     if (outerJournal) for (const change of journal) outerJournal.push(change);
+  }
+
+  /** Drops the Clients of the nodes that the last replaceAll pruned (and its undo did not bring back). */
+  #forgetPruned(): void {
+    for (const n of this.#prunedDuring) {
+      if (this.applyNodes.has(n)) continue;
+      for (const c of this.#nodeClients.get(n) ?? []) this.#slot.delete(c);
+      this.#nodeClients.delete(n);
+    }
+    this.#prunedDuring = [];
   }
 
   /** Asks every feature whether the graph is acceptable; throws the first refusal. */

@@ -24,6 +24,16 @@ export interface KernelCall {
   readonly name: string;
   readonly params: KernelParams;
   readonly chunking: Chunking;
+  /** Bytes of scratch memory the kernel needs (given to it as one more output, a uint8 view). */
+  readonly scratchBytes?: number;
+}
+
+/** Thrown by `outputShapes` when the shapes cannot be known before the node runs. */
+export class UnknownShapesError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UnknownShapesError';
+  }
 }
 
 export abstract class Op<Out = Variable | Variable[]> {
@@ -93,9 +103,10 @@ export abstract class Op<Out = Variable | Variable[]> {
 
   /**
    * The kernel that computes this node in a worker (or on the calling thread in a plan), or
-   * undefined when the node must run `perform` on the calling thread.
+   * undefined when the node must run `perform` on the calling thread. Planners pass the inputs
+   * (as for outputShapes) to ops whose kernel depends on their shapes; other callers may not.
    */
-  kernel?(node: Apply): KernelCall | undefined;
+  kernel?(node: Apply, inputs?: readonly TensorView[]): KernelCall | undefined;
 
   /**
    * The output shapes for inputs of these shapes, checked as `perform` checks them (it throws the

@@ -2,7 +2,9 @@
 // toposort order (orderings included) on the calling thread with each op's perform, and drops
 // every intermediate value after its last reader. It defines what a graph computes: the worker
 // runtime is tested against it, and ops with inner graphs (Map, OpFromGraph) run them with it.
+// Inputs that inplace nodes overwrite are copied first: the caller's values never change.
 import type { Apply } from './apply.js';
+import { destroyedInputs } from './destroy-handler.js';
 import type { FunctionGraph } from './fgraph.js';
 import { NodeError } from './node-error.js';
 import { isConstant, type Variable } from './variable.js';
@@ -17,9 +19,13 @@ export class ReferenceExecutor {
   readonly order: readonly Apply[];
   /** Variables whose value can be dropped once node k has run. */
   readonly #freeAfter: ReadonlyArray<readonly Variable[]>;
+  /** Indices of the inputs that some node overwrites (through any view): copied at each run. */
+  readonly #copied: ReadonlySet<number>;
 
   constructor(readonly fgraph: FunctionGraph) {
     this.order = fgraph.toposort();
+    const destroyed = destroyedInputs(fgraph);
+    this.#copied = new Set(fgraph.inputs.flatMap((v, i) => (destroyed.has(v) ? [i] : [])));
     const lastUse = new Map<Variable, number>();
     this.order.forEach((node, k) => node.inputs.forEach((v) => lastUse.set(v, k)));
     const kept = new Set([...fgraph.outputs, ...fgraph.inputs]);
@@ -38,7 +44,7 @@ export class ReferenceExecutor {
       throw new Error(`ReferenceExecutor: expected ${fg.inputs.length} input values, got ${inputs.length}`);
     }
     const values = new Map<Variable, unknown>();
-    fg.inputs.forEach((v, i) => values.set(v, inputs[i]));
+    fg.inputs.forEach((v, i) => values.set(v, this.#copied.has(i) ? v.type.copyValue(inputs[i]) : inputs[i]));
     const valueOf = (v: Variable): unknown => {
       if (values.has(v)) return values.get(v);
       if (isConstant(v)) return v.data;

@@ -1,11 +1,14 @@
 // Registers weft's own kernels under their names. Workers import this module; so does the
 // calling thread, which runs the same kernels when it executes a plan inline.
+// The kernel families register themselves as they load: copies, reductions, joins and creation
+// (builtin-core), products (matmul, tensordot, gemm), incSubtensor, the softmax family, and
+// kernels given as source. Element-wise loops register here.
 import './builtin-core.js';
-// products (matmul, tensordot, gemm), incSubtensor and the softmax family register themselves
 import './inc-subtensor.js';
+import './inplace.js';
 import './products.js';
 import './softmax.js';
-import { copyView } from './copy.js';
+import './source-kernel.js';
 import { runElemwise, type ElemwiseSource } from './elemwise.js';
 import { registerKernel } from './registry.js';
 import type { TensorView } from './view.js';

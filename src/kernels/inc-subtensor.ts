@@ -1,6 +1,7 @@
 // The 'incSubtensor' kernel: out = x with the region that a basic index selects set to y, or
 // increased by y (y broadcast onto the region). It runs by rows of out: a chunk copies its rows of
-// x, then sets or adds the part of the region that lies in those rows.
+// x, then sets or adds the part of the region that lies in those rows. 'incSubtensorInplace' is
+// the same without the copy: its output is x itself (any layout), written where the region is.
 import { copyView } from './copy.js';
 import { registerKernel } from './registry.js';
 import { addIntoView, broadcastOnto, exactInts, selectView, sliceRange, type IndexSpec } from './subtensor.js';
@@ -79,6 +80,17 @@ export function incSubtensorInto(
   if (start >= end) return;
   const rowSize = nd === 0 ? 1 : sizeOf(out.shape.slice(1));
   copyView(x, out, { start: start * rowSize, end: end * rowSize });
+  writeRegion(out, y, values, p, start, end);
+}
+
+/**
+ * Sets or adds y into the region of `out` that the index selects, for the part of it that lies
+ * in rows [start, end) of out. out may have any layout without repeated elements (no stride 0
+ * on an axis longer than 1): it is x itself when the op is inplace.
+ */
+export function writeRegion(out: TensorView, y: TensorView, values: readonly number[], p: IncSubtensorParams, start: number, end: number): void {
+  const nd = out.shape.length;
+  const rowCount = nd === 0 ? 1 : out.shape[0]!;
   const r = selectView(out, p.idxList, values, 'IncSubtensor');
   const fit = broadcastOnto(y, r.shape, p.yBroadcastable);
   if ('problem' in fit) throw new RangeError(`IncSubtensor: y does not fit the indexed region: ${fit.problem}`);
@@ -103,4 +115,14 @@ export function incSubtensorInto(
 registerKernel('incSubtensor', (ins, outs, params, range) => {
   const values = ins.slice(2).map((v) => v.data[v.offset]!);
   incSubtensorInto(ins[0]!, ins[1]!, values, outs[0]!, params as unknown as IncSubtensorParams, range);
+});
+
+/** As 'incSubtensor', with out being x's own memory: only the region is written. By rows of out. */
+registerKernel('incSubtensorInplace', (ins, outs, params, range) => {
+  const values = ins.slice(2).map((v) => v.data[v.offset]!);
+  const out = outs[0]!;
+  const rowCount = out.shape.length === 0 ? 1 : out.shape[0]!;
+  const start = Math.max(0, range?.start ?? 0);
+  const end = Math.min(rowCount, range?.end ?? rowCount);
+  if (start < end) writeRegion(out, ins[1]!, values, params as unknown as IncSubtensorParams, start, end);
 });

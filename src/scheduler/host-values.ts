@@ -1,12 +1,12 @@
 // Host values: the small integer variables of a graph (lengths, indices, shapes) that the
 // calling thread computes while it plans, rather than tasks while they run. A graph input is
-// one when it is an integer scalar; a node's outputs are when they are small integers computed
-// from other host values, or the shape of anything. A call's plan depends on the inputs'
+// one when it is a small integer array (of static shape); a node's outputs are when they are
+// small integers computed from other host values, or the shape of anything. A call's plan depends on the inputs'
 // shapes and on the values of its host inputs: together they are its signature.
 import type { FunctionGraph } from '../graph/fgraph.js';
 import { isConstant, type Variable } from '../graph/variable.js';
 import { isIntDtype } from '../kernels/dtype.js';
-import type { NdArray } from '../tensor/ndarray.js';
+import { flatValues, type NdArray } from '../tensor/ndarray.js';
 import { Shape, ShapeI } from '../tensor/shape.js';
 import { TensorType } from '../tensor/type.js';
 
@@ -34,7 +34,7 @@ export class HostValues {
     const known = new Set<Variable>();
     const valueInputs: number[] = [];
     fg.inputs.forEach((v, i) => {
-      if (isSmallInt(v) && (v.type as TensorType).ndim === 0) {
+      if (isSmallInt(v)) {
         known.add(v);
         valueInputs.push(i);
       }
@@ -52,10 +52,7 @@ export class HostValues {
   signature(inputs: readonly NdArray[]): string {
     let key = '';
     for (const x of inputs) key += `${x.shape.join(',')};`;
-    for (const i of this.valueInputs) {
-      const x = inputs[i]!;
-      key += `=${x.data[x.offset]};`;
-    }
+    for (const i of this.valueInputs) key += `=${Array.from(flatValues(inputs[i]!)).join(',')};`;
     return key;
   }
 }

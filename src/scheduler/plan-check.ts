@@ -56,7 +56,8 @@ export function planHazards(plan: PlanDescriptor): PlanHazard[] {
   const reach = new Uint32Array(n * words);
   const order: number[] = [];
   const pending = [...plan.initialPending];
-  const ready = [...plan.initialReady];
+  // Tasks of the calling thread (ops without a worker kernel) start from their own queue.
+  const ready = [...plan.initialReady, ...plan.initialMainReady];
   while (ready.length) {
     const t = ready.pop()!;
     order.push(t);

@@ -7,7 +7,7 @@
 // so reuse adds no edge and costs no parallelism.
 import type { Apply } from '../graph/apply.js';
 import type { FunctionGraph } from '../graph/fgraph.js';
-import type { KernelCall } from '../graph/op.js';
+import { UnknownShapesError, type KernelCall } from '../graph/op.js';
 import { isConstant, type Constant, type Variable } from '../graph/variable.js';
 import { bytesPerElement, STORAGE, type Dtype } from '../kernels/dtype.js';
 import { contiguousStrides, sizeOf, type TensorView } from '../kernels/view.js';
@@ -21,6 +21,11 @@ import { NodeError } from '../graph/node-error.js';
 /** Work (elements touched, or multiply-adds for products) that one task should carry at least. */
 const TASK_WORK = 1 << 17;
 const PRODUCT_TASK_WORK = 1 << 22;
+/**
+ * Fewest rows (units) of a product per task: each task packs its operand panels, so smaller tasks
+ * spend their time packing (64 is the row block the gemm kernel packs A by).
+ */
+const PRODUCT_MIN_UNITS = 64;
 
 export type OutputSource =
   | { readonly kind: 'view'; readonly view: number }
@@ -45,6 +50,19 @@ export class PlanError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'PlanError';
+  }
+}
+
+/** The planner stopped at `node`: its shapes depend on values computed before it, or on itself. */
+export class StageBoundary extends PlanError {
+  constructor(
+    readonly node: Apply,
+    /** 'values': plannable once the values it reads are known; 'unknown': only running it tells. */
+    readonly kind: 'values' | 'unknown',
+    reason: string,
+  ) {
+    super(reason);
+    this.name = 'StageBoundary';
   }
 }
 
@@ -120,6 +138,15 @@ export function buildPlan(fg: FunctionGraph, inputs: readonly NdArray[], host: H
     return s;
   };
 
+  /** Scratch memory of a kernel call: a byte buffer written (and only used) by node `writer`. */
+  const newScratch = (bytes: number, writer: number): number => {
+    const buffer: Buffer = { bytes: Math.max(bytes, 1), offset: -1, writer, readers: new Set(), pinned: false };
+    buffers.push(buffer);
+    views.push({ dtype: 'uint8', offset: -1, shape: [bytes], stride: [1] });
+    viewBuffer.push(buffer);
+    return views.length - 1;
+  };
+
   /** Views of views: view index -> (the view it looks into, element offset from that view's start). */
   const viewRelative = new Map<number, { of: number; elements: number }>();
 
@@ -146,6 +173,29 @@ export function buildPlan(fg: FunctionGraph, inputs: readonly NdArray[], host: H
     }
     viewBuffer[view]!.readers.add(reader);
     return view;
+  };
+
+  /**
+   * The view of `o`, which its node writes over the input seen through `source`: the same bytes
+   * and layout. Values written into every region once (constants, host values) must not change,
+   * and a layout that repeats an element (stride 0) cannot hold one value per element.
+   */
+  const overwrite = (o: Variable, source: number, shape: readonly number[]): number => {
+    const d = views[source]!;
+    const why =
+      regionInit.some((r) => viewBuffer[r.view] === viewBuffer[source]) ? 'a value the plan writes into the region once' :
+      d.dtype !== dtypeOf(o) ? `a ${d.dtype} value` :
+      d.shape.length !== shape.length || d.shape.some((n, a) => n !== shape[a]) ? `a value of another shape ([${d.shape.join(', ')}])` :
+      d.shape.some((n, a) => n > 1 && d.stride[a] === 0) ? 'a broadcast view' :
+      undefined;
+    if (why) throw new PlanError(`${o.owner} would write its output over ${why}`);
+    views.push({ ...d, offset: -1, shape: [...d.shape], stride: [...d.stride] });
+    const index = views.length - 1;
+    // Relative to what the source is relative to: chains of overwrites stay one step deep.
+    viewRelative.set(index, viewRelative.get(source) ?? { of: source, elements: 0 });
+    viewBuffer.push(viewBuffer[source]!);
+    viewOf.set(o, index);
+    return index;
   };
 
   const inputViews = fg.inputs.map((v) => {
@@ -183,7 +233,14 @@ export function buildPlan(fg: FunctionGraph, inputs: readonly NdArray[], host: H
     const op = node.op;
     try {
       if (hostOnly(node)) {
-        const outs = op.perform(node, node.inputs.map((v) => valueOf(v) ?? (describe(v, undefined, dtypeOf(v)) as NdArray))) as NdArray[];
+        // A host node that overwrites an input gets a copy: the values here outlive the call.
+        const destroyed = new Set(Object.values(op.destroyMap).flat());
+        const args = node.inputs.map((v, i) => {
+          const value = valueOf(v);
+          if (!value) return describe(v, undefined, dtypeOf(v)) as NdArray;
+          return destroyed.has(i) ? (v.type as TensorType).copyValue(value) : value;
+        });
+        const outs = op.perform(node, args) as NdArray[];
         node.outputs.forEach((o, j) => {
           values.set(o, outs[j]!);
           shapes.set(o, outs[j]!.shape);
@@ -215,12 +272,18 @@ export function buildPlan(fg: FunctionGraph, inputs: readonly NdArray[], host: H
           return;
         }
       }
-      if (!op.outputShapes) throw new PlanError(`${op} cannot say its output shapes before it runs`);
+      if (!op.outputShapes) throw new StageBoundary(node, 'unknown', `${op} cannot say its output shapes before it runs`);
       // An op without a worker kernel runs its perform on the calling thread, as a task of the plan.
-      const call: KernelCall = op.kernel?.(node) ?? { name: '', params: {}, chunking: { by: 'none' } };
-      const outShapes = op.outputShapes(node, node.inputs.map((v, i) => describe(v, inViews[i], dtypeOf(v))));
+      const described = node.inputs.map((v, i) => describe(v, inViews[i], dtypeOf(v)));
+      const call: KernelCall = op.kernel?.(node, described) ?? { name: '', params: {}, chunking: { by: 'none' } };
+      const outShapes = op.outputShapes(node, described);
       node.outputs.forEach((o, j) => shapes.set(o, outShapes[j]!));
-      const outViews = node.outputs.map((o) => newBuffer(o, k));
+      // An output written over an input (destroyMap) is that input's memory, in its layout.
+      const outViews = node.outputs.map((o, j) => {
+        const i = op.destroyMap[j]?.[0];
+        return i === undefined ? newBuffer(o, k) : overwrite(o, inViews[i]!, outShapes[j]!);
+      });
+      if (call.scratchBytes !== undefined) outViews.push(newScratch(call.scratchBytes, k));
       calls.push({
         kernel: call.name,
         params: call.params,
@@ -234,11 +297,12 @@ export function buildPlan(fg: FunctionGraph, inputs: readonly NdArray[], host: H
       callOf.set(k, calls.length - 1);
     } catch (e) {
       if (e instanceof PlanError) throw e;
+      if (e instanceof UnknownShapesError) throw new StageBoundary(node, 'unknown', e.message);
       // A small input whose value the plan does not know may steer the shapes: the error may be
-      // an artefact of not knowing it, so such a graph is run without a plan (which reports
-      // the error, if it is real).
+      // an artefact of not knowing it, so the call is planned in stages, the next one starting
+      // here, once that value is known (a real error is then reported there).
       const unknown = node.inputs.find((v) => !valueOf(v) && v.type instanceof TensorType && v.type.shape.every((d) => d !== null) && sizeOf(v.type.shape as number[]) <= 64);
-      if (unknown) throw new PlanError(`the shapes of ${node} may depend on the value of ${unknown}, which is computed by the graph`);
+      if (unknown) throw new StageBoundary(node, 'values', `the shapes of ${node} depend on the value of ${unknown}, which is computed by the graph`);
       throw new NodeError(node, k, node.inputs.map((v) => valueOf(v) ?? { shape: shapes.get(v) ?? [], data: dummy(dtypeOf(v)) }), e);
     }
   });
@@ -311,7 +375,8 @@ export function buildPlan(fg: FunctionGraph, inputs: readonly NdArray[], host: H
     work += w;
     const u = units(kc, outs[0]!);
     const target = PRODUCTS.has(kc.name) ? PRODUCT_TASK_WORK : TASK_WORK;
-    const chunks = kc.chunking.by === 'none' ? 1 : Math.max(1, Math.min(u, Math.floor(w / target)));
+    const maxChunks = PRODUCTS.has(kc.name) ? Math.floor(u / PRODUCT_MIN_UNITS) : u;
+    const chunks = kc.chunking.by === 'none' ? 1 : Math.max(1, Math.min(maxChunks, Math.floor(w / target)));
     const list: number[] = [];
     if (chunks === 1) {
       tasks.push({ call: ci, start: -1, end: -1, successors: new Set() });
@@ -341,9 +406,11 @@ export function buildPlan(fg: FunctionGraph, inputs: readonly NdArray[], host: H
     producers.set(k, list);
     return list;
   };
-  // The calls that read what node k produced (directly, or through views of it).
+  // The calls that read what node k produced (directly, or through views of it). Host nodes
+  // (shapes, small integers) read nothing while the call runs: the walk does not go through them.
   const readerCalls = (k: number): number[] => {
     const out: number[] = [];
+    if (hostOnly(order[k]!)) return out;
     const stack = [k];
     const seen = new Set<number>();
     while (stack.length) {
@@ -355,7 +422,7 @@ export function buildPlan(fg: FunctionGraph, inputs: readonly NdArray[], host: H
           if (seen.has(r)) continue;
           seen.add(r);
           if (callOf.has(r)) out.push(callOf.get(r)!);
-          else stack.push(r);
+          else if (!hostOnly(c.node)) stack.push(r);
         }
       }
     }
@@ -397,10 +464,15 @@ export function buildPlan(fg: FunctionGraph, inputs: readonly NdArray[], host: H
   const mainQueueOffset = align(queueOffset + 4 * Math.max(tasks.length, 1));
   const dataOffset = align(mainQueueOffset + 4 * Math.max(tasks.length, 1));
   const finalViews: ViewDescriptor[] = views.map((v, i) => ({ ...v, offset: resolveOffset(i) }));
+  /** A view's byte offset: its buffer's, plus the steps of its chain of views (walked, not recursed). */
   function resolveOffset(view: number): number {
-    const rel = viewRelative.get(view);
-    if (rel) return resolveOffset(rel.of) + rel.elements * bytesPerElement(views[view]!.dtype);
-    return dataOffset + viewBuffer[view]!.offset;
+    let bytes = 0;
+    let v = view;
+    for (let rel = viewRelative.get(v); rel; rel = viewRelative.get(v)) {
+      bytes += rel.elements * bytesPerElement(views[v]!.dtype);
+      v = rel.of;
+    }
+    return bytes + dataOffset + viewBuffer[v]!.offset;
   }
 
   const descriptor: PlanDescriptor = {

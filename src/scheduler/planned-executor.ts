@@ -9,7 +9,8 @@ import { NodeError } from '../graph/node-error.js';
 import { bytesPerElement, STORAGE, type Dtype } from '../kernels/dtype.js';
 import { copyView } from '../kernels/copy.js';
 import '../kernels/builtin.js';
-import type { TensorView } from '../kernels/view.js';
+import './inner-planner.js';
+import { isContiguous, sizeOf, type TensorView } from '../kernels/view.js';
 import { makeNdArray, type NdArray } from '../tensor/ndarray.js';
 import { inlineArena, type Arena } from '../workers/arena.js';
 import type { Pool } from '../workers/pool.js';
@@ -46,6 +47,25 @@ interface StoredPlan {
 let nextPlanId = 0;
 let nextCallId = 0;
 
+type Block = { readonly offset: number; readonly size: number };
+
+/** The arena blocks an executor holds (regions, plan texts), given back when it goes away. */
+interface Holdings {
+  readonly arena: Arena;
+  readonly blocks: Set<Block>;
+}
+
+function giveBack(holdings: Holdings): void {
+  for (const b of holdings.blocks) holdings.arena.release(b);
+  holdings.blocks.clear();
+}
+
+/**
+ * An executor that is collected without dispose gives its blocks back: a program that compiles
+ * functions in a loop must not fill the arena. (No call can be running then: a call holds it.)
+ */
+const collected = new FinalizationRegistry<Holdings>(giveBack);
+
 function viewAt(memory: MemoryViews, region: number, v: ViewDescriptor): TensorView {
   return { data: memory.of(v.dtype), offset: (region + v.offset) / bytesPerElement(v.dtype), shape: v.shape, stride: v.stride };
 }
@@ -63,6 +83,10 @@ export class PlannedExecutor {
 
   readonly arena: Arena;
   #pool: Pool | undefined;
+  readonly #holdings: Holdings;
+  /** Calls (and late releases of regions) under way. */
+  #running = 0;
+  #disposed = false;
 
   /**
    * `pool` gives the worker pool (made on first need); with workers: 0 there is none, and plans
@@ -76,6 +100,58 @@ export class PlannedExecutor {
     this.#pool = options.workers === 0 || !pool ? undefined : pool();
     this.arena = this.#pool?.arena ?? inlineArena();
     this.host = new HostValues(fgraph);
+    this.#holdings = { arena: this.arena, blocks: new Set() };
+    collected.register(this, this.#holdings, this);
+  }
+
+  /**
+   * Gives the arena blocks of this executor back (idle regions now, the rest when the calls under
+   * way end); later calls are refused.
+   */
+  dispose(): void {
+    if (this.#disposed) return;
+    this.#disposed = true;
+    collected.unregister(this);
+    for (const stored of this.#plans.values()) {
+      for (const r of stored.regions) this.#giveBack(r.block);
+      stored.regions.length = 0;
+    }
+    if (this.#running === 0) this.#giveBackAll();
+  }
+
+  #giveBack(block: Block): void {
+    if (this.#holdings.blocks.delete(block)) this.arena.release(block);
+  }
+
+  /** Everything still held (plan texts last: a late worker may still read a plan). */
+  #giveBackAll(): void {
+    this.#plans.clear();
+    giveBack(this.#holdings);
+  }
+
+  /** A region whose call has ended (and that no team member still reads). */
+  #returnRegion(stored: StoredPlan, region: Region): void {
+    if (this.#disposed) this.#giveBack(region.block);
+    else stored.regions.push(region);
+  }
+
+  #callEnded(): void {
+    this.#running -= 1;
+    if (this.#disposed && this.#running === 0) this.#giveBackAll();
+  }
+
+  #inFlight = 0;
+  readonly #waiting: Array<() => void> = [];
+
+  /** Waits until fewer than `limit` worker calls of this executor are in flight. */
+  async #enter(limit: number): Promise<void> {
+    while (this.#inFlight >= limit) await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    this.#inFlight += 1;
+  }
+
+  #leave(): void {
+    this.#inFlight -= 1;
+    this.#waiting.shift()?.();
   }
 
   /** The plan for these inputs (made and stored on first use). */
@@ -85,6 +161,7 @@ export class PlannedExecutor {
     if (!stored) {
       const plan = buildPlan(this.fgraph, inputs, this.host, ++nextPlanId);
       const text = this.arena.storeText(JSON.stringify(plan.descriptor));
+      this.#holdings.blocks.add(text);
       stored = { plan, text, regions: [] };
       this.#plans.set(key, stored);
     }
@@ -96,9 +173,10 @@ export class PlannedExecutor {
     if (free) return free;
     const arena = this.arena;
     const block = arena.allocate(stored.plan.descriptor.regionBytes);
+    this.#holdings.blocks.add(block);
     const region: Region = { block };
     for (const { view, value } of stored.plan.regionInit) {
-      copyView(value, viewAt(arena.views, block.offset, stored.plan.descriptor.views[view]!));
+      copyBlock(value, viewAt(arena.views, block.offset, stored.plan.descriptor.views[view]!));
     }
     return region;
   }
@@ -108,27 +186,34 @@ export class PlannedExecutor {
    * since the epoch) and the thread that ran it (0: the calling thread).
    */
   async run(inputs: readonly NdArray[], signal?: AbortSignal, onTask?: TaskObserver): Promise<NdArray[]> {
+    if (this.#disposed) throw new Error('weft: the function was disposed');
     const stored = this.planFor(inputs);
     const { plan } = stored;
     const d = plan.descriptor;
     const arena = this.arena;
+    const pool = this.#pool;
+    const workerTasks = d.calls.some((c) => !c.main);
+    const inline = !pool || plan.work < INLINE_WORK || !workerTasks;
+    // Calls beyond a few per thread wait their turn here rather than each holding a region.
+    if (!inline) await this.#enter(2 * pool.size);
     const region = this.#acquire(stored);
+    this.#running += 1;
     const base = region.block.offset;
     const memory = arena.views;
     const h = memory.i32;
-    const at = (slot: number): number => (base >> 2) + slot;
+    const at = (slot: number): number => (base >>> 2) + slot;
     let healthy = true;
     try {
       // Inputs in, then the call's header, pending counts and ready queue.
       plan.inputViews.forEach((view, i) => {
-        if (view >= 0) copyView(inputs[i]!, viewAt(memory, base, d.views[view]!));
+        if (view >= 0) copyBlock(inputs[i]!, viewAt(memory, base, d.views[view]!));
       });
       const callId = ++nextCallId;
-      h.set(d.initialPending, (base + d.pendingOffset) >> 2);
-      const queue = (base + d.queueOffset) >> 2;
+      h.set(d.initialPending, (base + d.pendingOffset) >>> 2);
+      const queue = (base + d.queueOffset) >>> 2;
       h.fill(-1, queue, queue + d.tasks.length);
       h.set(d.initialReady, queue);
-      const mainQueue = (base + d.mainQueueOffset) >> 2;
+      const mainQueue = (base + d.mainQueueOffset) >>> 2;
       h.fill(-1, mainQueue, mainQueue + d.tasks.length);
       h.set(d.initialMainReady, mainQueue);
       for (const slot of [H.DONE, H.HEAD, H.ERROR, H.ABORT, H.MAIN_HEAD]) Atomics.store(h, at(slot), 0);
@@ -136,9 +221,6 @@ export class PlannedExecutor {
       Atomics.store(h, at(H.MAIN_TAIL), d.initialMainReady.length);
       Atomics.store(h, at(H.CALL), callId);
 
-      const pool = this.#pool;
-      const workerTasks = d.calls.some((c) => !c.main);
-      const inline = !pool || plan.work < INLINE_WORK || !workerTasks;
       region.bound ??= new BoundPlan(d, base, memory, this.#mainKernels(plan));
       let results: TeamResult[];
       if (inline) {
@@ -205,13 +287,20 @@ export class PlannedExecutor {
         if (o.kind === 'value') return copyOut(o.value);
         const v = d.views[o.view]!;
         const out = makeNdArray(new STORAGE[v.dtype as Dtype](v.shape.reduce((a, b) => a * b, 1)), v.shape);
-        copyView(viewAt(memory, base, v), out);
+        copyBlock(viewAt(memory, base, v), out);
         return out;
       });
     } finally {
+      if (!inline) this.#leave();
       Atomics.store(h, at(H.CALL), 0);
-      if (healthy && Atomics.load(h, at(H.MEMBERS)) === 0) stored.regions.push(region);
-      else if (healthy) void this.#releaseLater(stored, region);
+      if (!healthy) {
+        // A crashed member may have left the region in any state: it is never reused.
+        this.#holdings.blocks.delete(region.block);
+        this.#callEnded();
+      } else if (Atomics.load(h, at(H.MEMBERS)) === 0) {
+        this.#returnRegion(stored, region);
+        this.#callEnded();
+      } else void this.#releaseLater(stored, region);
     }
   }
 
@@ -246,11 +335,12 @@ export class PlannedExecutor {
   /** A region some late team member still reads is given back once it has left. */
   async #releaseLater(stored: StoredPlan, region: Region): Promise<void> {
     const h = this.arena.views.i32;
-    const slot = (region.block.offset >> 2) + H.MEMBERS;
+    const slot = (region.block.offset >>> 2) + H.MEMBERS;
     for (let n = Atomics.load(h, slot); n !== 0; n = Atomics.load(h, slot)) {
       await Atomics.waitAsync(h, slot, n, 100).value;
     }
-    stored.regions.push(region);
+    this.#returnRegion(stored, region);
+    this.#callEnded();
   }
 }
 
@@ -258,8 +348,20 @@ function dtypeOfView(v: TensorView): Dtype {
   return dtypeOfTypedArray(v.data)!;
 }
 
+/**
+ * Copies `src` into `dst` (same shape): one block copy when both are contiguous with the same
+ * storage, as inputs and outputs nearly always are (an element loop over every storage class
+ * costs ten times more), else the strided copy.
+ */
+function copyBlock(src: TensorView, dst: TensorView): void {
+  if (src.data.constructor === dst.data.constructor && isContiguous(src) && isContiguous(dst)) {
+    const n = sizeOf(dst.shape);
+    (dst.data as Float64Array).set((src.data as Float64Array).subarray(src.offset, src.offset + n), dst.offset);
+  } else copyView(src, dst);
+}
+
 function copyOut(v: NdArray): NdArray {
   const out = makeNdArray(new (v.data.constructor as new (n: number) => NdArray['data'])(v.shape.reduce((a, b) => a * b, 1)), v.shape);
-  copyView(v, out);
+  copyBlock(v, out);
   return out;
 }

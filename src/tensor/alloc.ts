@@ -1,5 +1,6 @@
 // Alloc: a new tensor of a given shape filled by broadcasting a value into it; zeros, ones,
-// zerosLike, onesLike and broadcastLike are built on it.
+// zerosLike, onesLike and broadcastLike are built on it. AllocEmpty: memory of a given shape
+// left unfilled, for an output that the next node writes entirely (the inplace rewrites use it).
 import type { Dtype } from '../kernels/dtype.js';
 import type { TensorView } from '../kernels/view.js';
 import { Apply } from '../graph/apply.js';
@@ -87,6 +88,67 @@ export class Alloc extends TensorOp {
   override toString(): string {
     return 'Alloc';
   }
+}
+
+/**
+ * A tensor of the given lengths whose contents are unspecified (Theano's AllocEmpty): only for
+ * a value that its one reader overwrites entirely before anything reads it. perform gives
+ * zeros; a plan gives whatever its buffer held.
+ */
+export class AllocEmpty extends TensorOp {
+  static override readonly props = ['dtype'] as const;
+
+  constructor(readonly dtype: Dtype) {
+    super();
+  }
+
+  override makeNode(...dims: unknown[]): Apply {
+    const lengths = dims.map((d, i) => asIntScalar(d as number | Variable, `AllocEmpty: length ${i}`));
+    const shape = lengths.map((len, i) => {
+      const known = constantScalar(len) ?? null;
+      if (known !== null && known < 0) throw new RangeError(`AllocEmpty: negative length ${known} on axis ${i}`);
+      return known;
+    });
+    return new Apply(this, lengths, [new TensorType(this.dtype, shape).makeVariable()]);
+  }
+
+  override kernel(): KernelCall {
+    return { name: 'allocEmpty', params: {}, chunking: { by: 'none' } };
+  }
+
+  override outputShapes(_node: Apply, dims: readonly TensorView[]): number[][] {
+    const shape = dims.map((d, i) => smallInputValues(d, `AllocEmpty: length ${i}`)[0]!);
+    shape.forEach((d, i) => {
+      if (d < 0) throw new RangeError(`AllocEmpty: negative length ${d} on axis ${i}`);
+    });
+    return [shape];
+  }
+
+  override inferShape(node: Apply): SymbolicShape[] {
+    return [node.inputs];
+  }
+
+  override connectionPattern(node: Apply): boolean[][] {
+    return node.inputs.map(() => [false]);
+  }
+
+  override grad(dims: readonly TensorVariable[]): Variable[] {
+    return dims.map(() => disconnected());
+  }
+
+  /** Folding would make a constant of unspecified contents, which merging could then share. */
+  override doConstantFolding(): boolean {
+    return false;
+  }
+
+  override toString(): string {
+    return `AllocEmpty{dtype=${this.dtype}}`;
+  }
+}
+
+/** An unfilled tensor of `dtype` with these lengths (see AllocEmpty: its contents are unspecified). */
+export function allocEmpty(dtype: Dtype, ...shape: Array<number | Variable>): TensorVariable {
+  return new AllocEmpty(dtype).call(...shape);
 }
 
 let allocOp: Alloc | undefined;

@@ -2,7 +2,8 @@
 // is a small typed IR, a list of steps over the fused inputs; the kernel code is one JS
 // expression rendered from it, with each intermediate wrapped to its dtype (Math.fround for
 // float32, |0 for int32, ...), so fused results equal unfused ones bit for bit. The structure is
-// the op's identity: equal fusions share one kernel source, compiled once.
+// the op's identity: equal fusions share one kernel source, compiled once. Like Elemwise, a
+// Composite may write its output over one of its inputs (its inplace pattern, set late).
 import { isDiscreteDtype, type Dtype } from '../kernels/dtype.js';
 import type { ElemwiseSource } from '../kernels/elemwise.js';
 import type { Apply } from '../graph/apply.js';
@@ -127,8 +128,16 @@ export class CompositeScalar extends ScalarOp {
 const sources = new Map<string, ElemwiseSource>();
 
 export class Composite extends Elemwise {
-  constructor(readonly composite: CompositeScalar) {
-    super(composite);
+  constructor(
+    readonly composite: CompositeScalar,
+    /** output index -> the input it overwrites (set by the inplace rewrites) */
+    inplacePattern: Readonly<Record<number, number>> = {},
+  ) {
+    super(composite, inplacePattern);
+  }
+
+  override withInplace(input: number | undefined): Composite {
+    return new Composite(this.composite, input === undefined ? {} : { 0: input });
   }
 
   override source(node: Apply): ElemwiseSource {
@@ -151,6 +160,7 @@ export class Composite extends Elemwise {
   }
 
   override toString(): string {
-    return `Composite{${this.composite.structure}}`;
+    const inplace = Object.keys(this.inplacePattern).length > 0 ? ',inplace' : '';
+    return `Composite{${this.composite.structure}${inplace}}`;
   }
 }

@@ -73,6 +73,11 @@ export class Elemwise extends TensorOp {
     this.destroyMap = Object.fromEntries(Object.entries(inplacePattern).map(([o, i]) => [o, [i]]));
   }
 
+  /** This op writing output 0 into input `input` (or, with undefined, into a new array). */
+  withInplace(input: number | undefined): Elemwise {
+    return new Elemwise(this.scalarOp, input === undefined ? {} : { 0: input });
+  }
+
   override makeNode(...args: unknown[]): Apply {
     const spec = this.scalarOp.spec;
     const inputs = asTensorArgs(args as TensorLike[], String(this));

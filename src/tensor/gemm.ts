@@ -1,21 +1,31 @@
 // Gemm: b*z + a*(x . y) for matrices in one kernel call (BLAS's gemm; when b is 0, z is not
 // read). The specialize rewrites form it from additions of scaled dot products; it computes into
-// a copy of z (the version that writes into z itself comes with the inplace rewrites).
+// a copy of z, or (`inplace`, set by the inplace rewrites) into z itself, which it then destroys.
 import { isFloatDtype } from '../kernels/dtype.js';
+import { getKernel } from '../kernels/registry.js';
 import type { TensorView } from '../kernels/view.js';
 import { Apply } from '../graph/apply.js';
-import type { KernelCall, SymbolicShape } from '../graph/op.js';
+import type { IndexMap, KernelCall, SymbolicShape } from '../graph/op.js';
 import type { Variable } from '../graph/variable.js';
 import { asTensorArgs } from './as-tensor.js';
 import { dot } from './linalg.js';
 import { add, mul } from './math.js';
-import { shapeText } from './ndarray.js';
+import { empty, shapeText, type NdArray } from './ndarray.js';
 import { TensorOp } from './op.js';
 import { sum } from './reduce.js';
 import { TensorType } from './type.js';
 import type { TensorLike, TensorVariable } from './variable.js';
 
 export class Gemm extends TensorOp {
+  static override readonly props = ['inplace'] as const;
+  override readonly destroyMap: IndexMap;
+
+  /** `inplace`: the output is written into z (input 0), which the node destroys. */
+  constructor(readonly inplace = false) {
+    super();
+    this.destroyMap = inplace ? { 0: [0] } : {};
+  }
+
   /** Inputs: z, a, x, y, b; output: b*z + a*(x . y). */
   override makeNode(...args: unknown[]): Apply {
     if (args.length !== 5) throw new TypeError(`Gemm: expected 5 inputs (z, a, x, y, b), got ${args.length}`);
@@ -51,9 +61,25 @@ export class Gemm extends TensorOp {
     return [[m!, n!]];
   }
 
-  /** The 'gemm' kernel: z copied into the output, then the product added, by rows of the output. */
+  /**
+   * The 'gemm' kernel: z copied into the output, then the product added, by rows of the output;
+   * inplace, 'gemmInplace': the output is z, so the product is added to it directly.
+   */
   override kernel(): KernelCall {
-    return { name: 'gemm', params: {}, chunking: { by: 'rows' } };
+    return { name: this.inplace ? 'gemmInplace' : 'gemm', params: {}, chunking: { by: 'rows' } };
+  }
+
+  /** Inplace, the result is z itself (unless z's layout repeats elements: then a new array). */
+  override perform(node: Apply, inputs: readonly NdArray[]): NdArray[] {
+    const z = inputs[0]!;
+    const [shape] = this.outputShapes(node, inputs);
+    if (this.inplace && !z.shape.some((n, a) => n > 1 && z.stride[a] === 0)) {
+      getKernel('gemmInplace')(inputs, [z], {});
+      return [z];
+    }
+    const out = empty((node.outputs[0]!.type as TensorType).dtype, shape!);
+    getKernel('gemm')(inputs, [out], {});
+    return [out];
   }
 
   override inferShape(_node: Apply, [zs]: readonly SymbolicShape[]): SymbolicShape[] {
@@ -72,7 +98,7 @@ export class Gemm extends TensorOp {
   }
 
   override toString(): string {
-    return 'Gemm';
+    return this.inplace ? 'Gemm{inplace}' : 'Gemm';
   }
 }
 

@@ -1,9 +1,11 @@
 // Basic indexing: Subtensor (`x.get(...)`, a view of x) and IncSubtensor (setSubtensor and
 // incSubtensor, which return a new tensor). As in PyTensor, an op's props hold only the index
 // structure; the index values are int32 scalar inputs, so x.get(1) and x.get(2) share one op.
-// Subtensor is view arithmetic (`view`); IncSubtensor runs the 'incSubtensor' kernel by rows.
+// Subtensor is view arithmetic (`view`); IncSubtensor runs the 'incSubtensor' kernel by rows, or
+// (`inplace`, set by the inplace rewrites) 'incSubtensorInplace', which writes into x itself.
 import { isIntDtype } from '../kernels/dtype.js';
 import type { IncSubtensorParams } from '../kernels/inc-subtensor.js';
+import { getKernel } from '../kernels/registry.js';
 import {
   broadcastOnto,
   isSliceSpec,
@@ -24,7 +26,7 @@ import { asTensorArgs, asTensorVariable, constant } from './as-tensor.js';
 import { canCastSafely } from './dtype.js';
 import { dimshuffle } from './dimshuffle.js';
 import { add, cast, intDiv, lt, maximum, minimum, neg, sub, where } from './math.js';
-import { shapeText } from './ndarray.js';
+import { empty, shapeText, type NdArray } from './ndarray.js';
 import { TensorOp } from './op.js';
 import { sum } from './reduce.js';
 import { constantScalar, intConstant } from './shape.js';
@@ -309,18 +311,27 @@ function reduceToY(region: TensorVariable, y: TensorVariable): TensorVariable {
 
 /**
  * x with the region `x.get(index)` set to y (`setInstead`) or increased by y; y broadcasts onto
- * the region. This is the copying version: x is not modified.
+ * the region. The copying version leaves x as it is; the inplace one writes into x and destroys it.
  */
 export class IncSubtensor extends TensorOp {
-  static override readonly props = ['idxList', 'setInstead'] as const;
+  static override readonly props = ['idxList', 'setInstead', 'inplace'] as const;
+  override readonly destroyMap: IndexMap;
   readonly idxList: readonly IndexSpec[];
 
   constructor(
     idxList: readonly IndexSpec[],
     readonly setInstead: boolean,
+    /** Write into x (input 0), which the node then destroys. */
+    readonly inplace = false,
   ) {
     super();
     this.idxList = canonicalSpec(idxList, setInstead ? 'SetSubtensor' : 'IncSubtensor');
+    this.destroyMap = inplace ? { 0: [0] } : {};
+  }
+
+  /** Does the index select all of x (every entry a full slice), so that a set writes every element? */
+  get coversAll(): boolean {
+    return this.idxList.every(isFullSlice);
   }
 
   override makeNode(x: unknown, y: unknown, ...indices: unknown[]): Apply {
@@ -366,7 +377,21 @@ export class IncSubtensor extends TensorOp {
       yBroadcastable: [...(node.inputs[1]!.type as TensorType).broadcastable],
       asBool: (node.outputs[0]!.type as TensorType).dtype === 'bool',
     };
-    return { name: 'incSubtensor', params: { ...params }, chunking: { by: 'rows' } };
+    return { name: this.inplace ? 'incSubtensorInplace' : 'incSubtensor', params: { ...params }, chunking: { by: 'rows' } };
+  }
+
+  /** Inplace, the result is x itself (unless x's layout repeats elements: then a new array). */
+  override perform(node: Apply, inputs: readonly NdArray[]): NdArray[] {
+    const x = inputs[0]!;
+    if (!this.inplace || x.shape.some((n, a) => n > 1 && x.stride[a] === 0)) {
+      const out = empty((node.outputs[0]!.type as TensorType).dtype, this.outputShapes(node, inputs)[0]!);
+      getKernel('incSubtensor')(inputs, [out], this.kernel(node).params);
+      return [out];
+    }
+    this.outputShapes(node, inputs);
+    const call = this.kernel(node);
+    getKernel(call.name)(inputs, [x], call.params);
+    return [x];
   }
 
   override inferShape(_node: Apply, [xs]: readonly SymbolicShape[]): SymbolicShape[] {
@@ -390,7 +415,9 @@ export class IncSubtensor extends TensorOp {
   }
 
   override toString(): string {
-    return `${this.setInstead ? 'SetSubtensor' : 'IncSubtensor'}{${this.idxList.map(specLabel).join(', ')}}`;
+    const parts = this.idxList.map(specLabel);
+    if (this.inplace) parts.push('inplace');
+    return `${this.setInstead ? 'SetSubtensor' : 'IncSubtensor'}{${parts.join(', ')}}`;
   }
 }
 

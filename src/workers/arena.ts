@@ -50,12 +50,30 @@ export class Arena {
       const need = Math.ceil((end - this.memory.buffer.byteLength) / PAGE);
       const grow = Math.max(need, Math.ceil(this.memory.buffer.byteLength / PAGE / 2));
       const pages = this.memory.buffer.byteLength / PAGE;
-      if (pages + need > MAX_PAGES) throw new ArenaFullError(bytes);
+      if (pages + need > MAX_PAGES) {
+        const split = this.#split(size);
+        if (split === undefined) throw new ArenaFullError(bytes);
+        return { offset: split, size };
+      }
       this.memory.grow(Math.min(grow, MAX_PAGES - pages));
       this.views.refresh();
     }
     this.#top = end;
     return { offset, size };
+  }
+
+  /**
+   * A free block of a larger class cut down to `size` (the other halves become free blocks),
+   * when the memory cannot grow: without it, bytes released in one size class (a large call that
+   * ran once) could never serve another, and the arena would report itself full.
+   */
+  #split(size: number): number | undefined {
+    let from = 0;
+    for (const [c, list] of this.#free) if (c > size && list.length > 0 && (from === 0 || c < from)) from = c;
+    if (from === 0) return undefined;
+    const offset = this.#free.get(from)!.pop()!;
+    for (let c = from / 2; c >= size; c /= 2) this.release({ offset: offset + c, size: c });
+    return offset;
   }
 
   release(block: { offset: number; size: number }): void {

@@ -3,6 +3,7 @@
 // shared memory once, binds it to the call's region, and runs the team loop.
 import { threadId, workerData } from 'node:worker_threads';
 import '../kernels/builtin.js';
+import './inner-plan.js';
 import { readText } from './arena.js';
 import type { PlanDescriptor, TeamJob, TeamResult } from './protocol.js';
 import { BoundPlan, MemoryViews, runTeam } from './team.js';
@@ -15,6 +16,27 @@ const plans = new Map<number, PlanDescriptor>();
 const bound = new Map<string, BoundPlan>();
 let boundFor: ArrayBufferLike | undefined;
 
+/**
+ * Plans and bindings a worker keeps, the most recently used: a process that compiles functions
+ * in a loop must not grow every worker's heap with plans that will never run again. A plan
+ * dropped while its function lives is read from shared memory again when it comes back.
+ */
+const KEEP = 256;
+
+function recall<K, V>(cache: Map<K, V>, key: K): V | undefined {
+  const value = cache.get(key);
+  if (value !== undefined) {
+    cache.delete(key);
+    cache.set(key, value);
+  }
+  return value;
+}
+
+function remember<K, V>(cache: Map<K, V>, key: K, value: V): void {
+  cache.set(key, value);
+  if (cache.size > KEEP) cache.delete(cache.keys().next().value as K);
+}
+
 export default function run(job: TeamJob): TeamResult {
   views.refresh();
   if (boundFor?.byteLength !== memory.buffer.byteLength) {
@@ -22,16 +44,16 @@ export default function run(job: TeamJob): TeamResult {
     bound.clear();
     boundFor = memory.buffer;
   }
-  let plan = plans.get(job.planId);
+  let plan = recall(plans, job.planId);
   if (!plan) {
     plan = JSON.parse(readText(memory, job.planOffset, job.planLength)) as PlanDescriptor;
-    plans.set(job.planId, plan);
+    remember(plans, job.planId, plan);
   }
   const key = `${job.planId}@${job.region}`;
-  let b = bound.get(key);
+  let b = recall(bound, key);
   if (!b) {
     b = new BoundPlan(plan, job.region, views);
-    bound.set(key, b);
+    remember(bound, key, b);
   }
   return runTeam(b, views, job.callId, { trace: job.trace, thread: threadId });
 }

@@ -115,10 +115,10 @@ class RegionState {
     readonly bound: BoundPlan,
   ) {
     const plan = bound.plan;
-    this.base = bound.region >> 2;
-    this.pending = (bound.region + plan.pendingOffset) >> 2;
-    this.queue = (bound.region + plan.queueOffset) >> 2;
-    this.mainQueue = (bound.region + plan.mainQueueOffset) >> 2;
+    this.base = bound.region >>> 2;
+    this.pending = (bound.region + plan.pendingOffset) >>> 2;
+    this.queue = (bound.region + plan.queueOffset) >>> 2;
+    this.mainQueue = (bound.region + plan.mainQueueOffset) >>> 2;
     this.total = plan.tasks.length;
   }
 

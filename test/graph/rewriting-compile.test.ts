@@ -80,7 +80,13 @@ t.test('FAST_COMPILE applies merge and canonicalize only', async (t) => {
 
 t.test('weft.Mode: including, excluding and requiring tags', async (t) => {
   const unfused = await compiled(new weft.Mode({ excluding: ['fusion'] }));
-  t.same(opNames(unfused), ['Elemwise{exp}', 'Elemwise{mul}', 'Elemwise{tanh}', 'Elemwise{add}'], "excluding: ['fusion'] keeps the nodes apart");
+  t.same(
+    opNames(unfused).map((n) => n.replace(',inplace', '')),
+    ['Elemwise{exp}', 'Elemwise{mul}', 'Elemwise{tanh}', 'Elemwise{add}'],
+    "excluding: ['fusion'] keeps the nodes apart (FAST_RUN may still make them inplace)",
+  );
+  const plain = await compiled(new weft.Mode({ excluding: ['fusion', 'inplace'] }));
+  t.same(opNames(plain), ['Elemwise{exp}', 'Elemwise{mul}', 'Elemwise{tanh}', 'Elemwise{add}'], 'and without inplace, as they were written');
   near(t, await unfused(xs, ys, ws), fusedExpected);
   const fusedFastCompile = await compiled(new weft.Mode({ base: 'FAST_COMPILE', including: ['fusion'] }));
   t.same(opNames(fusedFastCompile), ['Composite{add(mul(exp(i0),i1),tanh(i2))}'], 'FAST_COMPILE including fusion');
@@ -107,7 +113,7 @@ t.test('an unknown mode is refused', async (t) => {
     t,
     () => weft.compile(inputs, out, { mode: 'FAST' as never }),
     TypeError,
-    `compile (the function): unknown mode "FAST" (expected 'FAST_RUN', 'FAST_COMPILE' or a weft.Mode)`,
+    `compile (the function): unknown mode "FAST" (expected 'FAST_RUN', 'FAST_COMPILE', 'DebugMode', 'NanGuardMode' or a weft.Mode)`,
   );
 });
 
@@ -131,7 +137,7 @@ t.test("a user's rewrite registered with registerCanonicalize is applied by comp
 t.test("a user's pass registered in optdb runs where its tags select it", async (t) => {
   const x = pt.vector('x');
   const out = new Double(3).call(new Double(2).call(x)) as weft.pt.TensorVariable;
-  const fr = await weft.compile([x], out, { mode: new weft.Mode({ excluding: ['fusion'] }), workers: 0 });
+  const fr = await weft.compile([x], out, { mode: new weft.Mode({ excluding: ['fusion', 'inplace'] }), workers: 0 });
   t.same(opNames(fr), ['Elemwise{add}'], 'canonicalize made Double{factor=6}, then the FAST_RUN pass unrolled it');
   near(t, await fr([1, -2, 0.5]), [6, -12, 3]);
   const fc = await weft.compile([x], out, { mode: new weft.Mode({ base: 'FAST_COMPILE', including: ['mine'] }), workers: 0 });
@@ -207,7 +213,7 @@ t.test('profile: time, calls and applications per rewriter; stages; compile time
 
 t.test('profile: per-node and per-op times over calls, and a Chrome trace with one event per node per call', async (t) => {
   const { inputs, out } = fusedGraph();
-  const fn = await weft.compile(inputs, out, { profile: true, mode: new weft.Mode({ excluding: ['fusion'] }), workers: 0 });
+  const fn = await weft.compile(inputs, out, { profile: true, mode: new weft.Mode({ excluding: ['fusion', 'inplace'] }), workers: 0 });
   const p = fn.profile!;
   const nodes = fn.fgraph.toposort();
   t.equal(nodes.length, 4);

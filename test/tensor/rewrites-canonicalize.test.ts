@@ -278,5 +278,5 @@ t.test('canonicalize belongs to FAST_COMPILE too; excluding an unknown name is h
   const fn = await weft.compile([x], pt.mul(x, 1), { mode: new weft.Mode({ excluding: ['no_such_rewrite'] }) });
   t.equal(weft.debugprint(fn), 'DeepCopyOp [id A]   0\n |x [id B]');
   await throwsExactly(t, () => weft.compile([x], x, { mode: 'FAST' as 'FAST_RUN' }), TypeError,
-    "compile (the function): unknown mode \"FAST\" (expected 'FAST_RUN', 'FAST_COMPILE' or a weft.Mode)");
+    "compile (the function): unknown mode \"FAST\" (expected 'FAST_RUN', 'FAST_COMPILE', 'DebugMode', 'NanGuardMode' or a weft.Mode)");
 });

@@ -13,8 +13,8 @@ const values = (a: weft.NdArray): number[] => flat(weft.tolist(a) as Nested);
 
 /** FAST_RUN with and without `rewrite`; both graphs' debugprints when expected; whether it fired. */
 async function both(t: Test, rewrite: string, inputs: TV[], out: TV | TV[], expect: { before?: string; after?: string } = {}) {
-  const on = await weft.compile(inputs, out as TV, { onUnusedInput: 'ignore', profile: true });
-  const off = await weft.compile(inputs, out as TV, { onUnusedInput: 'ignore', mode: new weft.Mode({ excluding: [rewrite] }) });
+  const on = await weft.compile(inputs, out as TV, { onUnusedInput: 'ignore', profile: true, mode: new weft.Mode({ excluding: ['inplace'] }) });
+  const off = await weft.compile(inputs, out as TV, { onUnusedInput: 'ignore', mode: new weft.Mode({ excluding: [rewrite, 'inplace'] }) });
   if (expect.before !== undefined) t.equal(weft.debugprint(off), expect.before, `${rewrite}: the graph without it`);
   if (expect.after !== undefined) t.equal(weft.debugprint(on), expect.after, `${rewrite}: the graph with it`);
   return { on, off, applied: on.profile!.rewrites.byRewriter.get(rewrite)?.applied ?? 0 };

@@ -50,7 +50,8 @@ function findMerges(fg: FunctionGraph): Merge[] {
   // Nodes are bucketed by a number hashed from the op and the inputs' keepers (numbers hash
   // much faster than strings); candidates in a bucket are then compared exactly.
   const opIndex = new Map<string, number>();
-  const buckets = new Map<number, Apply[]>();
+  // A bucket holds one node, or a list when hashes collide (rare: most buckets stay single).
+  const buckets = new Map<number, Apply | Apply[]>();
   const keep = (v: Variable): Variable => keeper.get(v) ?? v;
   for (const node of fg.toposort()) {
     if (node.outputs.length === 0) continue;
@@ -61,20 +62,17 @@ function findMerges(fg: FunctionGraph): Merge[] {
       opIndex.set(opKey, h);
     }
     for (const v of node.inputs) h = (Math.imul(h, 0x01000193) ^ keep(v).id) & 0x3fffffff;
-    let bucket = buckets.get(h);
-    if (bucket === undefined) {
-      bucket = [];
-      buckets.set(h, bucket);
-    }
-    const twin = bucket.find(
-      (b) =>
-        b.op.equals(node.op) &&
-        b.outputs.length === node.outputs.length &&
-        b.inputs.length === node.inputs.length &&
-        b.inputs.every((v, i) => keep(v) === keep(node.inputs[i]!)),
-    );
+    const same = (b: Apply): boolean =>
+      b.op.equals(node.op) &&
+      b.outputs.length === node.outputs.length &&
+      b.inputs.length === node.inputs.length &&
+      b.inputs.every((v, i) => keep(v) === keep(node.inputs[i]!));
+    const bucket = buckets.get(h);
+    const twin = bucket === undefined ? undefined : Array.isArray(bucket) ? bucket.find(same) : same(bucket) ? bucket : undefined;
     if (twin === undefined) {
-      bucket.push(node);
+      if (bucket === undefined) buckets.set(h, node);
+      else if (Array.isArray(bucket)) bucket.push(node);
+      else buckets.set(h, [bucket, node]);
       continue;
     }
     const pairs = node.outputs.map((o, i): [Variable, Variable] => [o, twin.outputs[i]!]);

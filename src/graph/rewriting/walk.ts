@@ -24,7 +24,8 @@ export function walkOnce(
   const sorted = fg.toposort();
   const queue: readonly Apply[] = order === 'in2out' ? sorted : sorted.reverse();
   const fresh: Apply[] = [];
-  const watcher: Feature = { onImport: (_fg, node) => void fresh.push(node) };
+  // Nodes that an undone (vetoed) change brings back were here before: offering them again would loop.
+  const watcher: Feature = { onImport: (_fg, node, reason) => void (reason.startsWith('undo ') || fresh.push(node)) };
   let applied = 0;
   // Which rewriters track an op depends on the op alone: worked out once per op of the graph.
   const tracking = new Map<Op, readonly NodeRewriter[]>();

@@ -5,3 +5,5 @@ import './canonicalize.js';
 import './stabilize.js';
 import './specialize.js';
 import './fusion.js';
+import './inplace.js';
+import './op-from-graph.js';

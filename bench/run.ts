@@ -1,0 +1,99 @@
+// `npm run bench [-- W1 W3 ...] [--quick]`: the suite of BENCH.md (W1-W8), weft and its peers in
+// one process, side by side. Prints one table (figures are medians; ratios are to each group's
+// reference row, measured in this run) and writes bench/results/latest.json with the machine,
+// the load, the counts and every sample. `--quick` takes fewer runs per row.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { load, machine, type Load } from './lib/machine.js';
+import { FULL_COUNTS, QUICK_COUNTS, Suite } from './lib/suite.js';
+import { renderTable } from './lib/table.js';
+import type { Workload } from './lib/workload.js';
+import { weft } from './peers/weft.js';
+import { w1 } from './workloads/w1-fused-chain.js';
+import { w2 } from './workloads/w2-bandwidth.js';
+import { w3 } from './workloads/w3-matmul.js';
+import { w4 } from './workloads/w4-mlp.js';
+import { w5 } from './workloads/w5-wide-dag.js';
+import { w6 } from './workloads/w6-dispatch.js';
+import { w7 } from './workloads/w7-compile.js';
+import { w8 } from './workloads/w8-throughput.js';
+
+const WORKLOADS: readonly Workload[] = [w1, w2, w3, w4, w5, w6, w7, w8];
+
+const USAGE = `usage: npm run bench [-- [W1 ... W8] [--quick]]
+  W1..W8   run only these workloads (default: all)
+  --quick  fewer warm-up and timed runs per row (about 60% of the time)`;
+
+interface Args {
+  readonly only: readonly string[];
+  readonly quick: boolean;
+}
+
+function parseArgs(argv: readonly string[]): Args {
+  const only: string[] = [];
+  let quick = false;
+  for (const a of argv) {
+    if (a === '--quick') quick = true;
+    else if (a === '--help' || a === '-h') {
+      console.log(USAGE);
+      process.exit(0);
+    } else if (/^w\d+$/i.test(a) && WORKLOADS.some((w) => w.id === a.toUpperCase())) only.push(a.toUpperCase());
+    else {
+      console.error(`bench: unknown argument ${a}\n${USAGE}`);
+      process.exit(2);
+    }
+  }
+  return { only, quick };
+}
+
+async function main(): Promise<void> {
+  const args = parseArgs(process.argv.slice(2));
+  const selected = WORKLOADS.filter((w) => args.only.length === 0 || args.only.includes(w.id));
+  const counts = args.quick ? QUICK_COUNTS : FULL_COUNTS;
+  const suite = new Suite(args.quick, counts, (line) => console.error(line));
+  const started = performance.now();
+  const loads: Array<Load & { workload: string; when: 'start' | 'end' }> = [];
+  const info = machine();
+  console.error(`weft bench: ${selected.map((w) => w.id).join(' ')}${args.quick ? ' (quick)' : ''} on ${info.cpu} x${info.cpus}, Node ${process.version}, load ${load().loadavg.join(' ')}`);
+  for (const w of selected) {
+    suite.workload = w.id;
+    console.error(`${w.id}: ${w.title}`);
+    loads.push({ workload: w.id, when: 'start', ...load() });
+    try {
+      await w.run(suite);
+    } catch (e) {
+      // A workload that breaks leaves its rows so far and the other workloads.
+      console.error(`${w.id} stopped: ${(e as Error)?.stack ?? e}`);
+      suite.skip({ group: w.id, system: 'suite', config: '-', unit: 'ms' }, `the workload stopped: ${(e as Error)?.message ?? e}`);
+    }
+    loads.push({ workload: w.id, when: 'end', ...load() });
+  }
+  await weft.shutdown();
+  suite.finish();
+
+  const seconds = (performance.now() - started) / 1000;
+  console.log(renderTable(suite.rows));
+  const maxLoad = Math.max(...loads.map((l) => l.loadavg[0]!));
+  console.log(
+    `\n${args.quick ? 'quick run' : 'full run'} in ${seconds.toFixed(0)} s; figures are medians of ${counts.minRuns}-${counts.runs} timed runs after ` +
+      `${counts.warmup} warm-up calls, the first one checked (slow peers: fewer; every sample is in the JSON); ` +
+      `vs ref = speed relative to the group's reference row (> 1: faster). ` +
+      `Load average (1 min) during the run: up to ${maxLoad.toFixed(2)} on ${info.cpus} CPUs.`,
+  );
+
+  const results = {
+    date: new Date().toISOString(),
+    quick: args.quick,
+    workloads: selected.map((w) => ({ id: w.id, title: w.title })),
+    seconds,
+    machine: info,
+    load: loads,
+    counts,
+    rows: suite.rows,
+  };
+  const dir = new URL('./results/', import.meta.url);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(new URL('latest.json', dir), `${JSON.stringify(results, null, 2)}\n`);
+  console.log('wrote bench/results/latest.json');
+}
+
+await main();

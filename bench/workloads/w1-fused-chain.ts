@@ -1,0 +1,146 @@
+// W1: the fused chain z = exp(x) * y + tanh(w) over 4M float32 values, end to end: each system's
+// inputs are resident in its own form (weft: typed arrays, which every call copies into its
+// arena; tfjs, jax-js, onnxruntime: tensors made once), and the result is read back as a
+// Float32Array. The reference row is onnxruntime-node on 2 threads.
+import { compare } from '../lib/check.js';
+import { uniform } from '../lib/data.js';
+import type { Suite } from '../lib/suite.js';
+import type { Workload } from '../lib/workload.js';
+import { loadJax } from '../peers/jax.js';
+import { LoopTeam } from '../peers/loop-team.js';
+import { loadOnnx } from '../peers/onnx.js';
+import { loadTfjs } from '../peers/tfjs.js';
+import { float32Data, pt, weft, workersLabel } from '../peers/weft.js';
+
+const N = 4 * 1024 * 1024;
+const GROUP = 'W1 4M fused';
+const ORT_2: { group: string; system: string; config: string } = { group: GROUP, system: 'onnxruntime-node', config: '2 threads' };
+const TFJS_CPU = { group: GROUP, system: 'tfjs cpu', config: 'eager, 1 thread' };
+
+async function run(suite: Suite): Promise<void> {
+  const x = uniform(N, 11);
+  const y = uniform(N, 12);
+  const w = uniform(N, 13);
+  const want = new Float64Array(N);
+  for (let i = 0; i < N; i++) want[i] = Math.exp(x[i]!) * y[i]! + Math.tanh(w[i]!);
+  const check = (got: Float32Array) => compare('z', got, want, { rtol: 1e-5, floor: 1e-5 });
+  const common = { group: GROUP, unit: 'ms' as const, figure: (ms: number) => ms, check };
+
+  // weft: one pool of 2 workers; the worker count is a compile option.
+  const pool = weft.createPool({ workers: 2 });
+  try {
+    const xs = pt.vector('x', 'float32');
+    const ys = pt.vector('y', 'float32');
+    const ws = pt.vector('w', 'float32');
+    const z = xs.exp().mul(ys).add(ws.tanh());
+    for (const workers of [0, 1, 2]) {
+      await suite.measure({
+        ...common,
+        system: 'weft',
+        config: workersLabel(workers),
+        goals:
+          workers === 2
+            ? [
+                { kind: 'speedup', label: '2x onnxruntime 2 threads', vs: ORT_2, atLeast: 2 },
+                { kind: 'speedup', label: '20x tfjs cpu', vs: TFJS_CPU, atLeast: 20 },
+              ]
+            : undefined,
+        setup: async () => {
+          const fn = await weft.compile([xs, ys, ws], z, { pool, workers });
+          return {
+            run: async () => float32Data(await fn(x, y, w)),
+            info: { nodes: fn.fgraph.toposort().map((n) => String(n.op)) },
+          };
+        },
+      });
+    }
+  } finally {
+    await pool.close();
+  }
+
+  for (const threads of [1, 2]) {
+    await suite.measure({
+      ...common,
+      system: 'plain JS loop',
+      config: `${threads} thread${threads === 1 ? '' : 's'} (SAB)`,
+      setup: async () => {
+        const team = await LoopTeam.start(threads, 'fusedChain', [x, y, w]);
+        return { run: () => team.run(), dispose: () => team.close() };
+      },
+    });
+  }
+
+  for (const backend of ['cpu', 'wasm'] as const) {
+    await suite.measure({
+      ...common,
+      system: `tfjs ${backend}`,
+      config: 'eager, 1 thread',
+      counts: backend === 'cpu' ? { runs: 5, minRuns: 3 } : undefined,
+      setup: async () => {
+        const tf = await (await loadTfjs()).use(backend);
+        const [tx, ty, tw] = [x, y, w].map((a) => tf.tensor1d(a));
+        return {
+          run: () => {
+            const out = tf.tidy(() => tf.exp(tx!).mul(ty!).add(tf.tanh(tw!)));
+            const data = out.dataSync() as Float32Array;
+            out.dispose();
+            return data;
+          },
+          dispose: () => tf.dispose([tx!, ty!, tw!]),
+        };
+      },
+    });
+  }
+
+  await suite.measure({
+    ...common,
+    system: 'jax-js wasm',
+    config: 'jit, 1 thread',
+    setup: async () => {
+      const jax = await loadJax();
+      const np = jax.numpy;
+      const f = jax.jit((a: InstanceType<typeof jax.Array>, b: InstanceType<typeof jax.Array>, c: InstanceType<typeof jax.Array>) =>
+        np.exp(a).mul(b).add(np.tanh(c)),
+      );
+      const [ja, jb, jc] = [x, y, w].map((v) => np.array(v));
+      return {
+        run: () => f(ja!.ref, jb!.ref, jc!.ref).dataSync() as Float32Array,
+        dispose: () => {
+          for (const v of [ja!, jb!, jc!]) v.dispose();
+          f.dispose();
+        },
+      };
+    },
+  });
+
+  for (const threads of [1, 2]) {
+    await suite.measure({
+      ...common,
+      system: 'onnxruntime-node',
+      config: `${threads} thread${threads === 1 ? '' : 's'}`,
+      reference: threads === 2,
+      setup: async () => {
+        const ort = await loadOnnx();
+        const shape = [N];
+        const session = await ort.session(
+          {
+            name: 'w1',
+            inputs: ['x', 'y', 'w'].map((name) => ({ name, shape })),
+            outputs: [{ name: 'z', shape }],
+            nodes: [
+              { op: 'Exp', inputs: ['x'], outputs: ['e'] },
+              { op: 'Mul', inputs: ['e', 'y'], outputs: ['m'] },
+              { op: 'Tanh', inputs: ['w'], outputs: ['t'] },
+              { op: 'Add', inputs: ['m', 't'], outputs: ['z'] },
+            ],
+          },
+          threads,
+        );
+        const feeds = [x, y, w].map((a) => session.tensor(a, shape));
+        return { run: () => session.run(feeds), dispose: () => session.release() };
+      },
+    });
+  }
+}
+
+export const w1: Workload = { id: 'W1', title: 'fused chain z = exp(x) * y + tanh(w), 4M float32 (ms per call)', run };

@@ -1,0 +1,86 @@
+// W2: memory bandwidth of z = x * y + w over 16M float32 values, in GB/s counting the bytes the
+// computation must move (three arrays read, one written: 16 bytes per element). weft's calls
+// also copy the three inputs into its arena and the output out of it (about three times those
+// bytes again, on the calling thread); the figure still counts 16 bytes per element, since that
+// is what a user asked for. The reference row is the plain JS loop on 2 threads.
+import { compare } from '../lib/check.js';
+import { uniform } from '../lib/data.js';
+import type { Suite } from '../lib/suite.js';
+import type { Workload } from '../lib/workload.js';
+import { LoopTeam } from '../peers/loop-team.js';
+import { float32Data, lastTaskSpan, pt, weft, workersLabel } from '../peers/weft.js';
+
+const N = 16 * 1024 * 1024;
+const BYTES = 16 * N;
+const GROUP = 'W2 16M x*y+w';
+/** BENCH.md's C loop (-O3 -march=native) on 2 threads: 26-28 GB/s on its machine; not run here. */
+const C_TWO_THREADS_GBS = 26;
+const WEFT_1 = { group: GROUP, system: 'weft', config: workersLabel(1) };
+
+async function run(suite: Suite): Promise<void> {
+  const x = uniform(N, 21);
+  const y = uniform(N, 22);
+  const w = uniform(N, 23);
+  const want = new Float64Array(N);
+  for (let i = 0; i < N; i++) want[i] = x[i]! * y[i]! + w[i]!;
+  const common = {
+    group: GROUP,
+    unit: 'GB/s' as const,
+    figure: (ms: number) => BYTES / (ms * 1e6),
+    check: (got: Float32Array) => compare('z', got, want, { rtol: 1e-6, floor: 1e-6 }),
+  };
+
+  const pool = weft.createPool({ workers: 2 });
+  try {
+    const xs = pt.vector('x', 'float32');
+    const ys = pt.vector('y', 'float32');
+    const ws = pt.vector('w', 'float32');
+    const z = xs.mul(ys).add(ws);
+    for (const workers of [1, 2]) {
+      await suite.measure({
+        ...common,
+        system: 'weft',
+        config: workersLabel(workers),
+        goals:
+          workers === 2
+            ? [
+                { kind: 'value', label: `85% of C's ${C_TWO_THREADS_GBS} GB/s (BENCH.md)`, atLeast: 0.85 * C_TWO_THREADS_GBS },
+                { kind: 'speedup', label: '1.8x 1 worker (issue 5)', vs: WEFT_1, atLeast: 1.8 },
+              ]
+            : undefined,
+        setup: async () => {
+          const fn = await weft.compile([xs, ys, ws], z, { pool, workers });
+          return { run: async () => float32Data(await fn(x, y, w)) };
+        },
+      });
+    }
+    // Where the time goes: the same calls timed by their tasks only (from fn.profile).
+    await suite.measure({
+      ...common,
+      system: 'weft',
+      config: '2 workers, tasks only',
+      note: "the span of the call's tasks in fn.profile, without copying inputs in and the output out",
+      setup: async () => {
+        const fn = await weft.compile([xs, ys, ws], z, { pool, workers: 2, profile: true });
+        return { run: async () => float32Data(await fn(x, y, w)), lastMs: () => lastTaskSpan(fn) };
+      },
+    });
+  } finally {
+    await pool.close();
+  }
+
+  for (const threads of [1, 2]) {
+    await suite.measure({
+      ...common,
+      system: 'plain JS loop',
+      config: `${threads} thread${threads === 1 ? '' : 's'} (SAB)`,
+      reference: threads === 2,
+      setup: async () => {
+        const team = await LoopTeam.start(threads, 'multiplyAdd', [x, y, w]);
+        return { run: () => team.run(), dispose: () => team.close() };
+      },
+    });
+  }
+}
+
+export const w2: Workload = { id: 'W2', title: 'bandwidth z = x * y + w, 16M float32 (GB/s, 16 bytes per element)', run };

@@ -1,0 +1,632 @@
+// Graph documents: a graph (or a compiled function's graph) as versioned JSON text, and back.
+// Reading never evaluates anything the document carries: the whole document is checked first,
+// and only then are variables, ops (constructors) and nodes (`op.makeNode`) rebuilt.
+import type { Apply } from './apply.js';
+import type { FunctionGraph } from './fgraph.js';
+import { DeserializeError, JsonReader, jsonProblem, type Json, type JsonObject } from './json-reader.js';
+import type { Op } from './op.js';
+import { opCodecFor, opCodecNamed, type GraphRef, type OpBuildContext, type OpCodec, type OpDecoder, type OpEncoder, type OpPlan } from './op-codecs.js';
+import { SharedVariable } from './shared.js';
+import { ioToposort } from './traversal.js';
+import type { Type } from './type.js';
+import { isConstant, type Variable } from './variable.js';
+
+// The document (version 1). Ops are `{ type, props }` through their registered codecs; inner
+// graphs (OpFromGraph, Map) and shared variables (with their values) are tables of the whole
+// document, so each is written once however many ops use it.
+//   { format: "weft-graph", version: 1, kind: "variables" | "function",
+//     shared:    [{ name?, type, value }]               shared variables, with their values
+//     graphs:    [graph]                                inner graphs of ops; graph k may use graphs < k
+//     variables, nodes, inputs, outputs                 the main graph (the fields of a graph)
+//     name, inputOptions: [{ mutable, borrow, name }], updates: [{ shared, value }]   (functions) }
+//   graph:    { variables: [variable], nodes: [{ op: { type, props }, inputs: [variable id] }],
+//               inputs: [variable id], outputs: [variable id] }
+//   variable: { kind: "input", type, name? } | { kind: "constant", type, value, name? }
+//           | { kind: "shared", shared: index } | { kind: "output", node, index, type, name? }
+// A variable id is its position in `variables`; a node reads only inputs, constants, shared
+// variables and outputs of nodes before it (so no document describes a cycle). Types and values
+// are the type codec's (tensors: tensor/value-codec.ts); props are the op codec's.
+
+export const DOCUMENT_FORMAT = 'weft-graph';
+export const DOCUMENT_VERSION = 1;
+
+/** Nested op props (an override that is itself an op) deeper than this are refused. */
+const MAX_OP_NESTING = 16;
+/** By default a document may hold this many value elements in all (constants and shared values). */
+export const DEFAULT_MAX_ELEMENTS = 2 ** 27;
+
+/** Counts the value elements a document may still hold. */
+export class ElementBudget {
+  constructor(public left: number) {}
+
+  /** Takes `n` elements for the value at `r`, or throws when the document holds too many. */
+  take(n: number, r: JsonReader, what: string): void {
+    if (n > this.left) r.error(`${what} would exceed the document's limit on value elements (${this.left} left); raise maxElements to load it`);
+    this.left -= n;
+  }
+}
+
+/** How the types and values of one family of variables (tensors) are written and read. */
+export interface TypeCodec {
+  encodeType(type: Type): JsonObject;
+  /** Reads and checks a type. */
+  readType(r: JsonReader): Type;
+  encodeValue(type: Type, value: unknown): JsonObject;
+  /** Reads and checks a value of `type`, taking its elements from the budget. */
+  readValue(r: JsonReader, type: Type, budget: ElementBudget): unknown;
+  makeShared(type: Type, value: unknown, name: string | undefined): SharedVariable;
+}
+
+/** What a function document adds to its graph. */
+export interface FunctionSpec {
+  readonly name: string | undefined;
+  readonly inputOptions: readonly InputOptions[];
+  readonly updates: ReadonlyArray<readonly [SharedVariable, Variable]>;
+}
+
+export interface InputOptions {
+  readonly mutable: boolean;
+  readonly borrow: boolean;
+  readonly name: string | undefined;
+}
+
+interface EncodedGraph {
+  readonly variables: JsonObject[];
+  readonly nodes: JsonObject[];
+  readonly inputs: number[];
+  readonly outputs: number[];
+  readonly ids: ReadonlyMap<Variable, number>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writing
+
+class Writer implements OpEncoder {
+  readonly shared: SharedVariable[] = [];
+  readonly graphs: JsonObject[] = [];
+  readonly #sharedIds = new Map<SharedVariable, number>();
+  readonly #graphIds = new Map<FunctionGraph, number>();
+
+  constructor(readonly types: TypeCodec) {}
+
+  sharedIndex(s: SharedVariable): number {
+    let k = this.#sharedIds.get(s);
+    if (k === undefined) {
+      k = this.shared.length;
+      this.shared.push(s);
+      this.#sharedIds.set(s, k);
+    }
+    return k;
+  }
+
+  graph(fg: FunctionGraph): number {
+    let k = this.#graphIds.get(fg);
+    if (k === undefined) {
+      const g = this.encodeGraph(fg.inputs, fg.outputs, 'an inner graph');
+      // Inner graphs that this one uses were added while it was written: they come before it.
+      k = this.graphs.length;
+      this.graphs.push({ variables: g.variables, nodes: g.nodes, inputs: g.inputs, outputs: g.outputs });
+      this.#graphIds.set(fg, k);
+    }
+    return k;
+  }
+
+  op(op: Op): JsonObject {
+    const codec = opCodecFor(op);
+    const cls = op.constructor.name;
+    if (!codec) {
+      throw new TypeError(`serialize: ${op} (class ${cls}) has no op codec; register one with weft.registerOpCodec to serialize it`);
+    }
+    const props = op.props;
+    if (props.length !== codec.props.length || props.some((p, i) => p !== codec.props[i])) {
+      throw new TypeError(
+        `serialize: the op codec "${codec.name}" writes the props [${codec.props.join(', ')}] but ${cls} has [${props.join(', ')}]; the codec is out of date`,
+      );
+    }
+    const encoded = codec.encode(op, this);
+    const problem = jsonProblem(encoded, 'props');
+    if (problem) throw new TypeError(`serialize: the op codec "${codec.name}" gave props that are not JSON for ${op}: ${problem}`);
+    return { type: codec.name, props: encoded };
+  }
+
+  type(t: Type): JsonObject {
+    return this.types.encodeType(t);
+  }
+
+  /** The graph from `inputs` to `outputs`: variables (inputs, constants, shared, node outputs) and nodes in order. */
+  encodeGraph(inputs: readonly Variable[], outputs: readonly Variable[], what: string): EncodedGraph {
+    const ids = new Map<Variable, number>();
+    const variables: JsonObject[] = [];
+    const nodes: JsonObject[] = [];
+    const inputSet = new Set(inputs);
+    const add = (v: Variable, entry: Record<string, Json>): number => {
+      if (v.name !== undefined && !(v instanceof SharedVariable)) entry.name = v.name;
+      ids.set(v, variables.length);
+      variables.push(entry);
+      return variables.length - 1;
+    };
+    const leaf = (v: Variable): number => {
+      const known = ids.get(v);
+      if (known !== undefined) return known;
+      if (v instanceof SharedVariable) return add(v, { kind: 'shared', shared: this.sharedIndex(v) });
+      if (isConstant(v)) return add(v, { kind: 'constant', type: this.type(v.type), value: this.types.encodeValue(v.type, v.data) });
+      if (!inputSet.has(v)) {
+        throw new TypeError(`serialize: ${what} needs ${v} (${v.type}), which is neither one of its inputs, a constant nor a shared variable`);
+      }
+      return add(v, { kind: 'input', type: this.type(v.type) });
+    };
+    inputs.forEach((v) => {
+      if (ids.has(v)) throw new TypeError(`serialize: ${v} is given twice as an input of ${what}`);
+      if (v.owner !== null) throw new TypeError(`serialize: the input ${v} of ${what} is computed by ${v.owner.op}; inputs must be root variables`);
+      leaf(v);
+    });
+    ioToposort(inputs, outputs).forEach((node: Apply, k) => {
+      const ins = node.inputs.map((v) => ids.get(v) ?? leaf(v));
+      nodes.push({ op: this.op(node.op), inputs: ins });
+      node.outputs.forEach((o, j) => add(o, { kind: 'output', node: k, index: j, type: this.type(o.type) }));
+    });
+    const outs = outputs.map((v) => ids.get(v) ?? leaf(v));
+    return { variables, nodes, inputs: inputs.map((v) => ids.get(v)!), outputs: outs, ids };
+  }
+}
+
+/**
+ * The document of the graph from `inputs` (root variables) to `outputs`; with `fn`, a function
+ * document whose update values are part of the graph.
+ */
+export function encodeDocument(types: TypeCodec, inputs: readonly Variable[], outputs: readonly Variable[], fn?: FunctionSpec): string {
+  const w = new Writer(types);
+  const updateValues = fn?.updates.map(([, v]) => v) ?? [];
+  // Updated shared variables are part of a function even when its graph does not read them.
+  fn?.updates.forEach(([s]) => w.sharedIndex(s));
+  const main = w.encodeGraph(inputs, [...outputs, ...updateValues], 'the graph');
+  const shared = w.shared.map((s): JsonObject => {
+    const entry: Record<string, Json> = { type: types.encodeType(s.type), value: types.encodeValue(s.type, s.getValue({ borrow: true })) };
+    if (s.name !== undefined) entry.name = s.name;
+    return entry;
+  });
+  const doc: Record<string, Json> = {
+    format: DOCUMENT_FORMAT,
+    version: DOCUMENT_VERSION,
+    kind: fn ? 'function' : 'variables',
+    shared,
+    graphs: w.graphs,
+    variables: main.variables,
+    nodes: main.nodes,
+    inputs: main.inputs,
+    outputs: main.outputs.slice(0, outputs.length),
+  };
+  if (fn) {
+    doc.name = fn.name ?? null;
+    doc.inputOptions = fn.inputOptions.map((o) => ({ mutable: o.mutable, borrow: o.borrow, name: o.name ?? null }));
+    doc.updates = fn.updates.map(([s], k) => ({ shared: w.sharedIndex(s), value: main.outputs[outputs.length + k]! }));
+  }
+  return JSON.stringify(doc);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading, step 1: check everything
+
+type VarPlan =
+  | { readonly kind: 'input'; readonly type: Type; readonly name: string | undefined }
+  | { readonly kind: 'constant'; readonly type: Type; readonly value: unknown; readonly name: string | undefined }
+  | { readonly kind: 'shared'; readonly shared: number }
+  | { readonly kind: 'output'; readonly node: number; readonly index: number; readonly type: Type; readonly name: string | undefined };
+
+interface OpPlanImpl extends OpPlan {
+  readonly codec: OpCodec;
+  readonly params: unknown;
+  /** Equal for equal op entries, which build one op (as the op the writer met twice was one). */
+  readonly key: string | undefined;
+}
+
+/** The text of a checked op entry, or undefined when it is too deep to stringify. */
+function entryKey(type: string, props: unknown): string | undefined {
+  try {
+    return `${type}:${JSON.stringify(props)}`;
+  } catch {
+    return undefined;
+  }
+}
+
+interface NodePlan {
+  readonly path: string;
+  readonly op: OpPlanImpl;
+  readonly inputs: readonly number[];
+  /** The variable id of each output, by output index. */
+  readonly outputs: readonly number[];
+}
+
+interface GraphPlan {
+  readonly path: string;
+  readonly vars: readonly VarPlan[];
+  readonly nodes: readonly NodePlan[];
+  readonly inputs: readonly number[];
+  readonly outputs: readonly number[];
+}
+
+interface SharedPlan {
+  readonly type: Type;
+  readonly value: unknown;
+  readonly name: string | undefined;
+}
+
+const GRAPH_FIELDS = ['variables', 'nodes', 'inputs', 'outputs'] as const;
+const VARIABLES_FIELDS = ['format', 'version', 'kind', 'shared', 'graphs', ...GRAPH_FIELDS];
+const FUNCTION_FIELDS = [...VARIABLES_FIELDS, 'name', 'inputOptions', 'updates'];
+
+class Checker implements OpDecoder {
+  shared: SharedPlan[] = [];
+  /** Inner graphs that ops may refer to from the graph being read: those before it. */
+  graphLimit = 0;
+  #opDepth = 0;
+
+  constructor(
+    readonly types: TypeCodec,
+    readonly budget: ElementBudget,
+  ) {}
+
+  graph(r: JsonReader): GraphRef {
+    if (this.graphLimit === 0) r.error('refers to an inner graph, but no graph comes before this one in the document\'s "graphs"');
+    return { graphIndex: r.int(0, this.graphLimit - 1) };
+  }
+
+  op(r: JsonReader): OpPlanImpl {
+    if (this.#opDepth >= MAX_OP_NESTING) r.error(`ops nested more than ${MAX_OP_NESTING} deep`);
+    this.#opDepth += 1;
+    try {
+      r.object(['type', 'props']);
+      const typeReader = r.field('type');
+      const type = typeReader.string();
+      const codec = opCodecNamed(type);
+      if (!codec) return typeReader.error(`unknown op type ${JSON.stringify(type)}; only registered op codecs can be read`);
+      const props = r.field('props').anyObject();
+      let params: unknown;
+      try {
+        params = codec.decode(props, this);
+      } catch (e) {
+        if (e instanceof DeserializeError) throw e;
+        throw new DeserializeError(props.path, `the "${type}" op codec refused these props: ${causeOf(e)}`);
+      }
+      return { type, path: r.path, codec, params, key: entryKey(type, props.value) };
+    } finally {
+      this.#opDepth -= 1;
+    }
+  }
+
+  type(r: JsonReader): Type {
+    return this.types.readType(r);
+  }
+
+  name(r: JsonReader | undefined): string | undefined {
+    return r?.optionalString();
+  }
+
+  readShared(r: JsonReader): SharedPlan {
+    r.object(['name', 'type', 'value'], ['type', 'value']);
+    const type = this.type(r.field('type'));
+    const value = this.types.readValue(r.field('value'), type, this.budget);
+    return { type, value, name: this.name(r.optional('name')) };
+  }
+
+  readVar(r: JsonReader, nNodes: number): VarPlan {
+    r.object(['kind', 'type', 'value', 'shared', 'node', 'index', 'name'], ['kind']);
+    const kind = r.field('kind').oneOf(['input', 'constant', 'shared', 'output'] as const);
+    switch (kind) {
+      case 'input':
+        r.object(['kind', 'type', 'name'], ['kind', 'type']);
+        return { kind, type: this.type(r.field('type')), name: this.name(r.optional('name')) };
+      case 'constant': {
+        r.object(['kind', 'type', 'value', 'name'], ['kind', 'type', 'value']);
+        const type = this.type(r.field('type'));
+        return { kind, type, value: this.types.readValue(r.field('value'), type, this.budget), name: this.name(r.optional('name')) };
+      }
+      case 'shared': {
+        r.object(['kind', 'shared'], ['kind', 'shared']);
+        const f = r.field('shared');
+        if (this.shared.length === 0) f.error('refers to a shared variable, but the document\'s "shared" is empty');
+        return { kind, shared: f.int(0, this.shared.length - 1) };
+      }
+      case 'output': {
+        r.object(['kind', 'node', 'index', 'type', 'name'], ['kind', 'node', 'index', 'type']);
+        const f = r.field('node');
+        if (nNodes === 0) f.error('refers to a node, but the graph has no nodes');
+        return {
+          kind,
+          node: f.int(0, nNodes - 1),
+          index: r.field('index').int(0),
+          type: this.type(r.field('type')),
+          name: this.name(r.optional('name')),
+        };
+      }
+    }
+  }
+
+  /** The fields `variables`, `nodes`, `inputs` and `outputs` of `r`. */
+  readGraph(r: JsonReader): GraphPlan {
+    const nodeReaders = r.field('nodes').array();
+    const varReaders = r.field('variables').array();
+    const vars = varReaders.map((v) => this.readVar(v, nodeReaders.length));
+    const at = (id: number): string => `${r.path === '' ? '' : `${r.path}.`}variables[${id}]`;
+
+    // Each node's outputs: exactly indices 0..n-1, once each.
+    const outputsOf = nodeReaders.map(() => new Map<number, number>());
+    const sharedSeen = new Map<number, number>();
+    vars.forEach((v, id) => {
+      if (v.kind === 'shared') {
+        const before = sharedSeen.get(v.shared);
+        if (before !== undefined) throw new DeserializeError(at(id), `shared variable ${v.shared} is already variable ${before}`);
+        sharedSeen.set(v.shared, id);
+      }
+      if (v.kind !== 'output') return;
+      const slots = outputsOf[v.node]!;
+      const before = slots.get(v.index);
+      if (before !== undefined) throw new DeserializeError(`${at(id)}.index`, `output ${v.index} of node ${v.node} is already variable ${before}`);
+      slots.set(v.index, id);
+    });
+
+    const ref = (reader: JsonReader): number => {
+      if (vars.length === 0) reader.error('refers to a variable, but the graph has no variables');
+      return reader.int(0, vars.length - 1);
+    };
+
+    const nodes = nodeReaders.map((nr, k): NodePlan => {
+      nr.object(['op', 'inputs']);
+      const slots = outputsOf[k]!;
+      if (slots.size === 0) nr.error('no variable is an output of this node');
+      // Indices are distinct, so they are 0..n-1 exactly when every index is below n.
+      const outs: number[] = [];
+      for (let j = 0; j < slots.size; j++) {
+        const id = slots.get(j);
+        if (id === undefined) return nr.error(`output ${j} of this node is missing from the variables (${slots.size} variables are its outputs)`);
+        outs.push(id);
+      }
+      const op = this.op(nr.field('op'));
+      const inputs = nr.field('inputs').array().map((ir) => {
+        const id = ref(ir);
+        const v = vars[id]!;
+        if (v.kind === 'output' && v.node >= k) {
+          ir.error(`variable ${id} is an output of node ${v.node}, which does not come before this node (${k}); nodes must follow the nodes they read`);
+        }
+        return id;
+      });
+      return { path: nr.path, op, inputs, outputs: outs };
+    });
+
+    const inputsReader = r.field('inputs');
+    const inputs = inputsReader.array().map((ir) => {
+      const id = ref(ir);
+      const kind = vars[id]!.kind;
+      if (kind !== 'input' && kind !== 'shared') ir.error(`variable ${id} is ${kind === 'output' ? 'a node output' : 'a constant'}; graph inputs are inputs or shared variables`);
+      return id;
+    });
+    const listed = new Set<number>();
+    inputs.forEach((id, i) => {
+      if (listed.has(id)) throw new DeserializeError(inputsReader.at(i), `variable ${id} is listed twice`);
+      listed.add(id);
+    });
+    vars.forEach((v, id) => {
+      if (v.kind === 'input' && !listed.has(id)) throw new DeserializeError(at(id), `input variable ${id} is not listed in the graph's inputs`);
+    });
+    const outputs = r.field('outputs').array().map(ref);
+    return { path: r.path, vars, nodes, inputs, outputs };
+  }
+
+  typeOfVar(g: GraphPlan, id: number): Type {
+    const v = g.vars[id]!;
+    return v.kind === 'shared' ? this.shared[v.shared]!.type : v.type;
+  }
+}
+
+interface CheckedDocument {
+  readonly kind: 'variables' | 'function';
+  readonly shared: readonly SharedPlan[];
+  readonly graphs: readonly GraphPlan[];
+  readonly main: GraphPlan;
+  readonly name: string | undefined;
+  readonly inputOptions: readonly InputOptions[];
+  readonly updates: ReadonlyArray<readonly [number, number]>;
+}
+
+function check(types: TypeCodec, text: unknown, maxElements: number): CheckedDocument {
+  if (typeof text !== 'string') new JsonReader(text, '').fail('a JSON string');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text as string);
+  } catch (e) {
+    throw new DeserializeError('', `not valid JSON (${(e as Error).message})`);
+  }
+  const root = new JsonReader(parsed, '');
+  root.object(FUNCTION_FIELDS, ['format', 'version', 'kind']);
+  const format = root.field('format');
+  if (format.value !== DOCUMENT_FORMAT) format.fail(JSON.stringify(DOCUMENT_FORMAT));
+  const version = root.field('version').int(1);
+  if (version !== DOCUMENT_VERSION) root.field('version').error(`version ${version} is not supported; this weft reads version ${DOCUMENT_VERSION}`);
+  const kind = root.field('kind').oneOf(['variables', 'function'] as const);
+  root.object(kind === 'function' ? FUNCTION_FIELDS : VARIABLES_FIELDS);
+
+  const c = new Checker(types, new ElementBudget(maxElements));
+  c.shared = root.field('shared').array().map((r) => c.readShared(r));
+  const graphs: GraphPlan[] = [];
+  root.field('graphs').array().forEach((gr, k) => {
+    gr.object([...GRAPH_FIELDS]);
+    c.graphLimit = k;
+    graphs.push(c.readGraph(gr));
+  });
+  c.graphLimit = graphs.length;
+  const main = c.readGraph(root);
+
+  let inputOptions: InputOptions[] = [];
+  let updates: Array<readonly [number, number]> = [];
+  let name: string | undefined;
+  if (kind === 'function') {
+    name = root.field('name').optionalString();
+    const optsReader = root.field('inputOptions');
+    const opts = optsReader.array();
+    if (opts.length !== main.inputs.length) optsReader.error(`expected one entry per input (${main.inputs.length}), got ${opts.length}`);
+    inputOptions = opts.map((o) => {
+      o.object(['mutable', 'borrow', 'name']);
+      return { mutable: o.field('mutable').boolean(), borrow: o.field('borrow').boolean(), name: o.field('name').optionalString() };
+    });
+    const seen = new Set<number>();
+    updates = root.field('updates').array().map((u) => {
+      u.object(['shared', 'value']);
+      const sr = u.field('shared');
+      if (c.shared.length === 0) sr.error('refers to a shared variable, but the document\'s "shared" is empty');
+      const s = sr.int(0, c.shared.length - 1);
+      if (seen.has(s)) sr.error(`shared variable ${s} is updated twice`);
+      seen.add(s);
+      const vr = u.field('value');
+      if (main.vars.length === 0) vr.error('refers to a variable, but the graph has no variables');
+      const id = vr.int(0, main.vars.length - 1);
+      const want = c.shared[s]!.type;
+      const got = c.typeOfVar(main, id);
+      if (!want.equals(got)) vr.error(`variable ${id} has type ${got}, but shared variable ${s} has type ${want}`);
+      return [s, id] as const;
+    });
+  }
+  return { kind, shared: c.shared, graphs, main, name, inputOptions, updates };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading, step 2: build
+
+interface BuiltGraph {
+  readonly vars: readonly Variable[];
+  readonly inputs: readonly Variable[];
+  readonly outputs: readonly Variable[];
+}
+
+function causeOf(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+class Builder implements OpBuildContext {
+  readonly shared: SharedVariable[];
+  readonly #graphs: BuiltGraph[] = [];
+  readonly #ops = new Map<string, Op>();
+
+  constructor(
+    readonly types: TypeCodec,
+    doc: CheckedDocument,
+  ) {
+    this.shared = doc.shared.map((s) => types.makeShared(s.type, s.value, s.name));
+    for (const g of doc.graphs) this.#graphs.push(this.buildGraph(g));
+  }
+
+  graph(ref: GraphRef): { inputs: readonly Variable[]; outputs: readonly Variable[] } {
+    return this.#graphs[ref.graphIndex]!;
+  }
+
+  op(plan: OpPlan): Op {
+    const p = plan as OpPlanImpl;
+    const known = p.key === undefined ? undefined : this.#ops.get(p.key);
+    if (known) return known;
+    try {
+      const op = p.codec.build(p.params, this);
+      if (p.key !== undefined) this.#ops.set(p.key, op);
+      return op;
+    } catch (e) {
+      if (e instanceof DeserializeError) throw e;
+      throw new DeserializeError(`${p.path}.props`, `cannot rebuild a ${p.type} op from these props: ${causeOf(e)}`);
+    }
+  }
+
+  buildGraph(g: GraphPlan): BuiltGraph {
+    const vars: Variable[] = new Array(g.vars.length);
+    g.vars.forEach((v, id) => {
+      switch (v.kind) {
+        case 'input':
+          vars[id] = v.type.makeVariable(v.name);
+          break;
+        case 'constant':
+          vars[id] = v.type.makeConstant(v.value, v.name);
+          break;
+        case 'shared':
+          vars[id] = this.shared[v.shared]!;
+          break;
+        case 'output':
+          break;
+      }
+    });
+    for (const n of g.nodes) {
+      const op = this.op(n.op);
+      const inputs = n.inputs.map((id) => vars[id]!);
+      let node: Apply;
+      try {
+        node = n.op.codec.apply ? n.op.codec.apply(op, inputs) : op.makeNode(...inputs);
+      } catch (e) {
+        throw new DeserializeError(n.path, `${op} does not accept the inputs the document gives it: ${causeOf(e)}`);
+      }
+      const k = node.inputs.findIndex((v, i) => v !== inputs[i]);
+      if (k >= 0 || node.inputs.length !== inputs.length) {
+        const i = k >= 0 ? k : Math.min(node.inputs.length, inputs.length);
+        throw new DeserializeError(
+          n.path,
+          `${op} made a node whose input ${i} is ${node.inputs[i] ?? 'missing'} where the document gives ${inputs[i] ?? 'nothing'}; the node must take its inputs as they are`,
+        );
+      }
+      if (node.outputs.length !== n.outputs.length) {
+        throw new DeserializeError(n.path, `${op} makes ${node.outputs.length} output(s), the document has ${n.outputs.length}`);
+      }
+      node.outputs.forEach((o, j) => {
+        const id = n.outputs[j]!;
+        const want = g.vars[id] as Extract<VarPlan, { kind: 'output' }>;
+        if (!want.type.equals(o.type)) {
+          throw new DeserializeError(
+            `${g.path === '' ? '' : `${g.path}.`}variables[${id}].type`,
+            `output ${j} of ${op} has type ${o.type} on these inputs, the document says ${want.type}`,
+          );
+        }
+        if (want.name !== undefined) o.name = want.name;
+        vars[id] = o;
+      });
+    }
+    return { vars, inputs: g.inputs.map((id) => vars[id]!), outputs: g.outputs.map((id) => vars[id]!) };
+  }
+}
+
+export type DecodedDocument =
+  | {
+      readonly kind: 'variables';
+      readonly inputs: Variable[];
+      readonly outputs: Variable[];
+      readonly shared: SharedVariable[];
+    }
+  | {
+      readonly kind: 'function';
+      readonly inputs: Variable[];
+      readonly outputs: Variable[];
+      readonly shared: SharedVariable[];
+      readonly name: string | undefined;
+      readonly inputOptions: InputOptions[];
+      readonly updates: Array<[SharedVariable, Variable]>;
+    };
+
+export interface DecodeOptions {
+  /** The most value elements (constants and shared values together) a document may hold. */
+  readonly maxElements?: number;
+}
+
+/** Reads a document: checks all of it, then rebuilds it. Throws a DeserializeError for any fault. */
+export function decodeDocument(types: TypeCodec, text: string, options: DecodeOptions = {}): DecodedDocument {
+  const maxElements = options.maxElements ?? DEFAULT_MAX_ELEMENTS;
+  if (!(Number.isSafeInteger(maxElements) && maxElements >= 0)) {
+    throw new RangeError(`deserialize: maxElements must be a non-negative integer, got ${maxElements}`);
+  }
+  const doc = check(types, text, maxElements);
+  const b = new Builder(types, doc);
+  const main = b.buildGraph(doc.main);
+  if (doc.kind === 'variables') {
+    return { kind: 'variables', inputs: [...main.inputs], outputs: [...main.outputs], shared: b.shared };
+  }
+  return {
+    kind: 'function',
+    inputs: [...main.inputs],
+    outputs: [...main.outputs],
+    shared: b.shared,
+    name: doc.name,
+    inputOptions: [...doc.inputOptions],
+    updates: doc.updates.map(([s, id]) => [b.shared[s]!, main.vars[id]!]),
+  };
+}

@@ -1,0 +1,559 @@
+// The op codecs of the tensor ops: each op class written as its props and rebuilt through its
+// constructor. Scalar ops are named (catalog names, casts, composites of named steps): a
+// document selects code only by naming it, never carries any. Closures (asOp) are refused.
+import type { Apply } from '../graph/apply.js';
+import type { JsonObject, JsonReader, Json } from '../graph/json-reader.js';
+import { registerOpCodec, type GraphRef, type OpBuildContext, type OpCodec, type OpDecoder, type OpEncoder, type OpPlan } from '../graph/op-codecs.js';
+import { SharedVariable } from '../graph/shared.js';
+import type { Variable } from '../graph/variable.js';
+import { DTYPES, isDtype, type Dtype } from '../kernels/dtype.js';
+import type { ReduceKind } from '../kernels/reduce.js';
+import type { IndexSpec } from '../kernels/subtensor.js';
+import { Alloc, AllocEmpty } from './alloc.js';
+import { AsOp } from './as-op.js';
+import { DeepCopyOp, ViewOp } from './basic-ops.js';
+import { Composite, CompositeScalar, type CompositeStep } from './composite.js';
+import { ARange, Eye } from './creation.js';
+import { DimShuffle, type ShuffleEntry } from './dimshuffle.js';
+import { Elemwise } from './elemwise.js';
+import { Gemm } from './gemm.js';
+import { Join, Split } from './join.js';
+import { Dot, MatMul, TensorDot } from './linalg.js';
+import { MakeVector } from './make-vector.js';
+import { MapOp } from './map.js';
+import { LogSoftmax, Softmax, SoftmaxGrad } from './nnet.js';
+import type { TensorOp } from './op.js';
+import { OpFromGraph } from './op-from-graph.js';
+import { ArgReduce, CAReduce } from './reduce.js';
+import { Reshape } from './reshape.js';
+import * as catalog from './scalar/catalog.js';
+import { ScalarOp } from './scalar/scalar-op.js';
+import { Shape, ShapeI } from './shape.js';
+import { IncSubtensor, Subtensor } from './subtensor.js';
+import { TensorType } from './type.js';
+import { isTensorVariable, type TensorVariable } from './variable.js';
+
+const MAX_AXES = 64;
+/** Fused computations larger than this are refused (fusion itself stops at 256 steps). */
+const MAX_COMPOSITE_STEPS = 4096;
+const MAX_COMPOSITE_INPUTS = 1024;
+/** Composites nested as steps of composites, deeper than this, are refused. */
+const MAX_SCALAR_NESTING = 4;
+const MAX_SPLITS = 65536;
+
+// ---------------------------------------------------------------------------------------------
+// Scalar ops by name
+
+let catalogByName: ReadonlyMap<string, ScalarOp> | undefined;
+
+/** The catalog's scalar ops by name (casts are written `{ cast: dtype }`). */
+function catalogOps(): ReadonlyMap<string, ScalarOp> {
+  if (!catalogByName) {
+    const m = new Map<string, ScalarOp>();
+    for (const v of Object.values(catalog)) if (v instanceof ScalarOp && !(v instanceof CompositeScalar)) m.set(v.name, v);
+    catalogByName = m;
+  }
+  return catalogByName;
+}
+
+function encodeScalar(op: ScalarOp, depth = 0): Json {
+  if (op instanceof CompositeScalar) {
+    if (depth >= MAX_SCALAR_NESTING) throw new TypeError(`serialize: composites nested more than ${MAX_SCALAR_NESTING} deep`);
+    return { composite: encodeComposite(op, depth + 1) };
+  }
+  if (catalogOps().get(op.name) === op) return op.name;
+  const cast = /^cast\{(\w+)\}$/.exec(op.name);
+  if (cast && isDtype(cast[1]) && catalog.castTo(cast[1]) === op) return { cast: cast[1] };
+  throw new TypeError(`serialize: the scalar op ${op} is not one of weft's catalog, so a document cannot name it`);
+}
+
+function encodeComposite(c: CompositeScalar, depth: number): JsonObject {
+  return {
+    inputDtypes: [...c.inputDtypes],
+    steps: c.steps.map((s) => ({ op: encodeScalar(s.op, depth), args: [...s.args], dtype: s.dtype })),
+  };
+}
+
+/** A checked scalar op: enough to check the steps that use it, and to build it. */
+interface ScalarPlan {
+  readonly label: string;
+  readonly nin: number | 'variadic';
+  checkInputs(dtypes: readonly Dtype[]): string | undefined;
+  outputDtype(dtypes: readonly Dtype[]): Dtype;
+  build(): ScalarOp;
+}
+
+function catalogPlan(op: ScalarOp): ScalarPlan {
+  const spec = op.spec;
+  return {
+    label: op.name,
+    nin: spec.nin,
+    checkInputs: (d) => spec.checkInputs?.(d),
+    outputDtype: (d) => spec.outputDtype(d),
+    build: () => op,
+  };
+}
+
+function readScalar(r: JsonReader, depth = 0): ScalarPlan {
+  if (typeof r.value === 'string') {
+    const op = catalogOps().get(r.value);
+    if (!op) r.error(`unknown scalar op ${JSON.stringify(r.value)}; expected a name from weft's catalog (add, mul, exp, ...)`);
+    return catalogPlan(op);
+  }
+  if (r.has('cast')) {
+    r.object(['cast']);
+    return catalogPlan(catalog.castTo(r.field('cast').oneOf(DTYPES)));
+  }
+  if (r.has('composite')) {
+    r.object(['composite']);
+    if (depth >= MAX_SCALAR_NESTING) r.error(`composites nested more than ${MAX_SCALAR_NESTING} deep`);
+    return compositePlan(r.field('composite'), depth + 1);
+  }
+  return r.fail('a scalar op: a catalog name, { "cast": dtype } or { "composite": ... }');
+}
+
+/** Checks a fused computation step by step, as CompositeScalar would, with paths to the faults. */
+function compositePlan(r: JsonReader, depth: number, fields: readonly string[] = ['inputDtypes', 'steps']): ScalarPlan {
+  r.object(fields);
+  const inputDtypes = r.field('inputDtypes').array(MAX_COMPOSITE_INPUTS).map((d) => d.oneOf(DTYPES));
+  const stepsReader = r.field('steps');
+  const stepReaders = stepsReader.array(MAX_COMPOSITE_STEPS);
+  if (stepReaders.length === 0) stepsReader.error('expected at least one step');
+  const dtypes: Dtype[] = [...inputDtypes];
+  const steps = stepReaders.map((sr) => {
+    sr.object(['op', 'args', 'dtype']);
+    const op = readScalar(sr.field('op'), depth);
+    const argsReader = sr.field('args');
+    const args = argsReader.array(MAX_COMPOSITE_INPUTS).map((a) => a.int(0, dtypes.length - 1));
+    if (op.nin === 'variadic' ? args.length < 1 : args.length !== op.nin) {
+      argsReader.error(`${op.label} takes ${op.nin === 'variadic' ? 'at least 1 argument' : `${op.nin} argument(s)`}, got ${args.length}`);
+    }
+    const argDtypes = args.map((a) => dtypes[a]!);
+    const problem = op.checkInputs(argDtypes);
+    if (problem) argsReader.error(`${op.label}: ${problem}`);
+    const dtypeReader = sr.field('dtype');
+    const dtype = dtypeReader.oneOf(DTYPES);
+    const want = op.outputDtype(argDtypes);
+    if (dtype !== want) dtypeReader.error(`${op.label} of (${argDtypes.join(', ')}) gives ${want}, the step says ${dtype}`);
+    dtypes.push(dtype);
+    return { op, args, dtype };
+  });
+  const out = dtypes[dtypes.length - 1]!;
+  return {
+    label: 'composite',
+    nin: inputDtypes.length,
+    checkInputs: (ins) => {
+      const i = ins.findIndex((d, k) => d !== inputDtypes[k]);
+      return i < 0 ? undefined : `input ${i} has dtype ${ins[i]}, the fused computation expects ${inputDtypes[i]}`;
+    },
+    outputDtype: () => out,
+    build: () => new CompositeScalar(inputDtypes, steps.map((s): CompositeStep => ({ op: s.op.build(), args: s.args, dtype: s.dtype }))),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Prop readers
+
+function axes(r: JsonReader): number[] {
+  return r.ints(0, MAX_AXES - 1, MAX_AXES);
+}
+
+function axis(r: JsonReader, allowNegative: boolean): number {
+  return r.int(allowNegative ? -MAX_AXES : 0, MAX_AXES - 1);
+}
+
+function indexSpec(r: JsonReader): IndexSpec {
+  if (r.value === 'int' || r.value === 'newaxis') return r.value;
+  if (typeof r.value !== 'object' || r.value === null || Array.isArray(r.value)) {
+    r.fail('"int", "newaxis" or a slice { start, stop, step } of booleans');
+  }
+  r.object(['start', 'stop', 'step']);
+  return { start: r.field('start').boolean(), stop: r.field('stop').boolean(), step: r.field('step').boolean() };
+}
+
+function encodeIdxList(list: readonly IndexSpec[]): Json[] {
+  return list.map((e) => (typeof e === 'string' ? e : { start: e.start, stop: e.stop, step: e.step }));
+}
+
+function inplacePairs(pattern: Readonly<Record<number, number>>): Json[] {
+  return Object.entries(pattern).map(([o, i]) => [Number(o), i]);
+}
+
+function readInplace(r: JsonReader): Record<number, number> {
+  const pattern: Record<number, number> = {};
+  r.array(MAX_AXES).forEach((pr) => {
+    const pair = pr.array(2);
+    if (pair.length !== 2) pr.fail('a pair [output index, input index]');
+    const o = pair[0]!.int(0, 0);
+    if (o in pattern) pair[0]!.error(`output ${o} is listed twice`);
+    pattern[o] = pair[1]!.int(0, MAX_COMPOSITE_INPUTS - 1);
+  });
+  return pattern;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Codecs
+
+type OpClass<O> = abstract new (...args: never[]) => O;
+
+/** A codec for an op whose props are read into P and passed to a constructor. */
+function codec<O extends TensorOp<TensorVariable | TensorVariable[]>, P>(
+  name: string,
+  opClass: OpClass<O>,
+  props: readonly string[],
+  encode: (op: O, enc: OpEncoder) => JsonObject,
+  decode: (r: JsonReader, dec: OpDecoder) => P,
+  build: (p: P, ctx: OpBuildContext) => O,
+  apply?: (op: O, inputs: readonly Variable[]) => Apply,
+): OpCodec<O, P> {
+  return { name, opClass, props, encode, decode, build, ...(apply ? { apply } : {}) };
+}
+
+/** A codec for an op without props. */
+function plain<O extends TensorOp<TensorVariable | TensorVariable[]>>(name: string, opClass: OpClass<O>, make: () => O): OpCodec<O, null> {
+  return codec(
+    name,
+    opClass,
+    [],
+    () => ({}),
+    (r) => {
+      r.object([]);
+      return null;
+    },
+    make,
+  );
+}
+
+/** A codec for an op whose one prop is an axis. */
+function alongAxis<O extends TensorOp>(name: string, opClass: OpClass<O & { readonly axis: number }>, make: (axis: number) => O): OpCodec<O, number> {
+  return codec(
+    name,
+    opClass as OpClass<O>,
+    ['axis'],
+    (op) => ({ axis: (op as O & { axis: number }).axis }),
+    (r) => axis(r.object(['axis']).field('axis'), false),
+    make,
+  );
+}
+
+interface ElemwiseParams {
+  readonly scalar: ScalarPlan;
+  readonly inplace: Record<number, number>;
+}
+
+/** Checks that an inplace pattern names inputs the node has, then makes the node. */
+function applyInplace(op: Elemwise, inputs: readonly Variable[]): Apply {
+  for (const i of Object.values(op.inplacePattern)) {
+    if (i >= inputs.length) throw new RangeError(`the inplace pattern names input ${i}, the node has ${inputs.length}`);
+  }
+  return op.makeNode(...inputs);
+}
+
+interface OpFromGraphParams {
+  readonly graph: GraphRef;
+  readonly inline: boolean;
+  readonly name: string | undefined;
+  readonly connectionPattern: boolean[][] | undefined;
+  readonly lopOverrides: OpPlan | undefined;
+  readonly ropOverrides: OpPlan | undefined;
+}
+
+function encodeOverride(op: OpFromGraph, which: 'lopOverrides' | 'ropOverrides', enc: OpEncoder): Json {
+  const o = op.options[which];
+  if (o === undefined) return null;
+  if (o instanceof OpFromGraph) return enc.op(o);
+  throw new TypeError(
+    `serialize: ${op} has ${which} given as a JS function, which a document cannot carry (reading a document never evaluates code); ` +
+      `give ${which} as an OpFromGraph to serialize it`,
+  );
+}
+
+function readOverride(r: JsonReader, dec: OpDecoder): OpPlan | undefined {
+  if (r.value === null) return undefined;
+  const plan = dec.op(r);
+  if (plan.type !== 'OpFromGraph') r.field('type').fail('"OpFromGraph" (overrides are OpFromGraph ops)');
+  return plan;
+}
+
+function buildOpFromGraph(p: OpFromGraphParams, ctx: OpBuildContext): OpFromGraph {
+  const g = ctx.graph(p.graph);
+  const nExplicit = g.inputs.findIndex((v) => v instanceof SharedVariable);
+  const explicit = (nExplicit < 0 ? g.inputs : g.inputs.slice(0, nExplicit)) as TensorVariable[];
+  const recordedShared = nExplicit < 0 ? [] : g.inputs.slice(nExplicit);
+  if (recordedShared.some((v) => !(v instanceof SharedVariable))) {
+    throw new TypeError('the inner graph lists an input after a shared variable; shared variables come last');
+  }
+  if (!g.outputs.every(isTensorVariable)) throw new TypeError('the inner graph has an output that is not a tensor');
+  if (p.connectionPattern) {
+    const rowsOk = p.connectionPattern.length === explicit.length;
+    if (!rowsOk || p.connectionPattern.some((row) => row.length !== g.outputs.length)) {
+      throw new TypeError(`connectionPattern must have one row per input (${explicit.length}) and one column per output (${g.outputs.length})`);
+    }
+  }
+  const over = (plan: OpPlan | undefined): OpFromGraph | undefined => (plan ? (ctx.op(plan) as OpFromGraph) : undefined);
+  const op = new OpFromGraph(explicit, g.outputs as TensorVariable[], {
+    ...(p.inline ? { inline: true } : {}),
+    ...(p.name !== undefined ? { name: p.name } : {}),
+    ...(p.connectionPattern ? { connectionPattern: p.connectionPattern } : {}),
+    ...(p.lopOverrides ? { lopOverrides: over(p.lopOverrides) } : {}),
+    ...(p.ropOverrides ? { ropOverrides: over(p.ropOverrides) } : {}),
+  });
+  if (op.shared.length !== recordedShared.length || op.shared.some((s, i) => s !== recordedShared[i])) {
+    throw new TypeError('the inner graph reads other shared variables than its inputs list');
+  }
+  return op;
+}
+
+function tensorOutputs(outputs: readonly Variable[]): TensorVariable[] {
+  if (!outputs.every(isTensorVariable)) throw new TypeError('the inner graph has an output that is not a tensor');
+  return outputs as TensorVariable[];
+}
+
+function allCodecs(): ReadonlyArray<OpCodec<TensorOp<TensorVariable | TensorVariable[]>, never>> {
+  const list = [
+    codec<Elemwise, ElemwiseParams>(
+      'Elemwise',
+      Elemwise,
+      ['scalarOp', 'inplacePattern'],
+      (op) => ({ scalarOp: encodeScalar(op.scalarOp), inplace: inplacePairs(op.inplacePattern) }),
+      (r) => {
+        r.object(['scalarOp', 'inplace']);
+        return { scalar: readScalar(r.field('scalarOp')), inplace: readInplace(r.field('inplace')) };
+      },
+      (p) => new Elemwise(p.scalar.build(), p.inplace),
+      applyInplace,
+    ),
+    codec<Composite, { scalar: ScalarPlan; inplace: Record<number, number> }>(
+      'Composite',
+      Composite,
+      ['scalarOp', 'inplacePattern'],
+      (op) => ({ ...encodeComposite(op.composite, 0), inplace: inplacePairs(op.inplacePattern) }),
+      (r) => {
+        r.object(['inputDtypes', 'steps', 'inplace']);
+        return { scalar: compositePlan(r, 0, ['inputDtypes', 'steps', 'inplace']), inplace: readInplace(r.field('inplace')) };
+      },
+      (p) => new Composite(p.scalar.build() as CompositeScalar, p.inplace),
+      applyInplace,
+    ),
+    codec<CAReduce, { kind: ReduceKind; axis: number[] }>(
+      'CAReduce',
+      CAReduce,
+      ['kind', 'axis'],
+      (op) => ({ kind: op.kind, axis: [...op.axis] }),
+      (r) => {
+        r.object(['kind', 'axis']);
+        return { kind: r.field('kind').oneOf(['sum', 'prod', 'max', 'min', 'all', 'any'] as const), axis: axes(r.field('axis')) };
+      },
+      (p) => new CAReduce(p.kind, p.axis),
+    ),
+    codec<ArgReduce, { kind: 'max' | 'min'; axis: number[] }>(
+      'ArgReduce',
+      ArgReduce,
+      ['kind', 'axis'],
+      (op) => ({ kind: op.kind, axis: [...op.axis] }),
+      (r) => {
+        r.object(['kind', 'axis']);
+        return { kind: r.field('kind').oneOf(['max', 'min'] as const), axis: axes(r.field('axis')) };
+      },
+      (p) => new ArgReduce(p.kind, p.axis),
+    ),
+    codec<DimShuffle, { inputNdim: number; newOrder: ShuffleEntry[] }>(
+      'DimShuffle',
+      DimShuffle,
+      ['inputNdim', 'newOrder'],
+      (op) => ({ inputNdim: op.inputNdim, newOrder: [...op.newOrder] }),
+      (r) => {
+        r.object(['inputNdim', 'newOrder']);
+        const newOrder = r
+          .field('newOrder')
+          .array(MAX_AXES)
+          .map((e): ShuffleEntry => (e.value === 'x' ? 'x' : e.int(0, MAX_AXES - 1)));
+        return { inputNdim: r.field('inputNdim').int(0, MAX_AXES), newOrder };
+      },
+      (p) => new DimShuffle(p.inputNdim, p.newOrder),
+    ),
+    codec<Reshape, number>(
+      'Reshape',
+      Reshape,
+      ['ndim'],
+      (op) => ({ ndim: op.ndim }),
+      (r) => r.object(['ndim']).field('ndim').int(0, MAX_AXES),
+      (ndim) => new Reshape(ndim),
+    ),
+    codec<Join, number>(
+      'Join',
+      Join,
+      ['axis'],
+      (op) => ({ axis: op.axis }),
+      (r) => axis(r.object(['axis']).field('axis'), true),
+      (a) => new Join(a),
+    ),
+    codec<Split, { nSplits: number; axis: number }>(
+      'Split',
+      Split,
+      ['nSplits', 'axis'],
+      (op) => ({ nSplits: op.nSplits, axis: op.axis }),
+      (r) => {
+        r.object(['nSplits', 'axis']);
+        return { nSplits: r.field('nSplits').int(1, MAX_SPLITS), axis: axis(r.field('axis'), true) };
+      },
+      (p) => new Split(p.nSplits, p.axis),
+    ),
+    codec<ARange, Dtype>(
+      'ARange',
+      ARange,
+      ['dtype'],
+      (op) => ({ dtype: op.dtype }),
+      (r) => r.object(['dtype']).field('dtype').oneOf(DTYPES.filter((d) => d !== 'bool')),
+      (d) => new ARange(d),
+    ),
+    codec<Eye, Dtype>(
+      'Eye',
+      Eye,
+      ['dtype'],
+      (op) => ({ dtype: op.dtype }),
+      (r) => r.object(['dtype']).field('dtype').oneOf(DTYPES),
+      (d) => new Eye(d),
+    ),
+    plain('Alloc', Alloc, () => new Alloc()),
+    codec<AllocEmpty, Dtype>(
+      'AllocEmpty',
+      AllocEmpty,
+      ['dtype'],
+      (op) => ({ dtype: op.dtype }),
+      (r) => r.object(['dtype']).field('dtype').oneOf(DTYPES),
+      (d) => new AllocEmpty(d),
+    ),
+    plain('Shape', Shape, () => new Shape()),
+    codec<ShapeI, number>(
+      'ShapeI',
+      ShapeI,
+      ['i'],
+      (op) => ({ i: op.i }),
+      (r) => r.object(['i']).field('i').int(0, MAX_AXES - 1),
+      (i) => new ShapeI(i),
+    ),
+    codec<Subtensor, IndexSpec[]>(
+      'Subtensor',
+      Subtensor,
+      ['idxList'],
+      (op) => ({ idxList: encodeIdxList(op.idxList) }),
+      (r) => r.object(['idxList']).field('idxList').array(MAX_AXES * 2).map(indexSpec),
+      (list) => new Subtensor(list),
+    ),
+    codec<IncSubtensor, { idxList: IndexSpec[]; setInstead: boolean; inplace: boolean }>(
+      'IncSubtensor',
+      IncSubtensor,
+      ['idxList', 'setInstead', 'inplace'],
+      (op) => ({ idxList: encodeIdxList(op.idxList), setInstead: op.setInstead, inplace: op.inplace }),
+      (r) => {
+        r.object(['idxList', 'setInstead', 'inplace']);
+        return {
+          idxList: r.field('idxList').array(MAX_AXES * 2).map(indexSpec),
+          setInstead: r.field('setInstead').boolean(),
+          inplace: r.field('inplace').boolean(),
+        };
+      },
+      (p) => new IncSubtensor(p.idxList, p.setInstead, p.inplace),
+    ),
+    plain('Dot', Dot, () => new Dot()),
+    codec<TensorDot, { axesA: number[]; axesB: number[] }>(
+      'TensorDot',
+      TensorDot,
+      ['axesA', 'axesB'],
+      (op) => ({ axesA: [...op.axesA], axesB: [...op.axesB] }),
+      (r) => {
+        r.object(['axesA', 'axesB']);
+        return { axesA: axes(r.field('axesA')), axesB: axes(r.field('axesB')) };
+      },
+      (p) => new TensorDot(p.axesA, p.axesB),
+    ),
+    plain('MatMul', MatMul, () => new MatMul()),
+    alongAxis('Softmax', Softmax, (a) => new Softmax(a)),
+    alongAxis('SoftmaxGrad', SoftmaxGrad, (a) => new SoftmaxGrad(a)),
+    alongAxis('LogSoftmax', LogSoftmax, (a) => new LogSoftmax(a)),
+    plain('DeepCopyOp', DeepCopyOp, () => new DeepCopyOp()),
+    plain('ViewOp', ViewOp, () => new ViewOp()),
+    plain('MakeVector', MakeVector, () => new MakeVector()),
+    codec<Gemm, boolean>(
+      'Gemm',
+      Gemm,
+      ['inplace'],
+      (op) => ({ inplace: op.inplace }),
+      (r) => r.object(['inplace']).field('inplace').boolean(),
+      (inplace) => new Gemm(inplace),
+    ),
+    codec<MapOp, GraphRef>(
+      'Map',
+      MapOp,
+      // `id` is each Map's own identity: a rebuilt Map gets a new one.
+      ['id'],
+      (op, enc) => ({ graph: enc.graph(op.inner) }),
+      (r, dec) => dec.graph(r.object(['graph']).field('graph')),
+      (ref, ctx) => {
+        const g = ctx.graph(ref);
+        const index = g.inputs[0];
+        const int32Scalar = index !== undefined && isTensorVariable(index) && !(index instanceof SharedVariable) && index.type.equals(new TensorType('int32', []));
+        if (!int32Scalar) throw new TypeError("the inner graph's first input must be the index, an int32 scalar");
+        return new MapOp(index as TensorVariable, tensorOutputs(g.outputs), g.inputs.slice(1) as TensorVariable[]);
+      },
+    ),
+    codec<OpFromGraph, OpFromGraphParams>(
+      'OpFromGraph',
+      OpFromGraph,
+      ['structure', 'inline', 'overrides'],
+      (op, enc) => ({
+        graph: enc.graph(op.inner),
+        inline: op.inline,
+        name: op.options.name ?? null,
+        connectionPattern: op.options.connectionPattern ? op.options.connectionPattern.map((row) => [...row]) : null,
+        lopOverrides: encodeOverride(op, 'lopOverrides', enc),
+        ropOverrides: encodeOverride(op, 'ropOverrides', enc),
+      }),
+      (r, dec) => {
+        r.object(['graph', 'inline', 'name', 'connectionPattern', 'lopOverrides', 'ropOverrides']);
+        const cp = r.field('connectionPattern');
+        return {
+          graph: dec.graph(r.field('graph')),
+          inline: r.field('inline').boolean(),
+          name: r.field('name').optionalString(),
+          connectionPattern: cp.value === null ? undefined : cp.array(65536).map((row) => row.array(65536).map((b) => b.boolean())),
+          lopOverrides: readOverride(r.field('lopOverrides'), dec),
+          ropOverrides: readOverride(r.field('ropOverrides'), dec),
+        };
+      },
+      buildOpFromGraph,
+      (op, inputs) => op.makeNode(...inputs.slice(0, op.nExplicit)),
+    ),
+    codec<AsOp, never>(
+      'AsOp',
+      AsOp,
+      ['fnId', 'itypes', 'otypes'],
+      (op) => {
+        throw new TypeError(
+          `serialize: ${op} wraps a JS function, which a document cannot carry (reading a document never evaluates code); ` +
+            'rebuild the asOp after loading, or write the op as a class with a registered codec',
+        );
+      },
+      (r) => r.error('an asOp wraps a JS function, which documents never carry; it cannot be read'),
+      () => {
+        throw new TypeError('unreachable: AsOp is never decoded');
+      },
+    ),
+  ];
+  return list as unknown as ReadonlyArray<OpCodec<TensorOp<TensorVariable | TensorVariable[]>, never>>;
+}
+
+let installed = false;
+
+/** Registers the tensor op codecs (once). */
+export function installTensorCodecs(): void {
+  if (installed) return;
+  installed = true;
+  for (const c of allCodecs()) registerOpCodec(c);
+}
+
+/** The op type names of the tensor codecs (for tests that check every codec is exercised). */
+export function tensorCodecNames(): string[] {
+  return allCodecs().map((c) => c.name);
+}

@@ -1,0 +1,281 @@
+// OpFromGraph (Theano's): a graph packaged as one op. Its inputs are the given variables plus,
+// invisibly, the shared variables the graph reads (their current values are used at each call,
+// and outer updates of them work). Equal inner graphs make equal ops, so their applications
+// merge. It is differentiated by a pullback that is itself an OpFromGraph, built once; Lop and
+// Rop can be overridden. With `inline: true` an early rewrite expands it into the outer graph.
+import { Apply } from '../graph/apply.js';
+import { DestroyHandler } from '../graph/destroy-handler.js';
+import { cloneReplace } from '../graph/clone.js';
+import { FunctionGraph } from '../graph/fgraph.js';
+import { disconnected, isDisconnected, isNullGrad } from '../graph/gradient.js';
+import type { KernelCall, SymbolicShape } from '../graph/op.js';
+import { ReferenceExecutor } from '../graph/reference-executor.js';
+import { SharedVariable } from '../graph/shared.js';
+import { graphStructure } from '../graph/structure.js';
+import { ancestors, graphInputs } from '../graph/traversal.js';
+import { isConstant, type Variable } from '../graph/variable.js';
+import { isDiscreteDtype } from '../kernels/dtype.js';
+import type { TensorView } from '../kernels/view.js';
+import { asTensorArgs } from './as-tensor.js';
+import { Lop, Rop } from './grad.js';
+import { copyArray, type NdArray } from './ndarray.js';
+import { TensorOp } from './op.js';
+import { ShapeFeature } from './rewriting/shape-feature.js';
+import { isTensorVariable, TensorSharedVariable, type TensorLike, type TensorVariable } from './variable.js';
+
+/** Replaces the pullback: one gradient per (explicit) input, or null for "no gradient". */
+export type LopOverride = (
+  inputs: readonly TensorVariable[],
+  outputs: readonly TensorVariable[],
+  outputGrads: readonly TensorVariable[],
+) => ReadonlyArray<Variable | null>;
+
+/** Replaces the pushforward: one directional derivative per output. */
+export type RopOverride = (inputs: readonly TensorVariable[], evalPoints: readonly TensorVariable[]) => ReadonlyArray<Variable | null>;
+
+export interface OpFromGraphOptions {
+  /** Expand the op into the outer graph early in compilation, so outer rewrites see inside. */
+  readonly inline?: boolean;
+  readonly name?: string;
+  readonly lopOverrides?: LopOverride | OpFromGraph;
+  readonly ropOverrides?: RopOverride | OpFromGraph;
+  /** pattern[i][j]: does output j depend on input i (explicit inputs)? Computed when omitted. */
+  readonly connectionPattern?: readonly (readonly boolean[])[];
+}
+
+/** Override functions have no structure to compare: each one is its own identity. */
+const overrideIds = new WeakMap<object, number>();
+let nextOverrideId = 1;
+function overrideId(x: object | undefined): number {
+  if (x === undefined) return 0;
+  let id = overrideIds.get(x);
+  if (id === undefined) overrideIds.set(x, (id = nextOverrideId++));
+  return id;
+}
+
+export class OpFromGraph extends TensorOp<TensorVariable | TensorVariable[]> {
+  static override readonly props = ['structure', 'inline', 'overrides'] as const;
+  /** The encapsulated graph: the explicit inputs, then the shared variables it reads. */
+  readonly inner: FunctionGraph;
+  readonly structure: string;
+  readonly inline: boolean;
+  readonly overrides: string;
+  readonly name: string;
+  /** Shared variables the graph reads: inputs of every application, after the explicit ones. */
+  readonly shared: readonly TensorSharedVariable[];
+  readonly nExplicit: number;
+  #executor: ReferenceExecutor | undefined;
+  #compiled: FunctionGraph | undefined;
+  #pullback: OpFromGraph | undefined;
+  #pushforward: OpFromGraph | undefined;
+  #shapeFeature: ShapeFeature | undefined;
+  #shapeProgram: { ranks: number[]; executor: ReferenceExecutor } | undefined;
+
+  constructor(
+    inputs: readonly TensorVariable[],
+    outputs: TensorVariable | readonly TensorVariable[],
+    readonly options: OpFromGraphOptions = {},
+  ) {
+    super();
+    const outs = Array.isArray(outputs) ? (outputs as readonly TensorVariable[]) : [outputs as TensorVariable];
+    inputs.forEach((x, i) => {
+      if (!isTensorVariable(x)) throw new TypeError(`OpFromGraph: input ${i} is not a tensor variable: ${String(x)}`);
+      if (isConstant(x)) throw new TypeError(`OpFromGraph: input ${i} (${x}) is a constant; inputs must be symbolic`);
+      if (x instanceof SharedVariable) throw new TypeError(`OpFromGraph: input ${i} (${x}) is a shared variable; shared variables are found by themselves`);
+    });
+    outs.forEach((o, i) => {
+      if (!isTensorVariable(o)) throw new TypeError(`OpFromGraph: output ${i} is not a tensor variable: ${String(o)}`);
+    });
+    const blockers = new Set<Variable>(inputs);
+    const shared: TensorSharedVariable[] = [];
+    for (const v of graphInputs(outs, blockers)) {
+      if (blockers.has(v) || isConstant(v)) continue;
+      if (v instanceof TensorSharedVariable) shared.push(v);
+      else throw new TypeError(`OpFromGraph: the outputs depend on ${v} (${v.type}), which is not among the inputs`);
+    }
+    this.shared = shared;
+    this.nExplicit = inputs.length;
+    this.inner = new FunctionGraph([...inputs, ...shared], outs);
+    this.structure = graphStructure(this.inner);
+    this.inline = options.inline ?? false;
+    this.overrides = `${overrideId(options.lopOverrides)}:${overrideId(options.ropOverrides)}`;
+    this.name = options.name ?? 'OpFromGraph';
+  }
+
+  get innerInputs(): readonly TensorVariable[] {
+    return this.inner.inputs as TensorVariable[];
+  }
+
+  get innerOutputs(): readonly TensorVariable[] {
+    return this.inner.outputs as TensorVariable[];
+  }
+
+  override makeNode(...args: unknown[]): Apply {
+    if (args.length !== this.nExplicit) {
+      throw new TypeError(`${this}: expected ${this.nExplicit} input${this.nExplicit === 1 ? '' : 's'}, got ${args.length}`);
+    }
+    const given = asTensorArgs(args as TensorLike[], String(this));
+    const inputs = given.map((v, i) => {
+      const want = this.innerInputs[i]!.type;
+      if (want.equals(v.type) || want.convertVariable(v)) return v;
+      throw new TypeError(`${this}: input ${i} (${v}) has type ${v.type}, the graph expects ${want}`);
+    });
+    const outputs = this.innerOutputs.map((o) => o.type.makeVariable());
+    return new Apply(this, [...inputs, ...this.shared], outputs);
+  }
+
+  /** The inner graph as it runs: rewritten once, as FAST_RUN rewrites functions. */
+  get compiled(): FunctionGraph {
+    return (this.#compiled ??= rewrittenCopy(this.inner));
+  }
+
+  /** In a plan: one task that runs the inner graph's own plan in one worker (when it can). */
+  override kernel(_node: Apply, inputs?: readonly TensorView[]): KernelCall | undefined {
+    return inputs && innerPlanner ? innerPlanner(this.compiled, inputs) : undefined;
+  }
+
+  /** Runs the inner graph (rewritten once, as FAST_RUN would) on the calling thread. */
+  override perform(_node: Apply, inputs: readonly NdArray[]): NdArray[] {
+    this.#executor ??= new ReferenceExecutor(this.compiled);
+    const results = this.#executor.run(inputs) as NdArray[];
+    // What the caller of perform gets must not alias the inputs (this op declares no view).
+    return results.map((r) => (inputs.some((x) => x.data.buffer === r.data.buffer) ? copyArray(r) : r));
+  }
+
+  /** The output shapes through the inner graph, from the inputs' shapes (and small values). */
+  override outputShapes(_node: Apply, inputs: readonly TensorView[]): number[][] {
+    if (!this.#shapeProgram) {
+      const feature = (this.#shapeFeature ??= new ShapeFeature());
+      const dims = this.innerOutputs.map((o) => feature.shapeOf(o));
+      this.#shapeProgram = { ranks: dims.map((d) => d.length), executor: new ReferenceExecutor(new FunctionGraph(this.inner.inputs, dims.flat())) };
+    }
+    const { ranks, executor } = this.#shapeProgram;
+    const values = executor.run(inputs.map((v) => v as NdArray)) as NdArray[];
+    let k = 0;
+    return ranks.map((n) => Array.from({ length: n }, () => {
+      const d = values[k++]!;
+      return Number(d.data[d.offset]);
+    }));
+  }
+
+  override inferShape(node: Apply): SymbolicShape[] {
+    const feature = (this.#shapeFeature ??= new ShapeFeature());
+    const outer = this.inner.inputs.map((v, i): [Variable, Variable] => [v, node.inputs[i]!]);
+    return this.innerOutputs.map((o) => cloneReplace(feature.shapeOf(o), outer));
+  }
+
+  override connectionPattern(): boolean[][] {
+    const given = this.options.connectionPattern;
+    const computed = this.inner.inputs.map((x) => this.innerOutputs.map((o) => ancestors([o]).includes(x)));
+    if (!given) return computed;
+    return computed.map((row, i) => (i < this.nExplicit ? [...given[i]!] : row));
+  }
+
+  override Lop(inputs: readonly TensorVariable[], outputs: readonly TensorVariable[], outputGrads: readonly TensorVariable[]): Variable[] {
+    const pattern = this.connectionPattern();
+    const override = this.options.lopOverrides;
+    let grads: ReadonlyArray<Variable | null>;
+    if (override instanceof OpFromGraph) {
+      const r = override.call(...inputs.slice(0, this.nExplicit), ...outputs, ...outputGrads);
+      grads = Array.isArray(r) ? r : [r];
+    } else if (override) {
+      grads = override(inputs.slice(0, this.nExplicit), outputs, outputGrads);
+      if (grads.length < inputs.length) {
+        // The override covers the explicit inputs; shared variables keep the inner graph's gradient.
+        const r = this.pullback().call(...inputs, ...outputGrads);
+        const full = Array.isArray(r) ? r : [r];
+        grads = [...grads, ...full.slice(grads.length)];
+      }
+    } else {
+      const pull = this.pullback();
+      const r = pull.call(...inputs, ...outputGrads);
+      grads = Array.isArray(r) ? r : [r];
+    }
+    return inputs.map((x, i) => {
+      const g = i < grads.length ? grads[i] : undefined;
+      if (!pattern[i]!.some(Boolean) || isDiscreteDtype(x.dtype) || g === null || g === undefined) return disconnected();
+      return g;
+    });
+  }
+
+  /** The pullback as an OpFromGraph over (inputs..., output gradients...), built once. */
+  pullback(): OpFromGraph {
+    if (!this.#pullback) {
+      const xs = this.innerInputs.map((x) => x.type.makeVariable(x.name && `${x.name}`));
+      const ys = cloneReplace(this.innerOutputs, this.inner.inputs.map((v, i): [Variable, Variable] => [v, xs[i]!])) as TensorVariable[];
+      const gys = ys.map((y, j) => y.type.makeVariable(`g${j}`));
+      const wrt = xs.filter((x) => !isDiscreteDtype(x.dtype));
+      const grads = Lop(ys, wrt, gys) as TensorVariable[];
+      // Discrete inputs have no gradient; their slot holds zeros that the outer Lop drops.
+      const byInput = xs.map((x) => {
+        const k = wrt.indexOf(x);
+        return k < 0 ? x.mul(0) : grads[k]!;
+      });
+      if (byInput.some((g) => isDisconnected(g) || isNullGrad(g))) {
+        throw new Error(`${this}: the inner graph has a gradient that is not defined`);
+      }
+      this.#pullback = new OpFromGraph([...xs, ...gys], byInput, { name: `${this.name}.grad` });
+    }
+    return this.#pullback;
+  }
+
+  override rop(inputs: readonly TensorVariable[], evalPoints: readonly TensorVariable[]): Variable[] {
+    const override = this.options.ropOverrides;
+    let r: ReadonlyArray<Variable | null>;
+    if (override instanceof OpFromGraph) {
+      const out = override.call(...inputs.slice(0, this.nExplicit), ...evalPoints.slice(0, this.nExplicit));
+      r = Array.isArray(out) ? out : [out];
+    } else if (override) {
+      r = override(inputs.slice(0, this.nExplicit), evalPoints.slice(0, this.nExplicit));
+    } else {
+      const push = this.pushforward();
+      const out = push.call(...inputs, ...evalPoints);
+      r = Array.isArray(out) ? out : [out];
+    }
+    return this.innerOutputs.map((o, j) => r[j] ?? o.mul(0));
+  }
+
+  /** The pushforward as an OpFromGraph over (inputs..., directions...), built once. */
+  pushforward(): OpFromGraph {
+    if (!this.#pushforward) {
+      const xs = this.innerInputs.map((x) => x.type.makeVariable(x.name));
+      const ys = cloneReplace(this.innerOutputs, this.inner.inputs.map((v, i): [Variable, Variable] => [v, xs[i]!])) as TensorVariable[];
+      const evs = xs.map((x, i) => x.type.makeVariable(`v${i}`));
+      const jv = Rop(ys, xs, evs) as TensorVariable[];
+      this.#pushforward = new OpFromGraph([...xs, ...evs], jv, { name: `${this.name}.rop` });
+    }
+    return this.#pushforward;
+  }
+
+  /** The inner graph applied to `inputs` (explicit inputs then shared ones): what inlining does. */
+  expand(inputs: readonly Variable[]): Variable[] {
+    return cloneReplace(this.inner.outputs, this.inner.inputs.map((v, i): [Variable, Variable] => [v, inputs[i]!]));
+  }
+
+  override toString(): string {
+    return `OpFromGraph{${this.name}}`;
+  }
+}
+
+/** A copy of `fg` after the standard rewrites (registered by the compile layer). */
+let rewrite: ((fg: FunctionGraph) => void) | undefined;
+
+/** Plans an inner graph for given input shapes (registered by the scheduler layer). */
+let innerPlanner: ((fg: FunctionGraph, inputs: readonly TensorView[]) => KernelCall | undefined) | undefined;
+
+export function setInnerPlanner(p: (fg: FunctionGraph, inputs: readonly TensorView[]) => KernelCall | undefined): void {
+  innerPlanner = p;
+}
+
+/** The compile layer provides the rewrite pipeline that inner graphs are compiled with. */
+export function setInnerGraphRewriter(r: (fg: FunctionGraph) => void): void {
+  rewrite = r;
+}
+
+function rewrittenCopy(fg: FunctionGraph): FunctionGraph {
+  const copy = fg.clone().fgraph;
+  // Inplace rewrites are checked by the destroy handler; nothing from outside may be overwritten.
+  copy.attachFeature(new DestroyHandler());
+  rewrite?.(copy);
+  return copy;
+}

@@ -1,0 +1,87 @@
+// The 'innerPlan' kernel: an encapsulated graph (OpFromGraph) runs as one task. Its own plan,
+// made for the call's input shapes, executes sequentially inside the scratch memory the outer
+// plan gave the task: constants and host values written in, inputs copied in, the inner tasks
+// run in order, outputs copied out. Values travel as exact JSON (NaN, infinities, -0 kept).
+import { copyView } from '../kernels/copy.js';
+import { bytesPerElement, STORAGE, type Dtype, type TypedArray } from '../kernels/dtype.js';
+import { getKernel, registerKernel, type KernelParams } from '../kernels/registry.js';
+import type { TensorView } from '../kernels/view.js';
+import type { PlanDescriptor } from './protocol.js';
+
+/** A value as plain JSON: special numbers as strings, so that it survives JSON.stringify. */
+export interface EncodedValue {
+  readonly dtype: Dtype;
+  readonly shape: readonly number[];
+  readonly data: ReadonlyArray<number | string>;
+}
+
+export function encodeValue(v: TensorView, dtype: Dtype): EncodedValue {
+  const n = v.shape.reduce((a, b) => a * b, 1);
+  const out: Array<number | string> = [];
+  const idx = new Array<number>(v.shape.length).fill(0);
+  for (let k = 0; k < n; k++) {
+    let p = v.offset;
+    idx.forEach((i, a) => (p += i * v.stride[a]!));
+    const x = v.data[p]!;
+    out.push(Number.isNaN(x) ? 'NaN' : x === Infinity ? 'Infinity' : x === -Infinity ? '-Infinity' : Object.is(x, -0) ? '-0' : x);
+    for (let a = idx.length - 1; a >= 0; a--) if (++idx[a]! < v.shape[a]!) break; else idx[a] = 0;
+  }
+  return { dtype, shape: [...v.shape], data: out };
+}
+
+function decodeInto(e: EncodedValue, view: TensorView): void {
+  e.data.forEach((x, i) => {
+    view.data[view.offset + i] = typeof x === 'number' ? x : x === 'NaN' ? NaN : x === 'Infinity' ? Infinity : x === '-Infinity' ? -Infinity : -0;
+  });
+}
+
+export interface InnerPlanParams {
+  readonly plan: PlanDescriptor;
+  /** Inner view of each input of the op (-1: unused). */
+  readonly inputs: readonly number[];
+  /** Where each output comes from: an inner view, or a value known when planning. */
+  readonly outputs: ReadonlyArray<{ readonly view: number } | { readonly value: EncodedValue }>;
+  /** Constants and host values the inner tasks read, written at each run. */
+  readonly init: ReadonlyArray<{ readonly view: number; readonly value: EncodedValue }>;
+}
+
+const arrays = new WeakMap<ArrayBufferLike, Map<Dtype, TypedArray>>();
+
+function arrayOf(buffer: ArrayBufferLike, dtype: Dtype): TypedArray {
+  let byDtype = arrays.get(buffer);
+  if (!byDtype) arrays.set(buffer, (byDtype = new Map()));
+  let a = byDtype.get(dtype);
+  if (!a) byDtype.set(dtype, (a = new STORAGE[dtype](buffer as ArrayBuffer)));
+  return a;
+}
+
+registerKernel('innerPlan', (inputs, outputs, raw: KernelParams) => {
+  const params = raw as unknown as InnerPlanParams;
+  const scratch = outputs[outputs.length - 1]!;
+  const base = scratch.offset;
+  const buffer = scratch.data.buffer;
+  const views: TensorView[] = params.plan.views.map((v) => ({
+    data: arrayOf(buffer, v.dtype),
+    offset: (base + v.offset) / bytesPerElement(v.dtype),
+    shape: v.shape,
+    stride: v.stride,
+  }));
+  for (const { view, value } of params.init) decodeInto(value, views[view]!);
+  params.inputs.forEach((view, i) => {
+    if (view >= 0) copyView(inputs[i]!, views[view]!);
+  });
+  const { tasks, calls } = params.plan;
+  for (const task of tasks) {
+    const call = calls[task.call]!;
+    getKernel(call.kernel)(
+      call.inputs.map((i) => views[i]!),
+      call.outputs.map((i) => views[i]!),
+      call.params,
+      task.start < 0 ? undefined : { start: task.start, end: task.end },
+    );
+  }
+  params.outputs.forEach((o, j) => {
+    if ('view' in o) copyView(views[o.view]!, outputs[j]!);
+    else decodeInto(o.value, outputs[j]!);
+  });
+});

@@ -1,0 +1,77 @@
+// Runtime bugs the differential fuzzer found, each as the smallest test that shows it: regions
+// past 2 GiB of the arena, arena blocks that executors never gave back, and a full arena that
+// could not reuse a released block of another size class.
+import t from 'tap';
+import { PlannedExecutor } from '../../src/scheduler/planned-executor.js';
+import { makeNdArray } from '../../src/tensor/ndarray.js';
+import { Arena } from '../../src/workers/arena.js';
+import { pt, weft } from '../helpers.js';
+
+const N = 1 << 16;
+
+t.test('a call whose region lies past 2 GiB of the arena runs (offsets are unsigned)', async (t) => {
+  const pool = weft.createPool({ workers: 1 });
+  t.teardown(() => pool.close());
+  // Fills the first 2 GiB (address space only: the pages are never touched).
+  pool.arena.allocate(2 ** 31);
+  const x = pt.vector('x');
+  const fn = await weft.compile([x], x.mul(2).sum(), { pool });
+  t.equal(weft.tolist(await fn(new Float64Array(N).fill(1))), 2 * N, 'on the workers');
+  const inline = await weft.compile([x], x.mul(2).sum(), { pool, workers: 1 });
+  t.equal(weft.tolist(await inline(new Float64Array(8).fill(1))), 16, 'inline, on the pool arena');
+});
+
+t.test('a disposed executor gives its regions and plans back to the arena', async (t) => {
+  const pool = weft.createPool({ workers: 2 });
+  t.teardown(() => pool.close());
+  const x = pt.vector('x');
+  const fn = await weft.compile([x], x.exp().add(1).sum(), { pool });
+  const values = [makeNdArray(new Float64Array(4 * N).fill(0.5), [4 * N])];
+  const once = async (): Promise<number> => {
+    const executor = new PlannedExecutor(fn.fgraph, () => pool, { workers: 2 });
+    const [first] = await Promise.all([executor.run(values), executor.run(values)]);
+    executor.dispose();
+    return weft.tolist(first![0]!) as number;
+  };
+  const expected = await once();
+  const bytes = pool.arena.byteLength;
+  for (let i = 0; i < 40; i++) t.equal(await once(), expected, `executor ${i}`);
+  t.equal(pool.arena.byteLength, bytes, 'the arena did not grow');
+  const executor = new PlannedExecutor(fn.fgraph, () => pool, { workers: 2 });
+  executor.dispose();
+  await t.rejects(executor.run(values), { message: 'weft: the function was disposed' }, 'a disposed executor refuses calls');
+});
+
+t.test('disposing during a call gives the region back when the call ends', async (t) => {
+  const pool = weft.createPool({ workers: 2 });
+  t.teardown(() => pool.close());
+  const x = pt.vector('x');
+  const fn = await weft.compile([x], x.sqr().sum(), { pool });
+  const values = [makeNdArray(new Float64Array(4 * N).fill(2), [4 * N])];
+  const warm = new PlannedExecutor(fn.fgraph, () => pool, { workers: 2 });
+  await warm.run(values);
+  warm.dispose();
+  const bytes = pool.arena.byteLength;
+  for (let i = 0; i < 20; i++) {
+    const executor = new PlannedExecutor(fn.fgraph, () => pool, { workers: 2 });
+    const running = executor.run(values);
+    executor.dispose();
+    t.equal(weft.tolist((await running)[0]!), 16 * N, `call ${i} finished`);
+  }
+  t.equal(pool.arena.byteLength, bytes, 'the arena did not grow');
+});
+
+t.test('a full arena serves a request from a larger released block', (t) => {
+  const arena = new Arena(1 << 16);
+  // Address space only: none of these pages is touched.
+  const large = arena.allocate(2 ** 31);
+  arena.allocate(2 ** 30);
+  arena.release(large);
+  const blocks = [arena.allocate(2 ** 29), arena.allocate(2 ** 29)];
+  t.equal(blocks[1]!.offset, large.offset, 'the second could not grow the memory: it is the start of the released block');
+  blocks.push(arena.allocate(2 ** 29), arena.allocate(2 ** 29), arena.allocate(2 ** 29));
+  const offsets = blocks.slice(1).map((b) => b.offset - large.offset).sort((a, b) => a - b);
+  t.same(offsets, [0, 2 ** 29, 2 ** 30, 3 * 2 ** 29], 'the released block was cut into four');
+  t.throws(() => arena.allocate(2 ** 29), { name: 'ArenaFullError' }, 'then the arena is full');
+  t.end();
+});
