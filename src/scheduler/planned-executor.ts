@@ -314,7 +314,7 @@ export class PlannedExecutor {
         // perform gets arrays of its own: a closure may keep what it is given.
         const arrays = ins.map((v) => {
           const a = makeNdArray(new STORAGE[dtypeOfView(v)](v.shape.reduce((p, q) => p * q, 1)), v.shape);
-          copyView(v, a);
+          copyBlock(v, a);
           return a;
         });
         const results = node.op.perform(node, arrays) as NdArray[];
@@ -325,7 +325,7 @@ export class PlannedExecutor {
               `${node.op}.perform returned shape [${r?.shape.join(', ')}] for output ${j}; outputShapes said [${o.shape.join(', ')}]`,
             );
           }
-          copyView(r, o);
+          copyBlock(r, o);
         });
       });
     });

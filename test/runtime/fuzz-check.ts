@@ -1,7 +1,8 @@
 // Comparisons for the differential fuzzer: bitwise equality between runs on different numbers
 // of workers, and closeness to the reference executor within a dtype-aware tolerance. Each
 // returns undefined when the arrays agree, else a sentence that locates the first difference.
-import { flatValues } from '../../src/tensor/ndarray.js';
+import { isContiguous } from '../../src/kernels/view.js';
+import { copyArray, flatValues, makeNdArray } from '../../src/tensor/ndarray.js';
 import { weft } from '../helpers.js';
 
 /** Relative tolerance (against max(1, |reference|)) per dtype; integers and bools are exact. */
@@ -73,4 +74,11 @@ export function farFrom(actual: weft.NdArray, reference: weft.NdArray, dtype: we
   }
   if (bad === 0) return undefined;
   return `${bad} of ${b.length} elements differ from the reference beyond ${tol} (first: element ${first} is ${a[first]} where ${b[first]} was expected; worst relative error ${worst.toPrecision(3)})`;
+}
+
+/** A contiguous copy of `x` (one block copy when `x` is contiguous: the general copy is slow). */
+export function copyOf(x: weft.NdArray): weft.NdArray {
+  if (!isContiguous(x)) return copyArray(x);
+  const n = x.shape.reduce((a, b) => a * b, 1);
+  return makeNdArray(x.data.slice(x.offset, x.offset + n), x.shape);
 }

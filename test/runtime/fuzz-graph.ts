@@ -9,6 +9,7 @@ import { CallingThreadOp } from './fuzz-ops.js';
 import { Chooser, stridedCopy } from './fuzz-random.js';
 
 type TV = weft.pt.TensorVariable;
+type Shared = weft.pt.TensorSharedVariable;
 type Dtype = weft.Dtype;
 
 /** How large a graph's tensors are: inline-sized, worker-sized, or large enough to chunk. */
@@ -23,6 +24,10 @@ export interface FuzzCase {
   readonly outputShapes: ReadonlyArray<readonly number[]>;
   /** Sets of input values (same shapes; different values, and different host scalars). */
   readonly valueSets: ReadonlyArray<readonly weft.NdArray[]>;
+  /** Shared variables, with their value for each value set (set before each call). */
+  readonly shared: ReadonlyArray<{ readonly variable: Shared; readonly values: readonly weft.NdArray[] }>;
+  /** Updates of the shared variables (inplace rewrites may overwrite them). */
+  readonly updates: ReadonlyArray<readonly [Shared, TV]>;
   /** One line per step: what was built. */
   readonly steps: readonly string[];
 }
@@ -132,6 +137,7 @@ class Builder {
   readonly limits: Limits;
   readonly nodes: Sym[] = [];
   readonly inputs: Sym[] = [];
+  readonly shared: Array<{ readonly variable: Shared; readonly values: weft.NdArray[]; readonly sym: Sym }> = [];
   /** Per value set, the value of each input (made when the input is). */
   readonly values: weft.NdArray[][] = [[], []];
   readonly steps: string[] = [];
@@ -191,6 +197,45 @@ class Builder {
     return s;
   }
 
+  /** Room for one more input or shared variable. */
+  room(): boolean {
+    return this.inputs.length + this.shared.length < MAX_INPUTS;
+  }
+
+  /** A shared variable (numeric): an implicit input, updated by every call at the end. */
+  newShared(shape: readonly number[], dtype: Dtype): Sym {
+    const name = `s${this.shared.length}`;
+    const values = this.values.map(() => this.c.values(shape, dtype));
+    const variable = weft.shared(values[0]!, { name, dtype });
+    const sym = { v: variable as unknown as TV, shape: [...shape] };
+    this.shared.push({ variable, values, sym });
+    this.nodes.push(sym);
+    this.log(`shared ${name}: ${variable.type} [${shape.join(',')}]`);
+    return sym;
+  }
+
+  /**
+   * An update for each shared variable: its value plus something of the graph (or a strided
+   * increment of itself), so that inplace rewrites may write it over the old value.
+   */
+  makeUpdates(): Array<[Shared, TV]> {
+    return this.shared.map(({ variable, sym }) => {
+      const s = variable as unknown as TV;
+      const into = this.nodes.filter((n) => {
+        const out = n !== sym && n.v.dtype !== 'bool' ? broadcastShape(sym, n) : null;
+        return out !== null && out.length === sym.shape.length && out.every((d, i) => d === sym.shape[i]);
+      });
+      let update: TV;
+      if (sym.shape.length > 0 && this.c.chance(0.3)) update = pt.incSubtensor(s.get(weft.slice(null, null, 2)), 1);
+      else if (into.length > 0) {
+        const from = this.c.pick(into);
+        update = s.add(from.v.dtype === variable.dtype ? from.v : from.v.astype(variable.dtype));
+      } else update = s.add(1);
+      this.log(`update ${variable} <- ${update}`);
+      return [variable, update];
+    });
+  }
+
   /**
    * A 0-d integer input: the runtime computes with it on the calling thread (a host value), and
    * its value is part of the plan's signature, so the value sets get different plans.
@@ -238,12 +283,13 @@ class Builder {
       const b = this.c.pick(compatible);
       return { v: b.v, sym: b, text: String(b.v) };
     }
-    if (r < 0.75 && this.inputs.length < MAX_INPUTS) {
+    if (r < 0.75 && this.room()) {
       const variant = this.broadcastVariant(a.shape);
-      const b = this.newInput(variant.shape, this.inputDtype(), variant.ones);
+      const dtype = this.inputDtype();
+      const b = this.c.chance(0.15) && dtype !== 'bool' ? this.newShared(variant.shape, dtype) : this.newInput(variant.shape, dtype, variant.ones);
       return { v: b.v, sym: b, text: String(b.v) };
     }
-    if (r < 0.82 && this.inputs.length < MAX_INPUTS) {
+    if (r < 0.82 && this.room()) {
       const n = this.newIntScalar(-5, 5);
       const b = { v: n, shape: [] };
       return { v: n, sym: b, text: String(n) };
@@ -412,7 +458,7 @@ class Builder {
         shape.push(n);
         text.push(':');
       } else if (allowInts && r < 0.45 && n > 0) {
-        if (this.c.chance(0.2) && this.inputs.length < MAX_INPUTS) {
+        if (this.c.chance(0.2) && this.room()) {
           const iv = this.newIntScalar(-n, n - 1);
           index.push(iv);
           text.push(String(iv));
@@ -482,7 +528,7 @@ class Builder {
         const start = this.c.int(0, n - 1);
         const index = a.shape.map((_, j) => (j === axis ? weft.slice(start, null) : weft.slice(null, null)));
         parts.push({ v: a.v.get(...index), shape: a.shape.map((d, j) => (j === axis ? n - start : d)) });
-      } else if (this.inputs.length < MAX_INPUTS) {
+      } else if (this.room()) {
         const shape = a.shape.map((d, j) => (j === axis ? this.c.int(1, Math.max(1, Math.min(d, 50))) : d));
         const ones = a.v.type.shape.map((d, j) => j !== axis && d === 1);
         parts.push(this.newInput(shape, this.c.chance(0.7) ? a.v.dtype : this.inputDtype(), ones));
@@ -606,7 +652,7 @@ class Builder {
     let y: TV | number;
     let text: string;
     const r = this.c.float();
-    if (r < 0.4 && this.inputs.length < MAX_INPUTS) {
+    if (r < 0.4 && this.room()) {
       const variant = this.broadcastVariant(idx.shape);
       const b = this.newInput(variant.shape, this.c.chance(0.7) ? a.v.dtype : this.mainFloat, variant.ones);
       y = b.v;
@@ -751,6 +797,8 @@ export function makeCase(seed: number): FuzzCase {
     const variant = i === 0 ? { shape: base, ones: base.map(() => false) } : b.broadcastVariant(base);
     b.newInput(variant.shape, i === 0 ? b.mainFloat : b.inputDtype(), variant.ones);
   }
+  // A shared variable the graph reads and updates (a parameter, as in training loops).
+  if (c.chance(0.3)) b.newShared(b.broadcastVariant(base).shape, c.chance(0.8) ? b.mainFloat : 'int32');
   const steps = c.int(...b.limits.steps);
   let made = 0;
   for (let attempt = 0; made < steps && attempt < steps * 6; attempt++) {
@@ -766,6 +814,7 @@ export function makeCase(seed: number): FuzzCase {
     const o = c.pick(b.nodes);
     if (!outs.some((s) => s.v === o.v) && (!b.inputs.includes(o) || c.chance(0.2))) outs.push(o);
   }
+  const updates = b.makeUpdates();
   return {
     seed,
     size: sizeClass,
@@ -773,6 +822,8 @@ export function makeCase(seed: number): FuzzCase {
     outputs: outs.map((s) => s.v),
     outputShapes: outs.map((s) => s.shape),
     valueSets: b.values,
+    shared: b.shared.map(({ variable, values }) => ({ variable, values })),
+    updates,
     steps: b.steps,
   };
 }

@@ -4,8 +4,8 @@
 import { Apply } from '../../src/graph/apply.js';
 import type { SymbolicShape } from '../../src/graph/op.js';
 import type { TensorView } from '../../src/kernels/view.js';
-import { copyArray } from '../../src/tensor/ndarray.js';
 import { weft } from '../helpers.js';
+import { copyOf } from './fuzz-check.js';
 
 export class CallingThreadOp extends weft.Op {
   static override readonly props = ['factor'] as const;
@@ -29,7 +29,7 @@ export class CallingThreadOp extends weft.Op {
   }
 
   override perform(_node: Apply, [x]: readonly weft.NdArray[]): weft.NdArray[] {
-    const out = copyArray(x!);
+    const out = copyOf(x!);
     const d = out.data;
     for (let i = 0; i < d.length; i++) d[i] = d[i]! * this.factor + 1;
     return [out];

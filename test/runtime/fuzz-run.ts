@@ -5,9 +5,8 @@
 import { planHazards } from '../../src/scheduler/plan-check.js';
 import { PlanError } from '../../src/scheduler/plan.js';
 import { INLINE_WORK, PlannedExecutor } from '../../src/scheduler/planned-executor.js';
-import { copyArray } from '../../src/tensor/ndarray.js';
 import { weft } from '../helpers.js';
-import { bitsDiffer, farFrom } from './fuzz-check.js';
+import { bitsDiffer, copyOf, farFrom } from './fuzz-check.js';
 import { makeCase, sizeClassOf, type FuzzCase } from './fuzz-graph.js';
 
 export const WORKER_COUNTS = [0, 1, 2, 3] as const;
@@ -25,6 +24,9 @@ export interface CaseStats {
   readonly inplace: boolean;
   /** The plan has calling-thread tasks (ops without a worker kernel). */
   readonly callingThread: boolean;
+  /** Shared variables are updated; some in place (a node overwrites the graph input). */
+  readonly updates: boolean;
+  readonly updatesInplace: boolean;
 }
 
 export interface CaseResult {
@@ -91,26 +93,50 @@ async function checkCase(seed: number, pool: weft.Pool, fns: Array<weft.WeftFunc
   }
   const values = fz.valueSets;
   // Nothing may write into the caller's values (inplace nodes overwrite only intermediates).
-  const pristine = values.map((set) => set.map((x) => copyArray(x)));
+  const callerValues = values.map((set, k) => [...set, ...fz!.shared.map((s) => s.values[k]!)]);
+  const pristine = callerValues.map((set) => set.map(copyOf));
   try {
     for (const workers of WORKER_COUNTS) {
-      fns.push(await weft.compile(fz.inputs as weft.pt.TensorVariable[], fz.outputs as weft.pt.TensorVariable[], { pool, workers, onUnusedInput: 'ignore' }));
+      fns.push(
+        await weft.compile(fz.inputs as weft.pt.TensorVariable[], fz.outputs as weft.pt.TensorVariable[], {
+          pool,
+          workers,
+          onUnusedInput: 'ignore',
+          updates: fz.updates,
+        }),
+      );
     }
   } catch (e) {
     problems.push(`compile failed: ${message(e)}`);
     return done();
   }
 
-  // The reference: the compiled graph, run node by node with perform on this thread.
+  // The graph's inputs for value set k: the explicit inputs, then the shared variables in the
+  // graph's order (the value each has before the call).
+  const graphInputs = (k: number): weft.NdArray[] =>
+    fns[0]!.fgraph.inputs.map((v, i) => {
+      if (i < fz!.inputs.length) return values[k]![i]!;
+      const s = fz!.shared.find((x) => x.variable === v);
+      if (!s) throw new Error(`the graph input ${v} is neither an input nor a shared variable of the case`);
+      return s.values[k]!;
+    });
+  const nOut = fz.outputs.length;
+  const setShared = (k: number): void => {
+    for (const s of fz!.shared) s.variable.setValue(s.values[k]!);
+  };
+
+  // The reference: the compiled graph, run node by node with perform on this thread (outputs,
+  // then the new values of the shared variables).
   let reference: weft.NdArray[][];
   try {
     const executor = new weft.ReferenceExecutor(fns[0]!.fgraph);
-    reference = values.map((set) => executor.run(set) as weft.NdArray[]);
+    // Shared values go in as copies: the graph may update them in place.
+    reference = values.map((_, k) => executor.run(graphInputs(k).map((x, i) => (i < fz!.inputs.length ? x : copyOf(x)))) as weft.NdArray[]);
   } catch (e) {
     problems.push(`the reference executor failed: ${message(e)}`);
     return done();
   }
-  reference[0]!.forEach((r, j) => {
+  reference[0]!.slice(0, nOut).forEach((r, j) => {
     const want = fz!.outputShapes[j]!;
     if (r.shape.length !== want.length || r.shape.some((d, i) => d !== want[i])) {
       problems.push(`output ${j}: the reference gives shape [${r.shape.join(',')}], the generator expected [${want.join(',')}]`);
@@ -120,7 +146,8 @@ async function checkCase(seed: number, pool: weft.Pool, fns: Array<weft.WeftFunc
   // The plans: one per value set (host scalars may differ), each free of hazards.
   let stats: CaseStats | undefined;
   const planner = new PlannedExecutor(fns[3]!.fgraph, () => pool, { workers: 3 });
-  for (const [k, set] of values.entries()) {
+  for (const k of values.keys()) {
+    const set = graphInputs(k);
     try {
       const { plan } = planner.planFor(set);
       const d = plan.descriptor;
@@ -135,6 +162,8 @@ async function checkCase(seed: number, pool: weft.Pool, fns: Array<weft.WeftFunc
         largestInput: Math.max(0, ...set.map((x) => x.shape.reduce((a, b) => a * b, 1))),
         inplace: fns[3]!.fgraph.toposort().some((n) => Object.keys(n.op.destroyMap).length > 0),
         callingThread: d.calls.some((c) => c.main === true),
+        updates: fz.updates.length > 0,
+        updatesInplace: fns[3]!.fgraph.toposort().some((n) => Object.values(n.op.destroyMap).flat().some((i) => fns[3]!.fgraph.isInput(n.inputs[i]!))),
       };
     } catch (e) {
       problems.push(`value set ${k}: ${e instanceof PlanError ? 'no plan (the runtime would fall back to the reference executor)' : 'planning failed'}: ${message(e)}`);
@@ -142,15 +171,27 @@ async function checkCase(seed: number, pool: weft.Pool, fns: Array<weft.WeftFunc
   }
   planner.dispose();
 
-  // The runs: each value set on each configuration, then both at once on the pool.
+  // The runs: each value set on each configuration, then both at once on the pool. Results are
+  // the outputs, then the shared variables' new values (except after concurrent calls, whose
+  // updates land in either order).
   const runs: Array<{ label: string; set: number; outputs: weft.NdArray[] }> = [];
+  const sharedNow = (): weft.NdArray[] => fz!.updates.map(([s]) => s.getValue());
   for (const [w, fn] of fns.entries()) {
     const workers = WORKER_COUNTS[w]!;
     try {
-      for (const [k, set] of values.entries()) runs.push({ label: `workers ${workers}, call ${k + 1}`, set: k, outputs: await fn(...set) });
+      for (const [k, set] of values.entries()) {
+        setShared(k);
+        const outputs = await fn(...set);
+        runs.push({ label: `workers ${workers}, call ${k + 1}`, set: k, outputs: [...outputs, ...sharedNow()] });
+      }
       if (workers === 3) {
-        // allSettled: a failing call must not leave its sibling running into the next case.
-        const together = await Promise.allSettled(values.map((set) => fn(...set)));
+        // Each call reads the shared values when it starts. allSettled: a failing call must not
+        // leave its sibling running into the next case.
+        const calls = values.map((set, k) => {
+          setShared(k);
+          return fn(...set);
+        });
+        const together = await Promise.allSettled(calls);
         together.forEach((r, k) => {
           if (r.status === 'fulfilled') runs.push({ label: `workers ${workers}, concurrent call with value set ${k}`, set: k, outputs: r.value });
           else problems.push(`workers ${workers}: a concurrent call failed: ${message(r.reason)}`);
@@ -161,25 +202,26 @@ async function checkCase(seed: number, pool: weft.Pool, fns: Array<weft.WeftFunc
     }
   }
 
-  const dtypes = fz.outputs.map((v) => v.dtype);
+  const dtypes = [...fz.outputs, ...fz.updates.map(([s]) => s)].map((v) => v.dtype);
+  const what = (j: number): string => (j < nOut ? `output ${j}` : `the new value of ${fz!.updates[j - nOut]![0]}`);
   const firstOfSet = new Map<number, (typeof runs)[number]>();
   for (const run of runs) {
     const first = firstOfSet.get(run.set);
     run.outputs.forEach((out, j) => {
       if (!first) {
         const far = farFrom(out, reference[run.set]![j]!, dtypes[j]!);
-        if (far) problems.push(`${run.label}, output ${j} (${dtypes[j]}) vs the reference: ${far}`);
+        if (far) problems.push(`${run.label}, ${what(j)} (${dtypes[j]}) vs the reference: ${far}`);
       } else {
         const diff = bitsDiffer(out, first.outputs[j]!);
-        if (diff) problems.push(`${run.label}, output ${j} (${dtypes[j]}) vs ${first.label}: ${diff}`);
+        if (diff) problems.push(`${run.label}, ${what(j)} (${dtypes[j]}) vs ${first.label}: ${diff}`);
       }
     });
     if (!first) firstOfSet.set(run.set, run);
   }
-  values.forEach((set, k) =>
+  callerValues.forEach((set, k) =>
     set.forEach((x, i) => {
       const diff = bitsDiffer(x, pristine[k]![i]!);
-      if (diff) problems.push(`input ${i} of value set ${k} was changed by the reference executor or a call: ${diff}`);
+      if (diff) problems.push(`input ${i} of value set ${k} (shared variables last) was changed: ${diff}`);
     }),
   );
   return done(stats);

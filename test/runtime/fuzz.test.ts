@@ -38,6 +38,8 @@ t.test('differential fuzzing of the worker runtime', async (t) => {
   const big = ran.filter((r) => r.stats!.largestInput >= 100_000).length;
   const inplace = ran.filter((r) => r.stats!.inplace).length;
   const callingThread = ran.filter((r) => r.stats!.callingThread).length;
+  const updates = ran.filter((r) => r.stats!.updates).length;
+  const updatesInplace = ran.filter((r) => r.stats!.updatesInplace).length;
   const slowest = [...results].sort((a, b) => b.ms - a.ms)[0];
   for (const size of ['small', 'medium', 'big'] as const) {
     const of = results.filter((r) => sizeClassOf(r.seed) === size);
@@ -45,7 +47,8 @@ t.test('differential fuzzing of the worker runtime', async (t) => {
   }
   t.comment(
     `${results.length} graphs: ${workers} planned onto the workers, ${chunked} with chunked calls, ${big} with an input of 100k+ elements, ` +
-      `${inplace} with inplace nodes, ${callingThread} with calling-thread tasks; ` +
+      `${inplace} with inplace nodes, ${callingThread} with calling-thread tasks, ` +
+      `${updates} updating shared variables (${updatesInplace} in place); ` +
       `${results.filter((r) => r.problems.length > 0).length} failing; slowest seed ${slowest?.seed} (${slowest?.ms.toFixed(0)} ms); ` +
       `arena ${(pool.arena.byteLength / 2 ** 20).toFixed(0)} MiB`,
   );

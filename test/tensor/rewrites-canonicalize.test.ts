@@ -280,3 +280,30 @@ t.test('canonicalize belongs to FAST_COMPILE too; excluding an unknown name is h
   await throwsExactly(t, () => weft.compile([x], x, { mode: 'FAST' as 'FAST_RUN' }), TypeError,
     "compile (the function): unknown mode \"FAST\" (expected 'FAST_RUN', 'FAST_COMPILE', 'DebugMode', 'NanGuardMode' or a weft.Mode)");
 });
+
+t.test('useless_reshape and reshape_reshape', async (t) => {
+  const x = pt.matrix('x');
+  const names = (fn: weft.WeftFunction<unknown>) => fn.fgraph.toposort().map((n) => String(n.op));
+  const same = await weft.compile([x], x.reshape(x.shape).exp());
+  t.notOk(names(same).some((n) => n.startsWith('Reshape')), 'reshape(x, shape(x)) is x');
+  const own = await weft.compile([x], x.reshape([x.shape.get(0), x.shape.get(1)]).exp());
+  t.notOk(names(own).some((n) => n.startsWith('Reshape')), "reshape to x's own lengths is x");
+  const twice = await weft.compile([x], x.reshape([-1]).reshape([3, 2]));
+  t.equal(names(twice).filter((n) => n.startsWith('Reshape')).length, 1, 'two reshapes become one');
+  t.same(weft.tolist(await twice([[1, 2, 3], [4, 5, 6]])), [[1, 2], [3, 4], [5, 6]]);
+  const swapped = await weft.compile([x], x.reshape([x.shape.get(1), x.shape.get(0)]));
+  t.ok(names(swapped).some((n) => n.startsWith('Reshape')), 'a reshape that changes the shape stays');
+  t.same(weft.tolist(await swapped([[1, 2, 3], [4, 5, 6]])), [[1, 2], [3, 4], [5, 6]]);
+});
+
+t.test('join_of_scalars: a stack of scalars is a MakeVector', async (t) => {
+  const a = pt.scalar('a');
+  const b = pt.scalar('b');
+  const fn = await weft.compile([a, b], pt.stack([a, b.mul(2), a.add(b)]));
+  t.ok(fn.fgraph.toposort().some((n) => String(n.op) === 'MakeVector'), 'a MakeVector');
+  t.notOk(fn.fgraph.toposort().some((n) => String(n.op).startsWith('Join')), 'no Join');
+  t.same(weft.tolist(await fn(1.5, 4)), [1.5, 8, 5.5]);
+  const v = pt.vector('v');
+  const kept = await weft.compile([v, a], pt.concatenate([v, pt.stack([a])]));
+  t.ok(kept.fgraph.toposort().some((n) => String(n.op).startsWith('Join')), 'a join with a non-scalar piece stays');
+});

@@ -10,6 +10,11 @@ import type { Variable } from '../../graph/variable.js';
 import { isFloatDtype, STORAGE, type Dtype } from '../../kernels/dtype.js';
 import { constant } from '../as-tensor.js';
 import { DimShuffle, dimshuffle, type ShuffleEntry } from '../dimshuffle.js';
+import { Join } from '../join.js';
+import { MakeVector, makeVector } from '../make-vector.js';
+import { Reshape, reshape } from '../reshape.js';
+import { Shape, ShapeI } from '../shape.js';
+import { shapeFeatureOf } from './shape-feature.js';
 import { Elemwise } from '../elemwise.js';
 import { add, mul, trueDiv } from '../math.js';
 import * as S from '../scalar/catalog.js';
@@ -208,4 +213,60 @@ registerCanonicalize(
     return fit(r, node, fg);
   }),
   'algebra',
+);
+
+/** The lengths that a shape vector holds, as variables, when it is built from them (else undefined). */
+function lengthsIn(target: TensorVariable): Variable[] | undefined {
+  const node = target.owner;
+  if (node?.op instanceof MakeVector) return [...node.inputs];
+  return undefined;
+}
+
+/** reshape(x, shape(x)), or to lengths that are x's own: x itself. */
+registerCanonicalize(
+  nodeRewriter('useless_reshape', [Reshape], (node, fg) => {
+    const [x, target] = ins(node);
+    const out = out0(node);
+    if (x!.ndim !== out.ndim) return false;
+    if (x!.type.shape.every((d, i) => d !== null && d === out.type.shape[i])) return fit(x, node, fg);
+    if (target!.owner?.op instanceof Shape && target!.owner.inputs[0] === x) return fit(x, node, fg);
+    const lengths = lengthsIn(target!);
+    if (!lengths || lengths.length !== x!.ndim) return false;
+    const own = shapeFeatureOf(fg).shapeOf(x!);
+    const same = lengths.every((l, i) => {
+      const d = x!.type.shape[i];
+      if (l === own[i]) return true;
+      if (d !== null && d !== undefined && scalarConstantValue(l) === d) return true;
+      return l.owner?.op instanceof ShapeI && l.owner.op.i === i && l.owner.inputs[0] === x;
+    });
+    return same ? fit(x, node, fg) : false;
+  }),
+  'useless',
+);
+
+/** reshape(reshape(x, a), b): only the last shape counts. */
+registerCanonicalize(
+  nodeRewriter('reshape_reshape', [Reshape], (node, fg) => {
+    const [x, target] = ins(node);
+    const inner = x!.owner;
+    if (!(inner?.op instanceof Reshape)) return false;
+    return fit(reshape(inner.inputs[0] as TensorVariable, target!), node, fg);
+  }),
+  'useless',
+);
+
+/** A vector joined from scalars (a stack of lengths, say) is a MakeVector of them. */
+registerCanonicalize(
+  nodeRewriter('join_of_scalars', [Join], (node, fg) => {
+    const out = out0(node);
+    if (out.ndim !== 1) return false;
+    const scalars: TensorVariable[] = [];
+    for (const piece of ins(node)) {
+      const d = piece.owner;
+      if (!(d?.op instanceof DimShuffle) || d.op.inputNdim !== 0 || piece.ndim !== 1) return false;
+      scalars.push(d.inputs[0] as TensorVariable);
+    }
+    return scalars.length > 0 ? fit(makeVector(...scalars), node, fg) : false;
+  }),
+  'useless',
 );
