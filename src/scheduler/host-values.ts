@@ -8,21 +8,10 @@ import { isConstant, type Variable } from '../graph/variable.js';
 import { isIntDtype } from '../kernels/dtype.js';
 import { flatValues, type NdArray } from '../tensor/ndarray.js';
 import { Shape, ShapeI } from '../tensor/shape.js';
-import { TensorType } from '../tensor/type.js';
+import { isHostValueType } from '../tensor/type.js';
 
-/** Largest host value (elements). */
-const SMALL = 64;
-
-export function isSmallInt(v: Variable): boolean {
-  const t = v.type;
-  if (!(t instanceof TensorType) || !(isIntDtype(t.dtype) || t.dtype === 'bool')) return false;
-  let n = 1;
-  for (const d of t.shape) {
-    if (d === null) return false;
-    n *= d;
-  }
-  return n <= SMALL;
-}
+/** Small integer tensors of static shape (lengths, indices, shapes). */
+export const isSmallInt = isHostValueType;
 
 export class HostValues {
   /** Variables the calling thread computes while planning. */

@@ -1,7 +1,7 @@
 // TensorType: a dtype and a static shape (a number per axis where the length is known, null
 // where not; a static 1 marks a broadcastable axis). `filter` is the single gate through which
 // user values (ndarrays, nested arrays, numbers, typed arrays) become tensor values.
-import { dtypeOfTypedArray, intRange, isDtype, isFloatDtype, type Dtype } from '../kernels/dtype.js';
+import { dtypeOfTypedArray, intRange, isDtype, isFloatDtype, isIntDtype, type Dtype } from '../kernels/dtype.js';
 import { sizeOf } from '../kernels/view.js';
 import { Type, type FilterOptions } from '../graph/type.js';
 import type { Variable } from '../graph/variable.js';
@@ -252,4 +252,22 @@ export class TensorType extends Type<NdArray> {
   makeConstant(value: NdArray, name?: string): TensorConstant {
     return new TensorConstant(this, value, name);
   }
+}
+
+/** Largest integer tensor (elements) that plans compute on the calling thread, as a host value. */
+export const HOST_VALUE_ELEMENTS = 64;
+
+/**
+ * Is `v` a small integer or bool tensor of static shape (a length, an index, a shape)? Plans
+ * compute such values on the calling thread, and they live in every region from its creation.
+ */
+export function isHostValueType(v: Variable): boolean {
+  const t = v.type;
+  if (!(t instanceof TensorType) || !(isIntDtype(t.dtype) || t.dtype === 'bool')) return false;
+  let n = 1;
+  for (const d of t.shape) {
+    if (d === null) return false;
+    n *= d;
+  }
+  return n <= HOST_VALUE_ELEMENTS;
 }

@@ -233,6 +233,23 @@ export function runTeam(bound: BoundPlan, memory: MemoryViews, callId: number, o
 }
 
 /**
+ * Atomics.waitAsync that keeps the process alive until it settles. Node does not count a
+ * pending waitAsync as work (nodejs/node#61941): when a notify is missed (it came between the
+ * last check and the wait) and the pool's jobs have all returned, nothing else holds the event
+ * loop, and the process would exit with the call unfinished instead of waking at the timeout.
+ */
+async function waitAsyncAlive(h: Int32Array, index: number, value: number, ms: number): Promise<void> {
+  const waited = Atomics.waitAsync(h, index, value, ms);
+  if (!waited.async) return;
+  const alive = setTimeout(() => undefined, ms + 5);
+  try {
+    await waited.value;
+  } finally {
+    clearTimeout(alive);
+  }
+}
+
+/**
  * The calling thread's part of a call that workers run: it serves the calling-thread queue,
  * sleeping (without blocking the event loop) until such a task is queued or the call ends.
  */
@@ -251,7 +268,7 @@ export async function runMainTasks(bound: BoundPlan, memory: MemoryViews, option
     }
     const tail = Atomics.load(h, state.at(H.MAIN_TAIL));
     if (state.over || Atomics.load(h, state.at(H.MAIN_HEAD)) < tail) continue;
-    await Atomics.waitAsync(h, state.at(H.MAIN_TAIL), tail, 20).value;
+    await waitAsyncAlive(h, state.at(H.MAIN_TAIL), tail, 20);
   }
   return trace ? { tasks: ran, thread: 0, trace } : { tasks: ran, thread: 0 };
 }

@@ -1,6 +1,9 @@
 // Runtime bugs the differential fuzzer found, each as the smallest test that shows it: regions
-// past 2 GiB of the arena, arena blocks that executors never gave back, and a full arena that
-// could not reuse a released block of another size class.
+// past 2 GiB of the arena, arena blocks that executors never gave back, a full arena that could
+// not reuse a released block of another size class, and a calling thread whose missed wake-up
+// let the process exit in the middle of a call.
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { PlannedExecutor } from '../../src/scheduler/planned-executor.js';
 import { makeNdArray } from '../../src/tensor/ndarray.js';
@@ -73,5 +76,13 @@ t.test('a full arena serves a request from a larger released block', (t) => {
   const offsets = blocks.slice(1).map((b) => b.offset - large.offset).sort((a, b) => a - b);
   t.same(offsets, [0, 2 ** 29, 2 ** 30, 3 * 2 ** 29], 'the released block was cut into four');
   t.throws(() => arena.allocate(2 ** 29), { name: 'ArenaFullError' }, 'then the arena is full');
+  t.end();
+});
+
+t.test('a calling thread that misses its wake-up still sees the call end (the process stays alive)', (t) => {
+  const child = fileURLToPath(new URL('./fuzz-wakeup-child.ts', import.meta.url));
+  const r = spawnSync(process.execPath, ['--import', 'tsx', child], { encoding: 'utf8', timeout: 20_000 });
+  t.equal(r.stdout.trim(), 'over', `the wait ended (stderr: ${r.stderr.trim() || 'none'})`);
+  t.equal(r.status, 0, 'exit code 0 (13 is a top-level await left unsettled)');
   t.end();
 });

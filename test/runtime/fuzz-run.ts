@@ -39,9 +39,11 @@ export interface CaseResult {
 }
 
 function describeInputs(fz: FuzzCase): string {
-  return fz.inputs
-    .map((v, i) => `  ${v.name}: ${v.type} values [${fz.valueSets.map((set) => set[i]!.shape.join(',')).join('] / [')}]`)
-    .join('\n');
+  const shapes = (xs: readonly weft.NdArray[]): string => `[${xs.map((x) => x.shape.join(',')).join('] / [')}]`;
+  return [
+    ...fz.inputs.map((v, i) => `  ${v.name}: ${v.type} values ${shapes(fz.valueSets.map((set) => set[i]!))}`),
+    ...fz.shared.map((s) => `  ${s.variable.name} (shared): ${s.variable.type} values ${shapes(s.values)}`),
+  ].join('\n');
 }
 
 function message(e: unknown): string {

@@ -13,33 +13,17 @@ import { inplaceDB } from '../../graph/rewriting/optdb.js';
 import type { RewriteContext } from '../../graph/rewriting/context.js';
 import { nodeRewriter, type GraphRewriter } from '../../graph/rewriting/rewriter.js';
 import { isConstant, type Variable } from '../../graph/variable.js';
-import { isIntDtype } from '../../kernels/dtype.js';
 import { Alloc, allocEmpty } from '../alloc.js';
 import { Elemwise } from '../elemwise.js';
 import { Gemm } from '../gemm.js';
 import { Shape, ShapeI } from '../shape.js';
 import { IncSubtensor } from '../subtensor.js';
-import { TensorType } from '../type.js';
+import { isHostValueType, TensorType } from '../type.js';
 import type { TensorVariable } from '../variable.js';
 import { scalarConstantValue } from './match.js';
 
-/** Largest host value (elements): the planner computes such small integers while it plans. */
-const HOST_VALUE_ELEMENTS = 64;
-
-/**
- * Could the planner compute `v` on the calling thread (a small integer or bool tensor of static
- * shape)? Such values live in every region from its creation and must never be overwritten.
- */
-function mayBeHostValue(v: Variable): boolean {
-  const t = v.type;
-  if (!(t instanceof TensorType) || !(isIntDtype(t.dtype) || t.dtype === 'bool')) return false;
-  let n = 1;
-  for (const d of t.shape) {
-    if (d === null) return false;
-    n *= d;
-  }
-  return n <= HOST_VALUE_ELEMENTS;
-}
+/** Values the planner may compute on the calling thread live in every region from its creation: never overwritten. */
+const mayBeHostValue = isHostValueType;
 
 /** The graph's destroy handler (attached when missing: it is what makes an overwrite legal). */
 function handlerOf(fg: FunctionGraph): DestroyHandler {
