@@ -26,6 +26,16 @@ export interface KernelCall {
   readonly chunking: Chunking;
   /** Bytes of scratch memory the kernel needs (given to it as one more output, a uint8 view). */
   readonly scratchBytes?: number;
+  /**
+   * For reductions: the input (input 0) may be cut along one of `axes` into slabs, each reduced
+   * by this same call into a float64 partial result; then `combine` reduces the partials, in slab
+   * order, along their axis 0 into the outputs. Planners use it when the output is too small to
+   * split and the input large.
+   */
+  readonly partials?: {
+    readonly axes: readonly number[];
+    readonly combine: { readonly name: string; readonly params: KernelParams };
+  };
 }
 
 /** Thrown by `outputShapes` when the shapes cannot be known before the node runs. */

@@ -21,6 +21,8 @@ import { NodeError } from '../graph/node-error.js';
 /** Work (elements touched, or multiply-adds for products) that one task should carry at least. */
 const TASK_WORK = 1 << 17;
 const PRODUCT_TASK_WORK = 1 << 22;
+/** Largest reduction output (elements) that is computed from partials rather than split by outputs. */
+const PARTIALS_MAX_OUTPUT = 16;
 /**
  * Fewest rows (units) of a product per task: each task packs its operand panels, so smaller tasks
  * spend their time packing (64 is the row block the gemm kernel packs A by).
@@ -147,6 +149,24 @@ export function buildPlan(fg: FunctionGraph, inputs: readonly NdArray[], host: H
     return views.length - 1;
   };
 
+  /** A float64 (or other) scratch array written and read only by node `writer`. */
+  const newScratchArray = (dtype: Dtype, shape: readonly number[], writer: number): number => {
+    const buffer: Buffer = { bytes: Math.max(sizeOf(shape), 1) * bytesPerElement(dtype), offset: -1, writer, readers: new Set(), pinned: false };
+    buffers.push(buffer);
+    views.push({ dtype, offset: -1, shape: [...shape], stride: contiguousStrides(shape) });
+    viewBuffer.push(buffer);
+    return views.length - 1;
+  };
+
+  /** A view into view `of`, `elements` further, with its own shape and strides. */
+  const relativeView = (of: number, elements: number, shape: readonly number[], stride: readonly number[]): number => {
+    views.push({ dtype: views[of]!.dtype, offset: -1, shape: [...shape], stride: [...stride] });
+    const index = views.length - 1;
+    viewRelative.set(index, { of, elements });
+    viewBuffer.push(viewBuffer[of]!);
+    return index;
+  };
+
   /** Views of views: view index -> (the view it looks into, element offset from that view's start). */
   const viewRelative = new Map<number, { of: number; elements: number }>();
 
@@ -212,7 +232,53 @@ export function buildPlan(fg: FunctionGraph, inputs: readonly NdArray[], host: H
   // Calls, one per kernel node, in execution order.
   const calls: CallDescriptor[] = [];
   const callNodes: Apply[] = [];
+  /** Node -> the call that produces its outputs (what its readers wait for). */
   const callOf = new Map<number, number>();
+  /** Node -> all its calls (several for a reduction cut into partials), in order. */
+  const callsOfNode = new Map<number, number[]>();
+  /** Calls that must run before another call of the same node: [before, after]. */
+  const internalEdges: Array<[number, number]> = [];
+
+  /**
+   * A reduction with a small output and a large input becomes K calls reducing slabs of the input
+   * (cut along the first reduced axis that is long enough) into float64 partials, and one call
+   * combining them in slab order. K depends on the shapes only, so the bits do not depend on
+   * how many workers run it. Returns false when it does not pay.
+   */
+  function expandPartials(node: Apply, k: number, call: KernelCall, inViews: number[], outViews: number[], outShapes: number[][]): boolean {
+    const spec = call.partials!;
+    if (node.inputs.length !== 1 || outViews.length !== 1) return false;
+    const xv = views[inViews[0]!]!;
+    const inSize = sizeOf(xv.shape);
+    const outSize = sizeOf(outShapes[0]!);
+    if (outSize > PARTIALS_MAX_OUTPUT || inSize < 2 * TASK_WORK) return false;
+    const axis = spec.axes.find((a) => (xv.shape[a] ?? 0) >= 2);
+    if (axis === undefined) return false;
+    const length = xv.shape[axis]!;
+    const slabs = Math.min(length, Math.floor(inSize / TASK_WORK));
+    if (slabs < 2) return false;
+    const scratch = newScratchArray('float64', [slabs, ...outShapes[0]!], k);
+    viewBuffer[scratch]!.readers.add(k);
+    const partialCalls: number[] = [];
+    for (let j = 0; j < slabs; j++) {
+      const start = Math.floor((j * length) / slabs);
+      const end = Math.floor(((j + 1) * length) / slabs);
+      const slab = relativeView(inViews[0]!, start * xv.stride[axis]!, xv.shape.map((d, a) => (a === axis ? end - start : d)), [...xv.stride]);
+      const slot = relativeView(scratch, j * outSize, outShapes[0]!, contiguousStrides(outShapes[0]!));
+      calls.push({ kernel: call.name, params: call.params, inputs: [slab], outputs: [slot], label: String(node) });
+      callNodes.push(node);
+      kernelCalls.push({ name: call.name, params: call.params, chunking: { by: 'none' } });
+      partialCalls.push(calls.length - 1);
+    }
+    calls.push({ kernel: spec.combine.name, params: spec.combine.params, inputs: [scratch], outputs: outViews, label: String(node) });
+    callNodes.push(node);
+    kernelCalls.push({ name: spec.combine.name, params: spec.combine.params, chunking: { by: 'none' } });
+    const combine = calls.length - 1;
+    for (const p of partialCalls) internalEdges.push([p, combine]);
+    callOf.set(k, combine);
+    callsOfNode.set(k, [...partialCalls, combine]);
+    return true;
+  }
   const kernelCalls: KernelCall[] = [];
   const dummies = new Map<Dtype, NdArray['data']>();
   const dummy = (d: Dtype): NdArray['data'] => {
@@ -284,6 +350,7 @@ export function buildPlan(fg: FunctionGraph, inputs: readonly NdArray[], host: H
         return i === undefined ? newBuffer(o, k) : overwrite(o, inViews[i]!, outShapes[j]!);
       });
       if (call.scratchBytes !== undefined) outViews.push(newScratch(call.scratchBytes, k));
+      if (call.partials && Object.keys(op.destroyMap).length === 0 && expandPartials(node, k, call, inViews, outViews, outShapes)) return;
       calls.push({
         kernel: call.name,
         params: call.params,
@@ -295,6 +362,7 @@ export function buildPlan(fg: FunctionGraph, inputs: readonly NdArray[], host: H
       callNodes.push(node);
       kernelCalls.push(call);
       callOf.set(k, calls.length - 1);
+      callsOfNode.set(k, [calls.length - 1]);
     } catch (e) {
       if (e instanceof PlanError) throw e;
       if (e instanceof UnknownShapesError) throw new StageBoundary(node, 'unknown', e.message);
@@ -421,7 +489,7 @@ export function buildPlan(fg: FunctionGraph, inputs: readonly NdArray[], host: H
           const r = position.get(c.node)!;
           if (seen.has(r)) continue;
           seen.add(r);
-          if (callOf.has(r)) out.push(callOf.get(r)!);
+          if (callsOfNode.has(r)) out.push(...callsOfNode.get(r)!);
           else if (!hostOnly(c.node)) stack.push(r);
         }
       }
@@ -432,17 +500,20 @@ export function buildPlan(fg: FunctionGraph, inputs: readonly NdArray[], host: H
     if (from === to) return;
     for (const a of tasksOfCall[from]!) for (const b of tasksOfCall[to]!) tasks[a]!.successors.add(b);
   };
+  for (const [a, b] of internalEdges) link(a, b);
   order.forEach((node, k) => {
-    const ci = callOf.get(k);
-    if (ci === undefined) return;
-    for (const v of node.inputs) {
-      if (v.owner && position.has(v.owner)) for (const p of producerCalls(position.get(v.owner)!)) link(p, ci);
-    }
-    for (const before of orderings.get(node) ?? []) {
-      const b = position.get(before);
-      if (b === undefined) continue;
-      const from = callOf.has(b) ? [callOf.get(b)!] : readerCalls(b);
-      for (const p of from) link(p, ci);
+    const own = callsOfNode.get(k);
+    if (own === undefined) return;
+    for (const ci of own) {
+      for (const v of node.inputs) {
+        if (v.owner && position.has(v.owner)) for (const p of producerCalls(position.get(v.owner)!)) link(p, ci);
+      }
+      for (const before of orderings.get(node) ?? []) {
+        const b = position.get(before);
+        if (b === undefined) continue;
+        const from = callsOfNode.get(b) ?? readerCalls(b);
+        for (const p of from) link(p, ci);
+      }
     }
   });
 

@@ -81,7 +81,13 @@ export class CAReduce extends TensorOp {
   }
 
   override kernel(): KernelCall {
-    return { name: 'reduce', params: { kind: this.kind, axes: [...this.axis] }, chunking: { by: 'elements' } };
+    return {
+      name: 'reduce',
+      params: { kind: this.kind, axes: [...this.axis] },
+      chunking: { by: 'elements' },
+      // Each kind combines its own partial results: sums of sums, maxima of maxima, ...
+      partials: { axes: [...this.axis], combine: { name: 'reduce', params: { kind: this.kind, axes: [0] } } },
+    };
   }
 
   override outputShapes(_node: Apply, [x]: readonly TensorView[]): number[][] {

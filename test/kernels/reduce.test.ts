@@ -129,7 +129,12 @@ t.test('outputShapes throws the errors of perform', async (tt) => {
 
 t.test('kernel calls are plain data chunked by output elements', (tt) => {
   const node = nodeOf('sum', 3, [0, 2]);
-  tt.same(node.op.kernel!(node), { name: 'reduce', params: { kind: 'sum', axes: [0, 2] }, chunking: { by: 'elements' } });
+  tt.same(node.op.kernel!(node), {
+    name: 'reduce',
+    params: { kind: 'sum', axes: [0, 2] },
+    chunking: { by: 'elements' },
+    partials: { axes: [0, 2], combine: { name: 'reduce', params: { kind: 'sum', axes: [0] } } },
+  });
   const arg = nodeOf('argmin', 2, [1]);
   tt.same(arg.op.kernel!(arg), { name: 'argreduce', params: { kind: 'min', axes: [1] }, chunking: { by: 'elements' } });
   tt.same(JSON.parse(JSON.stringify(node.op.kernel!(node))), node.op.kernel!(node), 'survives JSON');

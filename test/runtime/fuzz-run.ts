@@ -187,16 +187,24 @@ async function checkCase(seed: number, pool: weft.Pool, fns: Array<weft.WeftFunc
         runs.push({ label: `workers ${workers}, call ${k + 1}`, set: k, outputs: [...outputs, ...sharedNow()] });
       }
       if (workers === 3) {
-        // Each call reads the shared values when it starts. allSettled: a failing call must not
-        // leave its sibling running into the next case.
-        const calls = values.map((set, k) => {
+        // Both value sets at once on this function, and the first on the 2-worker one as well:
+        // two regions of one plan and another plan in flight on the same workers. Each call
+        // reads the shared values when it starts. allSettled: a failing call must not leave its
+        // siblings running into the next case.
+        const concurrent = [
+          { fn, k: 0, label: 'workers 3, concurrent call with value set 0' },
+          { fn, k: 1, label: 'workers 3, concurrent call with value set 1' },
+          { fn: fns[2]!, k: 0, label: 'workers 2, concurrent call with value set 0' },
+        ];
+        const calls = concurrent.map(({ fn: f, k }) => {
           setShared(k);
-          return fn(...set);
+          return f(...values[k]!);
         });
         const together = await Promise.allSettled(calls);
-        together.forEach((r, k) => {
-          if (r.status === 'fulfilled') runs.push({ label: `workers ${workers}, concurrent call with value set ${k}`, set: k, outputs: r.value });
-          else problems.push(`workers ${workers}: a concurrent call failed: ${message(r.reason)}`);
+        together.forEach((r, i) => {
+          const { k, label } = concurrent[i]!;
+          if (r.status === 'fulfilled') runs.push({ label, set: k, outputs: r.value });
+          else problems.push(`${label} failed: ${message(r.reason)}`);
         });
       }
     } catch (e) {

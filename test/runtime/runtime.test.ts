@@ -188,3 +188,26 @@ t.test('ops without a worker kernel run on the calling thread inside the plan', 
   const failing = await weft.compile([x], new Halve(true).call(x.exp()).sum(), { pool, workers: 2 });
   await t.rejects(failing(...values), { name: 'NodeError', message: /^the closure failed\n {2}in node \d+: Halve\(/ });
 });
+
+t.test('reductions to a few elements run as partials combined in a fixed order', async (t) => {
+  const pool = weft.createPool({ workers: 3 });
+  t.teardown(() => pool.close());
+  const x = pt.matrix('x');
+  const outs = [x.sum(), x.max(), x.min({ axis: [0, 1] }), x.prod({ axis: 0 }).sum(), x.gt(0).any(), x.gt(-10).all(), x.mean({ axis: 0 })];
+  const values = [rng(9).uniform([1024, 600], { low: -1, high: 1 })];
+  const results: weft.NdArray[][] = [];
+  for (const workers of [0, 1, 2, 3]) {
+    const fn = await weft.compile([x], outs, { pool, workers });
+    results.push(await fn(...values));
+  }
+  for (let k = 1; k < results.length; k++) results[k]!.forEach((v, j) => sameBits(t, v, results[0]![j]!, `workers run ${k}, output ${j}`));
+  const flat = Array.from(values[0]!.data as Float64Array);
+  near(t, results[0]![0]!, flat.reduce((a, b) => a + b, 0), 1e-10, 'sum');
+  near(t, results[0]![1]!, flat.reduce((a, b) => Math.max(a, b)), 0, 'max');
+  near(t, results[0]![2]!, flat.reduce((a, b) => Math.min(a, b)), 0, 'min');
+  const fn = await weft.compile([x], x.sum(), { pool });
+  const executor = new PlannedExecutor(fn.fgraph, () => pool, { workers: 3 });
+  const { plan } = executor.planFor(values);
+  t.ok(plan.descriptor.tasks.length > 2, `the sum is ${plan.descriptor.tasks.length} tasks`);
+  t.same(planHazards(plan.descriptor), []);
+});
