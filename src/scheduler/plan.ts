@@ -200,8 +200,11 @@ export function buildPlan(fg: FunctionGraph, inputs: readonly NdArray[], host: H
    * and layout. Values written into every region once (constants, host values) must not change,
    * and a layout that repeats an element (stride 0) cannot hold one value per element.
    */
+  /** Buffers that some node writes its output over. */
+  const overwritten = new Set<Buffer>();
   const overwrite = (o: Variable, source: number, shape: readonly number[]): number => {
     const d = views[source]!;
+    overwritten.add(viewBuffer[source]!);
     const why =
       regionInit.some((r) => viewBuffer[r.view] === viewBuffer[source]) ? 'a value the plan writes into the region once' :
       d.dtype !== dtypeOf(o) ? `a ${d.dtype} value` :
@@ -558,6 +561,12 @@ export function buildPlan(fg: FunctionGraph, inputs: readonly NdArray[], host: H
     initialPending: pendingCount,
     initialReady,
     initialMainReady,
+    relocatable: inputViews.flatMap((view, input) => {
+      if (view < 0 || overwritten.has(viewBuffer[view]!)) return [];
+      const buffer = viewBuffer[view]!;
+      const moving = finalViews.flatMap((_, v) => (viewBuffer[v] === buffer ? [v] : []));
+      return [{ input, base: resolveOffset(view), views: moving }];
+    }),
   };
   return { descriptor, inputViews, outputs, regionInit, work, width, callNodes };
 }

@@ -14,7 +14,7 @@ import { isContiguous, sizeOf, type TensorView } from '../kernels/view.js';
 import { makeNdArray, type NdArray } from '../tensor/ndarray.js';
 import { inlineArena, type Arena } from '../workers/arena.js';
 import type { Pool } from '../workers/pool.js';
-import { H, type TeamJob, type TeamResult, type ViewDescriptor } from '../workers/protocol.js';
+import { H, type PlanDescriptor, type TeamJob, type TeamResult, type ViewDescriptor } from '../workers/protocol.js';
 import { BoundPlan, runMainTasks, runTeam, type MemoryViews } from '../workers/team.js';
 import type { Kernel } from '../kernels/registry.js';
 import { dtypeOfTypedArray } from '../kernels/dtype.js';
@@ -205,8 +205,11 @@ export class PlannedExecutor {
     let healthy = true;
     try {
       // Inputs in, then the call's header, pending counts and ready queue.
+      // Inputs that already live in this arena are read in place; the others are copied in.
+      const external = inPlaceInputs(arena, d, plan.inputViews, inputs);
+      const inPlace = new Set(external.filter((_, k) => k % 2 === 0));
       plan.inputViews.forEach((view, i) => {
-        if (view >= 0) copyBlock(inputs[i]!, viewAt(memory, base, d.views[view]!));
+        if (view >= 0 && !inPlace.has(i)) copyBlock(inputs[i]!, viewAt(memory, base, d.views[view]!));
       });
       const callId = ++nextCallId;
       h.set(d.initialPending, (base + d.pendingOffset) >>> 2);
@@ -224,7 +227,7 @@ export class PlannedExecutor {
       region.bound ??= new BoundPlan(d, base, memory, this.#mainKernels(plan));
       let results: TeamResult[];
       if (inline) {
-        results = [runTeam(region.bound, memory, callId, { trace: onTask !== undefined, main: true })];
+        results = [runTeam(region.bound, memory, callId, { trace: onTask !== undefined, main: true, external })];
       } else {
         const team = Math.max(1, Math.min(this.options.workers, pool.size, plan.width));
         const job: TeamJob = {
@@ -234,6 +237,7 @@ export class PlannedExecutor {
           planLength: stored.text.length,
           region: base,
           trace: onTask !== undefined,
+          ...(external.length > 0 ? { external } : {}),
         };
         const onAbort = (): void => {
           Atomics.store(h, at(H.ABORT), 1);
@@ -249,7 +253,7 @@ export class PlannedExecutor {
               throw e;
             }),
           );
-          const main = d.calls.some((c) => c.main) ? [runMainTasks(region.bound, memory, { trace: onTask !== undefined })] : [];
+          const main = d.calls.some((c) => c.main) ? [runMainTasks(region.bound, memory, { trace: onTask !== undefined, external })] : [];
           const settled = await Promise.allSettled([...members, ...main]);
           const crashed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
           if (crashed) {
@@ -342,6 +346,27 @@ export class PlannedExecutor {
     this.#returnRegion(stored, region);
     this.#callEnded();
   }
+}
+
+/**
+ * The inputs of a call that can be read where they are: arrays of `arena` (made by Pool.array or
+ * Pool.from) laid out as the plan lays out that input, and not overwritten by any node. Returns
+ * [input index, byte offset] pairs, flattened.
+ */
+function inPlaceInputs(arena: Arena, d: PlanDescriptor, inputViews: readonly number[], inputs: readonly NdArray[]): number[] {
+  const external: number[] = [];
+  for (const r of d.relocatable) {
+    const x = inputs[r.input]!;
+    const offset = arena.offsetOf(x.data);
+    if (offset === undefined) continue;
+    const v = d.views[inputViews[r.input]!]!;
+    const sameLayout =
+      x.data.constructor === STORAGE[v.dtype] &&
+      x.shape.length === v.shape.length &&
+      x.shape.every((n, a) => n === v.shape[a] && (n <= 1 || x.stride[a] === v.stride[a]));
+    if (sameLayout) external.push(r.input, offset + x.offset * bytesPerElement(v.dtype));
+  }
+  return external;
 }
 
 function dtypeOfView(v: TensorView): Dtype {

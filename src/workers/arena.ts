@@ -2,6 +2,7 @@
 // kernels and later WebAssembly kernels see the same bytes). It hands out blocks: a region per
 // in-flight call, and the bytes of plan descriptors. Blocks are recycled by size class; the
 // memory only grows (a shared memory cannot move or shrink), and views are re-made after growth.
+import { bytesPerElement, STORAGE, type Dtype, type TypedArray } from '../kernels/dtype.js';
 import { MemoryViews } from './team.js';
 
 const PAGE = 65536;
@@ -16,6 +17,12 @@ function sizeClass(bytes: number): number {
   return c;
 }
 
+/** A piece of the arena: where it starts and how many bytes it spans. */
+export interface Block {
+  readonly offset: number;
+  readonly size: number;
+}
+
 export class ArenaFullError extends RangeError {
   constructor(bytes: number) {
     super(`weft arena: cannot allocate ${bytes} bytes; the shared memory is limited to 4 GiB`);
@@ -26,6 +33,9 @@ export class ArenaFullError extends RangeError {
 export class Arena {
   readonly memory: WebAssembly.Memory;
   readonly views: MemoryViews;
+  /** Arrays handed out by `array`, and the blocks behind them (given back when collected). */
+  readonly #owned = new WeakMap<object, Block>();
+  readonly #collected = new FinalizationRegistry<Block>((block) => this.release(block));
   #top = ALIGN;
   readonly #free = new Map<number, number[]>();
 
@@ -80,6 +90,25 @@ export class Arena {
     const list = this.#free.get(block.size) ?? [];
     list.push(block.offset);
     this.#free.set(block.size, list);
+  }
+
+  /**
+   * A new zero-filled typed array in this shared memory. Functions running on this arena's pool
+   * read such arrays in place (no copy). Its block returns to the arena when the array is collected.
+   */
+  array(dtype: Dtype, length: number): TypedArray {
+    const bytes = Math.max(1, length) * bytesPerElement(dtype);
+    const block = this.allocate(bytes);
+    const data = new STORAGE[dtype](this.memory.buffer, block.offset, length);
+    data.fill(0);
+    this.#owned.set(data, block);
+    this.#collected.register(data, block);
+    return data;
+  }
+
+  /** The byte offset of `data` in this memory, when it is an array this arena handed out. */
+  offsetOf(data: object): number | undefined {
+    return this.#owned.has(data) ? (data as TypedArray).byteOffset : undefined;
   }
 
   /** Stores `text` (UTF-8) in a new block; returns where. */

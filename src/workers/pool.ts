@@ -5,6 +5,13 @@
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
+import { copyView } from '../kernels/copy.js';
+import type { Dtype } from '../kernels/dtype.js';
+import { sizeOf } from '../kernels/view.js';
+import { constant } from '../tensor/as-tensor.js';
+import { config } from '../tensor/config.js';
+import { makeNdArray, type NdArray } from '../tensor/ndarray.js';
+import type { TensorLike } from '../tensor/variable.js';
 import { Arena } from './arena.js';
 import type { TeamJob, TeamResult } from './protocol.js';
 
@@ -68,6 +75,24 @@ export class Pool {
   run(job: TeamJob, signal?: AbortSignal): Promise<TeamResult> {
     if (this.#closed) return Promise.reject(new Error('weft: the pool was shut down'));
     return this.#piscina.run(job, signal ? { signal } : {}) as Promise<TeamResult>;
+  }
+
+  /**
+   * A zero-filled ndarray in this pool's shared memory: functions on this pool read it in place
+   * instead of copying it into each call. Keep the returned ndarray (not only views of its data)
+   * while you use it: its memory returns to the pool when it is collected.
+   */
+  array(shape: readonly number[], options: { dtype?: Dtype } = {}): NdArray {
+    const dtype = options.dtype ?? config.floatX;
+    return makeNdArray(this.arena.array(dtype, sizeOf(shape)), shape);
+  }
+
+  /** `value` (an ndarray, nested array, number or typed array) copied into this pool's shared memory. */
+  from(value: TensorLike, options: { dtype?: Dtype } = {}): NdArray {
+    const c = constant(value, options.dtype ? { dtype: options.dtype } : {});
+    const out = this.array(c.data.shape, { dtype: c.dtype });
+    copyView(c.data, out);
+    return out;
   }
 
   /** Jobs waiting for a thread. */

@@ -71,6 +71,12 @@ export interface PlanDescriptor {
   /** Tasks ready at the start, for the workers' queue and for the calling thread's queue. */
   readonly initialReady: readonly number[];
   readonly initialMainReady: readonly number[];
+  /**
+   * Inputs that a call may give in place, from the pool's shared memory, instead of copying them
+   * into the region: for each, the byte offset its buffer has in the region and every view into
+   * that buffer (they move with it). Inputs that a node overwrites are never among them.
+   */
+  readonly relocatable: ReadonlyArray<{ readonly input: number; readonly base: number; readonly views: readonly number[] }>;
 }
 
 /** The message of one team job: join call `callId` in the region at `region`. */
@@ -83,6 +89,8 @@ export interface TeamJob {
   readonly region: number;
   /** Record the time of every task (profiling). */
   readonly trace?: boolean;
+  /** Inputs given in place: pairs [input index, byte offset in shared memory], flattened. */
+  readonly external?: readonly number[];
 }
 
 /** What a team member reports when it leaves. */

@@ -82,11 +82,29 @@ export class BoundPlan {
     return k;
   }
 
-  runTask(t: number): void {
+  /**
+   * The views of one call whose inputs in `external` ([input, byte offset] pairs) are read in
+   * place: the views into those inputs' buffers move there; the others are this plan's.
+   */
+  viewsFor(external: readonly number[] | undefined): readonly TensorView[] {
+    if (!external || external.length === 0) return this.views;
+    const views = this.views.slice();
+    for (let k = 0; k < external.length; k += 2) {
+      const moved = this.plan.relocatable.find((r) => r.input === external[k]);
+      if (!moved) throw new Error(`input ${external[k]} cannot be read in place by this plan`);
+      for (const v of moved.views) {
+        const d = this.plan.views[v]!;
+        views[v] = { ...this.views[v]!, offset: (external[k + 1]! + d.offset - moved.base) / bytesPerElement(d.dtype) };
+      }
+    }
+    return views;
+  }
+
+  runTask(t: number, views: readonly TensorView[] = this.views): void {
     const task = this.plan.tasks[t]!;
     const call = this.plan.calls[task.call]!;
-    const ins = call.inputs.map((i) => this.views[i]!);
-    const outs = call.outputs.map((i) => this.views[i]!);
+    const ins = call.inputs.map((i) => views[i]!);
+    const outs = call.outputs.map((i) => views[i]!);
     this.#kernel(task.call)(ins, outs, call.params, task.start < 0 ? undefined : { start: task.start, end: task.end });
   }
 }
@@ -100,6 +118,8 @@ export interface TeamOptions {
   readonly thread?: number;
   /** This member is the calling thread: it also runs the calling-thread queue. */
   readonly main?: boolean;
+  /** Inputs read in place: [input index, byte offset] pairs (see BoundPlan.viewsFor). */
+  readonly external?: readonly number[];
 }
 
 /** Where a region's counters and queues are, as Int32 indices. */
@@ -113,6 +133,7 @@ class RegionState {
   constructor(
     readonly h: Int32Array,
     readonly bound: BoundPlan,
+    readonly views: readonly TensorView[] = bound.views,
   ) {
     const plan = bound.plan;
     this.base = bound.region >>> 2;
@@ -177,7 +198,7 @@ class RegionState {
 function run(state: RegionState, task: number, trace: Array<[number, number, number]> | undefined): unknown {
   const started = trace ? performance.timeOrigin + performance.now() : 0;
   try {
-    state.bound.runTask(task);
+    state.bound.runTask(task, state.views);
   } catch (e) {
     state.fail(task);
     return e;
@@ -199,7 +220,7 @@ function failure(task: number, e: unknown): TeamResult['error'] {
  * `runMainTasks` (or here, with `main: true`, when it runs the whole call alone).
  */
 export function runTeam(bound: BoundPlan, memory: MemoryViews, callId: number, options: TeamOptions = {}): TeamResult {
-  const state = new RegionState(memory.i32, bound);
+  const state = new RegionState(memory.i32, bound, bound.viewsFor(options.external));
   const h = state.h;
   const thread = options.thread ?? 0;
   const spin = options.spin ?? 20000;
@@ -254,7 +275,7 @@ async function waitAsyncAlive(h: Int32Array, index: number, value: number, ms: n
  * sleeping (without blocking the event loop) until such a task is queued or the call ends.
  */
 export async function runMainTasks(bound: BoundPlan, memory: MemoryViews, options: TeamOptions = {}): Promise<TeamResult> {
-  const state = new RegionState(memory.i32, bound);
+  const state = new RegionState(memory.i32, bound, bound.viewsFor(options.external));
   const h = state.h;
   const trace: Array<[number, number, number]> | undefined = options.trace ? [] : undefined;
   let ran = 0;

@@ -211,3 +211,31 @@ t.test('reductions to a few elements run as partials combined in a fixed order',
   t.ok(plan.descriptor.tasks.length > 2, `the sum is ${plan.descriptor.tasks.length} tasks`);
   t.same(planHazards(plan.descriptor), []);
 });
+
+t.test("inputs in the pool's shared memory are read in place, with the same results", async (t) => {
+  const pool = weft.createPool({ workers: 2 });
+  t.teardown(() => pool.close());
+  const x = pt.matrix('x');
+  const y = pt.matrix('y');
+  const out = [x.mul(y).add(x.T.dot(y).sum()), x.get(weft.slice(1, null)).exp().sum({ axis: 1 })];
+  const r = rng(12);
+  const plain = [r.normal([300, 300]), r.normal([300, 300])];
+  const shared = plain.map((v) => pool.from(v));
+  t.equal(shared[0]!.data.buffer.constructor.name, 'SharedArrayBuffer');
+  const fn = await weft.compile([x, y], out, { pool, profile: true });
+  const a = await fn(...plain);
+  const b = await fn(...shared);
+  a.forEach((v, j) => sameBits(t, b[j]!, v, `output ${j}`));
+  const executor = new PlannedExecutor(fn.fgraph, () => pool, { workers: 2 });
+  t.same(executor.planFor(plain).plan.descriptor.relocatable.map((e) => e.input), [0, 1], 'both inputs may be read in place');
+  // An input that a node overwrites is copied: the caller's array stays as it was.
+  const m = pt.matrix('m');
+  const inplace = await weft.compile([weft.In(m, { mutable: true })], m.exp().add(1), { pool });
+  const data = pool.from(plain[0]!);
+  const before = Array.from(data.data);
+  near(t, await inplace(data), (weft.tolist(plain[0]!) as number[][]).map((row) => row.map((v) => Math.exp(v) + 1)), 1e-12);
+  t.same(Array.from(data.data), before, 'the caller array is unchanged');
+  const blank = pool.array([2, 3], { dtype: 'float32' });
+  t.same(weft.tolist(blank), [[0, 0, 0], [0, 0, 0]]);
+  t.equal(blank.data.constructor.name, 'Float32Array');
+});
