@@ -1,8 +1,11 @@
 // W2: memory bandwidth of z = x * y + w over 16M float32 values, in GB/s counting the bytes the
-// computation must move (three arrays read, one written: 16 bytes per element). weft's calls
-// also copy the three inputs into its arena and the output out of it (about three times those
-// bytes again, on the calling thread); the figure still counts 16 bytes per element, since that
-// is what a user asked for. The reference row is the plain JS loop on 2 threads.
+// computation must move (three arrays read, one written: 16 bytes per element). With plain
+// arrays, weft's calls also copy the three inputs into its shared memory on the calling thread;
+// arrays made by pool.from are read where they are, as the loop peer reads its SharedArrayBuffers.
+// Either way the workers write the output straight into memory the caller then owns (fresh
+// pages: their first touch is part of the figure, as it is for any library that returns new
+// arrays). The figure counts 16 bytes per element, since that is what a user asked for. The
+// reference row is the plain JS loop on 2 threads.
 import { compare } from '../lib/check.js';
 import { uniform } from '../lib/data.js';
 import type { Suite } from '../lib/suite.js';
@@ -36,23 +39,29 @@ async function run(suite: Suite): Promise<void> {
     const ys = pt.vector('y', 'float32');
     const ws = pt.vector('w', 'float32');
     const z = xs.mul(ys).add(ws);
-    for (const workers of [1, 2]) {
-      await suite.measure({
-        ...common,
-        system: 'weft',
-        config: workersLabel(workers),
-        goals:
-          workers === 2
-            ? [
-                { kind: 'value', label: `85% of C's ${C_TWO_THREADS_GBS} GB/s (BENCH.md)`, atLeast: 0.85 * C_TWO_THREADS_GBS },
-                { kind: 'speedup', label: '1.8x 1 worker (issue 5)', vs: WEFT_1, atLeast: 1.8 },
-              ]
-            : undefined,
-        setup: async () => {
-          const fn = await weft.compile([xs, ys, ws], z, { pool, workers });
-          return { run: async () => float32Data(await fn(x, y, w)) };
-        },
-      });
+    const inPool = [pool.from(x), pool.from(y), pool.from(w)];
+    for (const shared of [false, true]) {
+      for (const workers of [1, 2]) {
+        const config = `${workersLabel(workers)}${shared ? ', inputs from pool.from' : ''}`;
+        const one = shared ? { ...WEFT_1, config: `${WEFT_1.config}, inputs from pool.from` } : WEFT_1;
+        await suite.measure({
+          ...common,
+          system: 'weft',
+          config,
+          goals:
+            workers === 2
+              ? [
+                  { kind: 'value', label: `85% of C's ${C_TWO_THREADS_GBS} GB/s (BENCH.md)`, atLeast: 0.85 * C_TWO_THREADS_GBS },
+                  { kind: 'speedup', label: '1.8x 1 worker (issue 5)', vs: one, atLeast: 1.8 },
+                ]
+              : undefined,
+          setup: async () => {
+            const fn = await weft.compile([xs, ys, ws], z, { pool, workers });
+            const args = shared ? inPool : [x, y, w];
+            return { run: async () => float32Data(await fn(...args)) };
+          },
+        });
+      }
     }
     // Where the time goes: the same calls timed by their tasks only (from fn.profile).
     await suite.measure({

@@ -567,6 +567,20 @@ export function buildPlan(fg: FunctionGraph, inputs: readonly NdArray[], host: H
       const moving = finalViews.flatMap((_, v) => (viewBuffer[v] === buffer ? [v] : []));
       return [{ input, base: resolveOffset(view), views: moving }];
     }),
+    movableOutputs: outputs.flatMap((o, output) => {
+      if (o.kind !== 'view') return [];
+      const buffer = viewBuffer[o.view]!;
+      const d = finalViews[o.view]!;
+      const whole =
+        buffer.writer >= 0 &&
+        d.offset === dataOffset + buffer.offset &&
+        sizeOf(d.shape) * bytesPerElement(d.dtype) === buffer.bytes &&
+        d.stride.every((s, a) => d.shape[a]! <= 1 || s === contiguousStrides(d.shape)[a]);
+      const shared = outputs.some((p, q) => q !== output && p.kind === 'view' && viewBuffer[p.view] === buffer);
+      if (!whole || shared) return [];
+      const moving = finalViews.flatMap((_, v) => (viewBuffer[v] === buffer ? [v] : []));
+      return [{ output, base: d.offset, bytes: buffer.bytes, views: moving }];
+    }),
   };
   return { descriptor, inputViews, outputs, regionInit, work, width, callNodes };
 }

@@ -55,5 +55,5 @@ export default function run(job: TeamJob): TeamResult {
     b = new BoundPlan(plan, job.region, views);
     remember(bound, key, b);
   }
-  return runTeam(b, views, job.callId, { trace: job.trace, thread: threadId, external: job.external });
+  return runTeam(b, views, job.callId, { trace: job.trace, thread: threadId, external: job.external, outputMemory: job.outputMemory });
 }

@@ -77,6 +77,13 @@ export interface PlanDescriptor {
    * that buffer (they move with it). Inputs that a node overwrites are never among them.
    */
   readonly relocatable: ReadonlyArray<{ readonly input: number; readonly base: number; readonly views: readonly number[] }>;
+  /**
+   * Outputs that a call may have written straight into memory the caller then owns, instead of
+   * copying them out of the region: for each, the byte offset and size of its buffer in the
+   * region and every view into that buffer (they move with it). Only an output that is the whole
+   * of a buffer a node writes, and that no other output shares, is among them.
+   */
+  readonly movableOutputs: ReadonlyArray<{ readonly output: number; readonly base: number; readonly bytes: number; readonly views: readonly number[] }>;
 }
 
 /** The message of one team job: join call `callId` in the region at `region`. */
@@ -91,7 +98,12 @@ export interface TeamJob {
   readonly trace?: boolean;
   /** Inputs given in place: pairs [input index, byte offset in shared memory], flattened. */
   readonly external?: readonly number[];
+  /** Outputs written into memory of their own: pairs [output index, buffer] (see movableOutputs). */
+  readonly outputMemory?: OutputMemory;
 }
+
+/** Buffers that outputs are written into directly, by output index (see PlanDescriptor.movableOutputs). */
+export type OutputMemory = ReadonlyArray<readonly [number, ArrayBufferLike]>;
 
 /** What a team member reports when it leaves. */
 export interface TeamResult {

@@ -6,7 +6,7 @@
 import { bytesPerElement, STORAGE, type Dtype, type TypedArray } from '../kernels/dtype.js';
 import { getKernel, type Kernel } from '../kernels/registry.js';
 import type { TensorView } from '../kernels/view.js';
-import { H, type PlanDescriptor, type TeamResult } from './protocol.js';
+import { H, type OutputMemory, type PlanDescriptor, type TeamResult } from './protocol.js';
 
 /** Typed-array views over the whole shared memory, one per dtype (re-made when it grows). */
 export class MemoryViews {
@@ -84,17 +84,30 @@ export class BoundPlan {
 
   /**
    * The views of one call whose inputs in `external` ([input, byte offset] pairs) are read in
-   * place: the views into those inputs' buffers move there; the others are this plan's.
+   * place and whose outputs in `outputMemory` are written into buffers of their own: the views
+   * into those inputs' and outputs' buffers move there; the others are this plan's.
    */
-  viewsFor(external: readonly number[] | undefined): readonly TensorView[] {
-    if (!external || external.length === 0) return this.views;
+  viewsFor(external: readonly number[] | undefined, outputMemory?: OutputMemory): readonly TensorView[] {
+    if (!external?.length && !outputMemory?.length) return this.views;
     const views = this.views.slice();
-    for (let k = 0; k < external.length; k += 2) {
-      const moved = this.plan.relocatable.find((r) => r.input === external[k]);
-      if (!moved) throw new Error(`input ${external[k]} cannot be read in place by this plan`);
+    for (let k = 0; k < (external?.length ?? 0); k += 2) {
+      const moved = this.plan.relocatable.find((r) => r.input === external![k]);
+      if (!moved) throw new Error(`input ${external![k]} cannot be read in place by this plan`);
       for (const v of moved.views) {
         const d = this.plan.views[v]!;
-        views[v] = { ...this.views[v]!, offset: (external[k + 1]! + d.offset - moved.base) / bytesPerElement(d.dtype) };
+        views[v] = { ...this.views[v]!, offset: (external![k + 1]! + d.offset - moved.base) / bytesPerElement(d.dtype) };
+      }
+    }
+    for (const [output, buffer] of outputMemory ?? []) {
+      const moved = this.plan.movableOutputs.find((m) => m.output === output);
+      if (!moved) throw new Error(`output ${output} cannot be written into memory of its own by this plan`);
+      if (buffer.byteLength < moved.bytes) throw new Error(`output ${output} needs ${moved.bytes} bytes, its buffer has ${buffer.byteLength}`);
+      const arrays = new Map<Dtype, TypedArray>();
+      for (const v of moved.views) {
+        const d = this.plan.views[v]!;
+        let data = arrays.get(d.dtype);
+        if (!data) arrays.set(d.dtype, (data = new STORAGE[d.dtype](buffer as ArrayBuffer)));
+        views[v] = { ...this.views[v]!, data, offset: (d.offset - moved.base) / bytesPerElement(d.dtype) };
       }
     }
     return views;
@@ -120,6 +133,8 @@ export interface TeamOptions {
   readonly main?: boolean;
   /** Inputs read in place: [input index, byte offset] pairs (see BoundPlan.viewsFor). */
   readonly external?: readonly number[];
+  /** Outputs written into buffers of their own (see BoundPlan.viewsFor). */
+  readonly outputMemory?: OutputMemory;
 }
 
 /** Where a region's counters and queues are, as Int32 indices. */
@@ -220,7 +235,7 @@ function failure(task: number, e: unknown): TeamResult['error'] {
  * `runMainTasks` (or here, with `main: true`, when it runs the whole call alone).
  */
 export function runTeam(bound: BoundPlan, memory: MemoryViews, callId: number, options: TeamOptions = {}): TeamResult {
-  const state = new RegionState(memory.i32, bound, bound.viewsFor(options.external));
+  const state = new RegionState(memory.i32, bound, bound.viewsFor(options.external, options.outputMemory));
   const h = state.h;
   const thread = options.thread ?? 0;
   const spin = options.spin ?? 20000;
@@ -275,7 +290,7 @@ async function waitAsyncAlive(h: Int32Array, index: number, value: number, ms: n
  * sleeping (without blocking the event loop) until such a task is queued or the call ends.
  */
 export async function runMainTasks(bound: BoundPlan, memory: MemoryViews, options: TeamOptions = {}): Promise<TeamResult> {
-  const state = new RegionState(memory.i32, bound, bound.viewsFor(options.external));
+  const state = new RegionState(memory.i32, bound, bound.viewsFor(options.external, options.outputMemory));
   const h = state.h;
   const trace: Array<[number, number, number]> | undefined = options.trace ? [] : undefined;
   let ran = 0;
