@@ -31,6 +31,8 @@ export {
 export { tolist, type NdArray, type NestedArray } from './tensor/ndarray.js';
 export { slice, Slice } from './tensor/slice.js';
 export { Rng } from './tensor/rng.js';
+export { RandomStream, type UniformOptions, type NormalOptions } from './tensor/random-stream.js';
+export { RandomVariable, UniformRV, NormalRV, IntegersRV, RandomStateType, randomState, randomStateType } from './tensor/random.js';
 export { TensorOp as Op } from './tensor/op.js';
 export { asOp, AsOp, type AsOpSpec, type AsOpFunction } from './tensor/as-op.js';
 export { OpFromGraph, type OpFromGraphOptions, type LopOverride, type RopOverride } from './tensor/op-from-graph.js';

@@ -1,5 +1,6 @@
 // compile(inputs, outputs, options): from variables to a callable. It substitutes givens, adds
-// shared variables as implicit inputs, builds the FunctionGraph (outputs, then update values),
+// shared variables as implicit inputs, adds the default updates of the shared variables it reads
+// (Theano's default_update, e.g. random states), builds the FunctionGraph (outputs, then update values),
 // applies the mode's rewrites, protects outputs that would alias memory weft owns, and wraps an
 // executor in an async function whose updates take effect together, and only when the call succeeds.
 import type { Apply } from '../graph/apply.js';
@@ -23,7 +24,7 @@ import { FAST_RUN, resolveMode, type Mode, type ModeName } from './mode.js';
 // The modes known by name beyond FAST_RUN and FAST_COMPILE register themselves with resolveMode.
 import './debug-mode.js';
 import './nan-guard-mode.js';
-import { setInnerGraphRewriter } from '../tensor/op-from-graph.js';
+import { collectDefaultUpdates, setInnerGraphRewriter } from '../tensor/op-from-graph.js';
 import { FunctionProfile } from './profile.js';
 
 export interface CompileOptions {
@@ -47,6 +48,11 @@ export interface CompileOptions {
   readonly onUnusedInput?: 'raise' | 'warn' | 'ignore';
   /** Accept input values that lose precision when converted to the input's dtype. */
   readonly allowInputDowncast?: boolean;
+  /**
+   * Leave out the default updates of shared variables (Theano's no_default_updates): of all of
+   * them (true), or of those listed. Explicit `updates` always apply.
+   */
+  readonly noDefaultUpdates?: boolean | readonly SharedVariable[];
 }
 
 export interface CallOptions {
@@ -140,6 +146,39 @@ function checkUpdates(updates: CompileOptions['updates'], fnLabel: string): Arra
 }
 
 /**
+ * The default updates of the shared variables the function reads, as Theano adds them: each
+ * one's `defaultUpdate`, or the update an OpFromGraph application computes for one it reads
+ * inside (its hidden output), unless the caller updates the variable, replaces it through
+ * givens, or turns default updates off. Update values may read more such variables: followed.
+ */
+function defaultUpdates(
+  outputs: readonly TensorVariable[],
+  explicit: ReadonlyArray<readonly [TensorSharedVariable, TensorVariable]>,
+  inputs: readonly FunctionInput[],
+  options: CompileOptions,
+  fnLabel: string,
+): Array<[TensorSharedVariable, TensorVariable]> {
+  const off = options.noDefaultUpdates ?? false;
+  if (off === true) return [];
+  if (off !== false && !(Array.isArray(off) && off.every((s) => s instanceof SharedVariable))) {
+    throw new TypeError(`compile (${fnLabel}): noDefaultUpdates must be a boolean or an array of shared variables, got ${String(off)}`);
+  }
+  const skip = new Set<Variable>([
+    ...explicit.map(([s]) => s),
+    ...(off === false ? [] : off),
+    ...(options.givens ?? []).flatMap((g) => (Array.isArray(g) ? [g[0] as Variable] : [])),
+  ]);
+  const roots = [...outputs, ...explicit.map(([, v]) => v)];
+  const found = collectDefaultUpdates(roots, new Set(inputs.map((x) => x.variable)), { wanted: (s) => !skip.has(s), follow: true });
+  return found.map(([s, v]) => {
+    if (!s.type.equals(v.type) && !s.type.convertVariable(v)) {
+      throw new TypeError(`compile (${fnLabel}): the default update of ${s} has type ${v.type} but the shared variable has type ${s.type}`);
+    }
+    return [s, v];
+  });
+}
+
+/**
  * Outputs that would hand the caller memory weft or the caller still uses get a DeepCopyOp. An
  * output written over an input (destroyMap) needs none: the destroy handler refuses graphs that
  * return a value that is overwritten, and executors copy the inputs that nodes overwrite.
@@ -189,7 +228,8 @@ function build(
     if (!isTensorVariable(o)) throw new TypeError(`compile (${fnLabel}): output ${i} is not a tensor variable: ${String(o)}`);
   });
   const fnInputs = normalizeInputs(inputs, fnLabel);
-  const updates = checkUpdates(options.updates, fnLabel);
+  const explicitUpdates = checkUpdates(options.updates, fnLabel);
+  const updates = [...explicitUpdates, ...defaultUpdates(outList, explicitUpdates, fnInputs, options, fnLabel)];
 
   // Givens: replace variables in every output and update expression.
   let targets: Variable[] = [...outList, ...updates.map(([, v]) => v)];

@@ -1,11 +1,13 @@
 // SharedVariable: a variable with a value that lives between calls. Functions read it as an
 // implicit input and may update it; the value is set through its Type's filter, so it always
-// holds a valid value of the variable's type.
+// holds a valid value of the variable's type. A `defaultUpdate` (Theano's default_update) is the
+// new value that compiled functions reading the variable give it when not told otherwise.
 import type { FilterOptions, Type } from './type.js';
 import { Variable } from './variable.js';
 
 export class SharedVariable<T extends Type = Type, V = unknown> extends Variable<T> {
   #value: V;
+  #defaultUpdate: Variable | undefined;
 
   constructor(type: T, value: V, name?: string) {
     super(type, name);
@@ -21,6 +23,27 @@ export class SharedVariable<T extends Type = Type, V = unknown> extends Variable
   setValue(value: unknown, options: { borrow?: boolean } & FilterOptions = {}): void {
     const filtered = this.type.filter(value, { allowDowncast: options.allowDowncast, what: options.what ?? `shared variable ${this}` }) as V;
     this.#value = options.borrow ? filtered : (this.type.ownValue(filtered, value) as V);
+  }
+
+  /**
+   * The update that compile() applies after each call of a function that reads this variable,
+   * unless the function updates it explicitly (or is compiled with `noDefaultUpdates`). Random
+   * streams set it on their states, so that each call draws new numbers.
+   */
+  get defaultUpdate(): Variable | undefined {
+    return this.#defaultUpdate;
+  }
+
+  set defaultUpdate(update: Variable | undefined) {
+    if (update !== undefined) {
+      if (!(update instanceof Variable)) {
+        throw new TypeError(`shared variable ${this}: the default update must be a variable, got ${String(update)}`);
+      }
+      if (!this.type.equals(update.type) && !this.type.convertVariable(update)) {
+        throw new TypeError(`shared variable ${this}: the default update ${update} has type ${update.type}, the variable has type ${this.type}`);
+      }
+    }
+    this.#defaultUpdate = update;
   }
 
   /** A shared variable is its own value holder: cloning a graph keeps it, as a constant would. */

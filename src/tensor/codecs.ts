@@ -1,6 +1,7 @@
 // The op codecs of the tensor ops: each op class written as its props and rebuilt through its
 // constructor. Scalar ops are named (catalog names, casts, composites of named steps): a
 // document selects code only by naming it, never carries any. Closures (asOp) are refused.
+// Random variables are their distribution, dtype and rank; their states are uint32 tensors.
 import type { Apply } from '../graph/apply.js';
 import type { JsonObject, JsonReader, Json } from '../graph/json-reader.js';
 import { registerOpCodec, type GraphRef, type OpBuildContext, type OpCodec, type OpDecoder, type OpEncoder, type OpPlan } from '../graph/op-codecs.js';
@@ -24,6 +25,7 @@ import { MapOp } from './map.js';
 import { LogSoftmax, Softmax, SoftmaxGrad } from './nnet.js';
 import type { TensorOp } from './op.js';
 import { OpFromGraph } from './op-from-graph.js';
+import { IntegersRV, NormalRV, UniformRV, type RandomVariable } from './random.js';
 import { ArgReduce, CAReduce } from './reduce.js';
 import { Reshape } from './reshape.js';
 import * as catalog from './scalar/catalog.js';
@@ -503,7 +505,8 @@ function allCodecs(): ReadonlyArray<OpCodec<TensorOp<TensorVariable | TensorVari
       OpFromGraph,
       ['structure', 'inline', 'overrides'],
       (op, enc) => ({
-        graph: enc.graph(op.inner),
+        // The graph as the user gave it: its hidden outputs (default updates) are found again when it is rebuilt.
+        graph: enc.graph(op.userGraph),
         inline: op.inline,
         name: op.options.name ?? null,
         connectionPattern: op.options.connectionPattern ? op.options.connectionPattern.map((row) => [...row]) : null,
@@ -544,6 +547,45 @@ function allCodecs(): ReadonlyArray<OpCodec<TensorOp<TensorVariable | TensorVari
   return list as unknown as ReadonlyArray<OpCodec<TensorOp<TensorVariable | TensorVariable[]>, never>>;
 }
 
+/**
+ * The node of a random variable on these inputs. Documents do not carry default updates (they
+ * belong to shared variables, not to graphs): a state read by a draw gets that draw's next state
+ * as its default update, unless it has one already, as RandomStream made it.
+ */
+function applyRandom(op: RandomVariable, inputs: readonly Variable[]): Apply {
+  const node = op.makeNode(...inputs);
+  const state = inputs[0];
+  if (state instanceof SharedVariable && state.defaultUpdate === undefined) state.defaultUpdate = node.outputs[0];
+  return node;
+}
+
+/** A codec for a random variable class: its dtype (one of `dtypes`) and rank. */
+function randomCodec<O extends RandomVariable>(name: string, opClass: OpClass<O>, dtypes: readonly Dtype[], make: (dtype: Dtype, ndim: number) => O) {
+  return codec<O, { dtype: Dtype; ndim: number }>(
+    name,
+    opClass,
+    ['dtype', 'ndim'],
+    (op) => ({ dtype: op.dtype, ndim: op.ndim }),
+    (r) => {
+      r.object(['dtype', 'ndim']);
+      return { dtype: r.field('dtype').oneOf(dtypes), ndim: r.field('ndim').int(0, MAX_AXES) };
+    },
+    (p) => make(p.dtype, p.ndim),
+    applyRandom,
+  );
+}
+
+function randomCodecs(): ReadonlyArray<OpCodec<TensorOp<TensorVariable | TensorVariable[]>, never>> {
+  const floats = ['float32', 'float64'] as const;
+  const ints = DTYPES.filter((d) => d !== 'bool' && !floats.includes(d as (typeof floats)[number]));
+  const list = [
+    randomCodec('UniformRV', UniformRV, floats, (d, n) => new UniformRV(d, n)),
+    randomCodec('NormalRV', NormalRV, floats, (d, n) => new NormalRV(d, n)),
+    randomCodec('IntegersRV', IntegersRV, ints, (d, n) => new IntegersRV(d, n)),
+  ];
+  return list as unknown as ReadonlyArray<OpCodec<TensorOp<TensorVariable | TensorVariable[]>, never>>;
+}
+
 let installed = false;
 
 /** Registers the tensor op codecs (once). */
@@ -551,9 +593,15 @@ export function installTensorCodecs(): void {
   if (installed) return;
   installed = true;
   for (const c of allCodecs()) registerOpCodec(c);
+  for (const c of randomCodecs()) registerOpCodec(c);
 }
 
 /** The op type names of the tensor codecs (for tests that check every codec is exercised). */
 export function tensorCodecNames(): string[] {
   return allCodecs().map((c) => c.name);
+}
+
+/** The op type names of the random variable codecs (their round trips are in test/tensor/random.test.ts). */
+export function randomCodecNames(): string[] {
+  return randomCodecs().map((c) => c.name);
 }

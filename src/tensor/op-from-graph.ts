@@ -3,16 +3,22 @@
 // and outer updates of them work). Equal inner graphs make equal ops, so their applications
 // merge. It is differentiated by a pullback that is itself an OpFromGraph, built once; Lop and
 // Rop can be overridden. With `inline: true` an early rewrite expands it into the outer graph.
+// A shared variable read inside whose default update the graph computes (a random draw's state)
+// gets that update as a hidden output of every application: `call` returns the user's outputs,
+// and compile() asks `defaultUpdates(node)` for the rest, so each call advances the state. As in
+// PyTensor, where the state is an implicit input of each application, applications of one op
+// read the same state value within a call and so draw the same numbers (equal applications may
+// then merge); the state advances once. Ops built from different draws read different states.
 import { Apply } from '../graph/apply.js';
 import { DestroyHandler } from '../graph/destroy-handler.js';
 import { cloneReplace } from '../graph/clone.js';
 import { FunctionGraph } from '../graph/fgraph.js';
-import { disconnected, isDisconnected, isNullGrad } from '../graph/gradient.js';
+import { disconnected, gradUndefined, isDisconnected, isNullGrad, NullGradientError } from '../graph/gradient.js';
 import type { KernelCall, SymbolicShape } from '../graph/op.js';
 import { ReferenceExecutor } from '../graph/reference-executor.js';
 import { SharedVariable } from '../graph/shared.js';
 import { graphStructure } from '../graph/structure.js';
-import { ancestors, graphInputs } from '../graph/traversal.js';
+import { ancestors, graphInputs, ioToposort } from '../graph/traversal.js';
 import { isConstant, type Variable } from '../graph/variable.js';
 import { isDiscreteDtype } from '../kernels/dtype.js';
 import type { TensorView } from '../kernels/view.js';
@@ -64,6 +70,13 @@ export class OpFromGraph extends TensorOp<TensorVariable | TensorVariable[]> {
   /** Shared variables the graph reads: inputs of every application, after the explicit ones. */
   readonly shared: readonly TensorSharedVariable[];
   readonly nExplicit: number;
+  /** The user's outputs; the inner graph's outputs after them are the hidden default updates. */
+  readonly nVisible: number;
+  /** The shared variables whose default updates are the hidden outputs, in their order. */
+  readonly updatedShared: readonly TensorSharedVariable[];
+  #userGraph: FunctionGraph | undefined;
+  /** Explicit inputs whose gradient the inner graph does not define, with the reason. */
+  readonly #undefinedGrads = new Map<number, string>();
   #executor: ReferenceExecutor | undefined;
   #compiled: FunctionGraph | undefined;
   #pullback: OpFromGraph | undefined;
@@ -95,7 +108,16 @@ export class OpFromGraph extends TensorOp<TensorVariable | TensorVariable[]> {
     }
     this.shared = shared;
     this.nExplicit = inputs.length;
-    this.inner = new FunctionGraph([...inputs, ...shared], outs);
+    this.nVisible = outs.length;
+    // Default updates of the shared variables read here that the graph can compute from its own
+    // inputs (a draw's next state) become hidden outputs; others stay for the outer function.
+    const readable = new Set<Variable>([...inputs, ...shared]);
+    const hidden = collectDefaultUpdates(outs, blockers, {
+      wanted: (s) => shared.includes(s),
+      usable: (v) => graphInputs([v], readable).every((u) => readable.has(u) || isConstant(u)),
+    });
+    this.updatedShared = hidden.map(([s]) => s);
+    this.inner = new FunctionGraph([...inputs, ...shared], [...outs, ...hidden.map(([, v]) => v)]);
     this.structure = graphStructure(this.inner);
     this.inline = options.inline ?? false;
     this.overrides = `${overrideId(options.lopOverrides)}:${overrideId(options.ropOverrides)}`;
@@ -106,8 +128,37 @@ export class OpFromGraph extends TensorOp<TensorVariable | TensorVariable[]> {
     return this.inner.inputs as TensorVariable[];
   }
 
+  /** Every output of the inner graph: the user's, then the hidden default updates. */
   get innerOutputs(): readonly TensorVariable[] {
     return this.inner.outputs as TensorVariable[];
+  }
+
+  /** The user's outputs of the inner graph. */
+  get visibleOutputs(): readonly TensorVariable[] {
+    return this.innerOutputs.slice(0, this.nVisible);
+  }
+
+  /** The graph as the user gave it (without the hidden outputs): what documents store. */
+  get userGraph(): FunctionGraph {
+    if (this.nVisible === this.inner.outputs.length) return this.inner;
+    return (this.#userGraph ??= new FunctionGraph(this.inner.inputs, this.visibleOutputs, { clone: false }));
+  }
+
+  /** The user's outputs of an application (one variable, or an array when there are several). */
+  override call(...inputs: unknown[]): TensorVariable | TensorVariable[] {
+    const outs = this.makeNode(...inputs).outputs.slice(0, this.nVisible) as TensorVariable[];
+    return outs.length === 1 ? outs[0]! : outs;
+  }
+
+  /**
+   * The default updates that an application computes: [shared variable, new value] for each
+   * hidden output whose shared variable the node still reads (a graph rebuilt with other
+   * variables in those places, as in a pullback, updates nothing).
+   */
+  defaultUpdates(node: Apply): Array<[TensorSharedVariable, TensorVariable]> {
+    return this.updatedShared.flatMap((s, k): Array<[TensorSharedVariable, TensorVariable]> =>
+      node.inputs[this.nExplicit + this.shared.indexOf(s)] === s ? [[s, node.outputs[this.nVisible + k] as TensorVariable]] : [],
+    );
   }
 
   override makeNode(...args: unknown[]): Apply {
@@ -168,12 +219,16 @@ export class OpFromGraph extends TensorOp<TensorVariable | TensorVariable[]> {
     const given = this.options.connectionPattern;
     const computed = this.inner.inputs.map((x) => this.innerOutputs.map((o) => ancestors([o]).includes(x)));
     if (!given) return computed;
-    return computed.map((row, i) => (i < this.nExplicit ? [...given[i]!] : row));
+    // The given pattern covers the explicit inputs and the user's outputs.
+    return computed.map((row, i) => (i < this.nExplicit ? [...given[i]!, ...row.slice(this.nVisible)] : row));
   }
 
-  override Lop(inputs: readonly TensorVariable[], outputs: readonly TensorVariable[], outputGrads: readonly TensorVariable[]): Variable[] {
+  override Lop(inputs: readonly TensorVariable[], allOutputs: readonly TensorVariable[], allGrads: readonly TensorVariable[]): Variable[] {
     const pattern = this.connectionPattern();
     const override = this.options.lopOverrides;
+    // Hidden outputs (default updates) carry no gradient: only the user's outputs enter here.
+    const outputs = allOutputs.slice(0, this.nVisible);
+    const outputGrads = allGrads.slice(0, this.nVisible);
     let grads: ReadonlyArray<Variable | null>;
     if (override instanceof OpFromGraph) {
       const r = override.call(...inputs.slice(0, this.nExplicit), ...outputs, ...outputGrads);
@@ -194,7 +249,8 @@ export class OpFromGraph extends TensorOp<TensorVariable | TensorVariable[]> {
     return inputs.map((x, i) => {
       const g = i < grads.length ? grads[i] : undefined;
       if (!pattern[i]!.some(Boolean) || isDiscreteDtype(x.dtype) || g === null || g === undefined) return disconnected();
-      return g;
+      const why = override ? undefined : this.#undefinedGrads.get(i);
+      return why === undefined ? g : gradUndefined(this, i, why);
     });
   }
 
@@ -202,14 +258,15 @@ export class OpFromGraph extends TensorOp<TensorVariable | TensorVariable[]> {
   pullback(): OpFromGraph {
     if (!this.#pullback) {
       const xs = this.innerInputs.map((x) => x.type.makeVariable(x.name && `${x.name}`));
-      const ys = cloneReplace(this.innerOutputs, this.inner.inputs.map((v, i): [Variable, Variable] => [v, xs[i]!])) as TensorVariable[];
+      const ys = cloneReplace(this.visibleOutputs, this.inner.inputs.map((v, i): [Variable, Variable] => [v, xs[i]!])) as TensorVariable[];
       const gys = ys.map((y, j) => y.type.makeVariable(`g${j}`));
       const wrt = xs.filter((x) => !isDiscreteDtype(x.dtype));
-      const grads = Lop(ys, wrt, gys) as TensorVariable[];
-      // Discrete inputs have no gradient; their slot holds zeros that the outer Lop drops.
-      const byInput = xs.map((x) => {
+      const grads = this.#innerGrads(ys, wrt, gys, xs);
+      // Discrete inputs have no gradient, nor those the graph leaves undefined (the outer Lop says
+      // so); their slots hold zeros that the outer Lop drops.
+      const byInput = xs.map((x, i) => {
         const k = wrt.indexOf(x);
-        return k < 0 ? x.mul(0) : grads[k]!;
+        return k < 0 || this.#undefinedGrads.has(i) ? x.mul(0) : grads[k]!;
       });
       if (byInput.some((g) => isDisconnected(g) || isNullGrad(g))) {
         throw new Error(`${this}: the inner graph has a gradient that is not defined`);
@@ -217,6 +274,27 @@ export class OpFromGraph extends TensorOp<TensorVariable | TensorVariable[]> {
       this.#pullback = new OpFromGraph([...xs, ...gys], byInput, { name: `${this.name}.grad` });
     }
     return this.#pullback;
+  }
+
+  /**
+   * The inner gradients with respect to `wrt`. When some are undefined (a parameter of a random
+   * draw, say), each input is tried alone: the others keep their gradient, and those are recorded.
+   */
+  #innerGrads(ys: readonly TensorVariable[], wrt: readonly TensorVariable[], gys: readonly TensorVariable[], xs: readonly TensorVariable[]): TensorVariable[] {
+    try {
+      return Lop(ys, wrt, gys) as TensorVariable[];
+    } catch (e) {
+      if (!(e instanceof NullGradientError)) throw e;
+    }
+    return wrt.map((x) => {
+      try {
+        return (Lop(ys, [x], gys) as TensorVariable[])[0]!;
+      } catch (e) {
+        if (!(e instanceof NullGradientError)) throw e;
+        this.#undefinedGrads.set(xs.indexOf(x), e.message.replace(/^grad: /, ''));
+        return x.mul(0);
+      }
+    });
   }
 
   override rop(inputs: readonly TensorVariable[], evalPoints: readonly TensorVariable[]): Variable[] {
@@ -229,19 +307,25 @@ export class OpFromGraph extends TensorOp<TensorVariable | TensorVariable[]> {
       r = override(inputs.slice(0, this.nExplicit), evalPoints.slice(0, this.nExplicit));
     } else {
       const push = this.pushforward();
-      const out = push.call(...inputs, ...evalPoints);
+      // Discrete inputs have no tangent (the pushforward ignores their slots, whose zeros may have
+      // another dtype): the input itself stands there.
+      const evs = evalPoints.map((e, i) => (isDiscreteDtype(inputs[i]!.dtype) ? inputs[i]! : e));
+      const out = push.call(...inputs, ...evs);
       r = Array.isArray(out) ? out : [out];
     }
-    return this.innerOutputs.map((o, j) => r[j] ?? o.mul(0));
+    // Hidden outputs (default updates) move with nothing.
+    return this.innerOutputs.map((o, j) => (j >= this.nVisible ? disconnected() : (r[j] ?? o.mul(0))));
   }
 
   /** The pushforward as an OpFromGraph over (inputs..., directions...), built once. */
   pushforward(): OpFromGraph {
     if (!this.#pushforward) {
       const xs = this.innerInputs.map((x) => x.type.makeVariable(x.name));
-      const ys = cloneReplace(this.innerOutputs, this.inner.inputs.map((v, i): [Variable, Variable] => [v, xs[i]!])) as TensorVariable[];
+      const ys = cloneReplace(this.visibleOutputs, this.inner.inputs.map((v, i): [Variable, Variable] => [v, xs[i]!])) as TensorVariable[];
       const evs = xs.map((x, i) => x.type.makeVariable(`v${i}`));
-      const jv = Rop(ys, xs, evs) as TensorVariable[];
+      // Discrete inputs (lengths, indices, random states) have no tangent.
+      const moving = xs.map((x) => !isDiscreteDtype(x.dtype));
+      const jv = Rop(ys, xs.filter((_, i) => moving[i]), evs.filter((_, i) => moving[i])) as TensorVariable[];
       this.#pushforward = new OpFromGraph([...xs, ...evs], jv, { name: `${this.name}.rop` });
     }
     return this.#pushforward;
@@ -255,6 +339,59 @@ export class OpFromGraph extends TensorOp<TensorVariable | TensorVariable[]> {
   override toString(): string {
     return `OpFromGraph{${this.name}}`;
   }
+}
+
+/** An op whose applications compute default updates of shared variables they read (OpFromGraph). */
+interface UpdatingOp {
+  defaultUpdates(node: Apply): ReadonlyArray<readonly [TensorSharedVariable, TensorVariable]>;
+}
+
+function computesUpdates(op: object): op is UpdatingOp {
+  return typeof (op as Partial<UpdatingOp>).defaultUpdates === 'function';
+}
+
+export interface CollectOptions {
+  /** Which shared variables may get a default update here. */
+  readonly wanted: (s: TensorSharedVariable) => boolean;
+  /** Can this update value be computed where it will be used? (Default: yes.) */
+  readonly usable?: (value: TensorVariable) => boolean;
+  /** Look for default updates of the shared variables that update values read, too (compile does). */
+  readonly follow?: boolean;
+}
+
+/**
+ * The default updates that the graph of `roots` (walked down to `blockers`) implies for the
+ * shared variables it reads, as Theano's compile collects them: first those that applications
+ * compute (hidden outputs of OpFromGraph, the first application in graph order for each
+ * variable), then each shared variable's own `defaultUpdate`.
+ */
+export function collectDefaultUpdates(
+  roots: readonly Variable[],
+  blockers: ReadonlySet<Variable>,
+  options: CollectOptions,
+): Array<[TensorSharedVariable, TensorVariable]> {
+  const found = new Map<TensorSharedVariable, TensorVariable>();
+  const visited = new Set<Apply>();
+  let frontier: readonly Variable[] = roots;
+  while (frontier.length > 0) {
+    const added: TensorVariable[] = [];
+    const take = (s: TensorSharedVariable, v: TensorVariable): void => {
+      if (found.has(s) || !options.wanted(s) || !(options.usable?.(v) ?? true)) return;
+      found.set(s, v);
+      added.push(v);
+    };
+    for (const node of ioToposort(blockers, frontier)) {
+      if (visited.has(node)) continue;
+      visited.add(node);
+      if (computesUpdates(node.op)) for (const [s, v] of node.op.defaultUpdates(node)) take(s, v);
+    }
+    for (const v of graphInputs(frontier, blockers)) {
+      const update = v instanceof TensorSharedVariable ? v.defaultUpdate : undefined;
+      if (update !== undefined && isTensorVariable(update)) take(v as TensorSharedVariable, update);
+    }
+    frontier = options.follow ? added : [];
+  }
+  return [...found];
 }
 
 /** A copy of `fg` after the standard rewrites (registered by the compile layer). */
