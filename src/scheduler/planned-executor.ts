@@ -13,6 +13,7 @@ import './inner-planner.js';
 import { isContiguous, sizeOf, type TensorView } from '../kernels/view.js';
 import { makeNdArray, type NdArray } from '../tensor/ndarray.js';
 import { inlineArena, type Arena } from '../workers/arena.js';
+import { MAX_BATCH } from '../workers/job-queue.js';
 import type { Pool } from '../workers/pool.js';
 import { H, type OutputMemory, type PlanDescriptor, type TeamJob, type TeamResult, type ViewDescriptor } from '../workers/protocol.js';
 import { BoundPlan, runMainTasks, runTeam, type MemoryViews } from '../workers/team.js';
@@ -202,8 +203,8 @@ export class PlannedExecutor {
     const pool = this.#pool;
     const workerTasks = d.calls.some((c) => !c.main);
     const inline = !pool || plan.work < INLINE_WORK || !workerTasks;
-    // Calls beyond a few per thread wait their turn here rather than each holding a region.
-    if (!inline) await this.#enter(2 * pool.size);
+    // Calls beyond a batch or two per thread wait their turn here rather than each holding a region.
+    if (!inline) await this.#enter(pool.size * (MAX_BATCH + 1));
     const region = this.#acquire(stored);
     this.#running += 1;
     const base = region.block.offset;

@@ -1,11 +1,12 @@
 // The worker entry (piscina's module): maps the pool's shared memory, loads the kernels (weft's
 // and the users' kernel modules), and for each team job joins the call: it reads the plan from
-// shared memory once, binds it to the call's region, and runs the team loop.
+// shared memory once, binds it to the call's region, and runs the team loop. A batch of jobs
+// (sent when every thread was busy) is run in turn.
 import { threadId, workerData } from 'node:worker_threads';
 import '../kernels/builtin.js';
 import './inner-plan.js';
 import { readText } from './arena.js';
-import type { PlanDescriptor, TeamJob, TeamResult } from './protocol.js';
+import type { PlanDescriptor, TeamJob, TeamMessage, TeamResult } from './protocol.js';
 import { BoundPlan, MemoryViews, runTeam } from './team.js';
 
 const { memory, kernelModules } = workerData as { memory: WebAssembly.Memory; kernelModules: readonly string[] };
@@ -37,7 +38,11 @@ function remember<K, V>(cache: Map<K, V>, key: K, value: V): void {
   if (cache.size > KEEP) cache.delete(cache.keys().next().value as K);
 }
 
-export default function run(job: TeamJob): TeamResult {
+export default function run(message: TeamMessage): TeamResult | TeamResult[] {
+  return 'batch' in message ? message.batch.map(join) : join(message);
+}
+
+function join(job: TeamJob): TeamResult {
   views.refresh();
   if (boundFor?.byteLength !== memory.buffer.byteLength) {
     // The memory grew: views over the old buffer cannot reach the new bytes.

@@ -1,7 +1,8 @@
 // Pools of worker threads (Node): piscina owns the threads (a fixed count, crash replacement,
 // resource limits, a queue of jobs), and the pool adds the shared arena that every worker maps.
-// A call is one piscina job per participating worker; jobs carry only numbers, since plans and
-// data live in shared memory. An idle pool does not keep the process alive.
+// A call is one team job per participating worker; jobs carry only numbers, since plans and
+// data live in shared memory. While every thread is busy, jobs wait in the pool's JobQueue and go
+// out in batches. An idle pool does not keep the process alive.
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
@@ -13,7 +14,8 @@ import { config } from '../tensor/config.js';
 import { makeNdArray, type NdArray } from '../tensor/ndarray.js';
 import type { TensorLike } from '../tensor/variable.js';
 import { Arena } from './arena.js';
-import type { TeamJob, TeamResult } from './protocol.js';
+import { JobQueue } from './job-queue.js';
+import type { TeamJob, TeamMessage, TeamResult } from './protocol.js';
 
 export interface PoolOptions {
   /** Worker threads (default: the machine's available parallelism). */
@@ -48,6 +50,7 @@ export class Pool {
   readonly size: number;
   readonly arena: Arena;
   readonly #piscina: Piscina;
+  readonly #jobs: JobQueue;
   #closed = false;
 
   constructor(options: PoolOptions = {}) {
@@ -65,6 +68,9 @@ export class Pool {
       execArgv: [],
       workerData: { memory: this.arena.memory, kernelModules },
     });
+    // No signal goes to piscina: it would end the thread of a running job. A call's abort flag
+    // stops its running members between tasks, and the queue drops the jobs still waiting.
+    this.#jobs = new JobQueue(size, (message: TeamMessage) => this.#piscina.run(message) as Promise<TeamResult | TeamResult[]>);
   }
 
   get closed(): boolean {
@@ -74,7 +80,7 @@ export class Pool {
   /** Runs one team job (resolves when that member leaves the call). */
   run(job: TeamJob, signal?: AbortSignal): Promise<TeamResult> {
     if (this.#closed) return Promise.reject(new Error('weft: the pool was shut down'));
-    return this.#piscina.run(job, signal ? { signal } : {}) as Promise<TeamResult>;
+    return this.#jobs.run(job, signal);
   }
 
   /**
@@ -97,7 +103,7 @@ export class Pool {
 
   /** Jobs waiting for a thread. */
   get queued(): number {
-    return this.#piscina.queueSize;
+    return this.#jobs.waiting + this.#piscina.queueSize;
   }
 
   async close(): Promise<void> {

@@ -102,6 +102,9 @@ export interface TeamJob {
   readonly outputMemory?: OutputMemory;
 }
 
+/** What a worker is sent: one team job, or several (of distinct calls) to run in turn. */
+export type TeamMessage = TeamJob | { readonly batch: readonly TeamJob[] };
+
 /** Buffers that outputs are written into directly, by output index (see PlanDescriptor.movableOutputs). */
 export type OutputMemory = ReadonlyArray<readonly [number, ArrayBufferLike]>;
 
