@@ -49,6 +49,7 @@ async function run(suite: Suite): Promise<void> {
           const fn = await weft.compile([xs, ys, ws], z, { pool, workers });
           return {
             run: async () => float32Data(await fn(x, y, w)),
+            dispose: () => fn.dispose(),
             info: { nodes: fn.fgraph.toposort().map((n) => String(n.op)) },
           };
         },

@@ -58,7 +58,7 @@ async function run(suite: Suite): Promise<void> {
           setup: async () => {
             const fn = await weft.compile([xs, ys, ws], z, { pool, workers });
             const args = shared ? inPool : [x, y, w];
-            return { run: async () => float32Data(await fn(...args)) };
+            return { run: async () => float32Data(await fn(...args)), dispose: () => fn.dispose() };
           },
         });
       }
@@ -71,7 +71,7 @@ async function run(suite: Suite): Promise<void> {
       note: "the span of the call's tasks in fn.profile, without copying inputs in and the output out",
       setup: async () => {
         const fn = await weft.compile([xs, ys, ws], z, { pool, workers: 2, profile: true });
-        return { run: async () => float32Data(await fn(x, y, w)), lastMs: () => lastTaskSpan(fn) };
+        return { run: async () => float32Data(await fn(x, y, w)), lastMs: () => lastTaskSpan(fn), dispose: () => fn.dispose() };
       },
     });
   } finally {

@@ -49,7 +49,7 @@ async function run(suite: Suite): Promise<void> {
         setup: async () => {
           const fn = await weft.compile([as, bs], c, { pool, workers });
           const [na, nb] = [ndarray(a, [N, N]), ndarray(b, [N, N])];
-          return { run: async () => float32Data(await fn(na, nb)), info: { nodes: fn.fgraph.toposort().map((n) => String(n.op)) } };
+          return { run: async () => float32Data(await fn(na, nb)), dispose: () => fn.dispose(), info: { nodes: fn.fgraph.toposort().map((n) => String(n.op)) } };
         },
       });
     }

@@ -12,7 +12,7 @@ import '../kernels/builtin.js';
 import './inner-planner.js';
 import { isContiguous, sizeOf, type TensorView } from '../kernels/view.js';
 import { makeNdArray, type NdArray } from '../tensor/ndarray.js';
-import { inlineArena, type Arena } from '../workers/arena.js';
+import { inlineArena, type Arena, type IdleHolder } from '../workers/arena.js';
 import { MAX_BATCH } from '../workers/job-queue.js';
 import type { Pool } from '../workers/pool.js';
 import { H, type OutputMemory, type PlanDescriptor, type TeamJob, type TeamResult, type ViewDescriptor } from '../workers/protocol.js';
@@ -86,7 +86,7 @@ export interface PlannedExecutorOptions {
   readonly trace?: boolean;
 }
 
-export class PlannedExecutor {
+export class PlannedExecutor implements IdleHolder {
   readonly host: HostValues;
   readonly #plans = new Map<string, StoredPlan>();
 
@@ -111,6 +111,15 @@ export class PlannedExecutor {
     this.host = new HostValues(fgraph);
     this.#holdings = { arena: this.arena, blocks: new Set() };
     collected.register(this, this.#holdings, this);
+    this.arena.addIdleHolder(this);
+  }
+
+  /** Gives back the regions no call uses now (the arena asks when its memory is full). */
+  releaseIdle(): void {
+    for (const stored of this.#plans.values()) {
+      for (const r of stored.regions) this.#giveBack(r.block);
+      stored.regions.length = 0;
+    }
   }
 
   /**
@@ -121,10 +130,7 @@ export class PlannedExecutor {
     if (this.#disposed) return;
     this.#disposed = true;
     collected.unregister(this);
-    for (const stored of this.#plans.values()) {
-      for (const r of stored.regions) this.#giveBack(r.block);
-      stored.regions.length = 0;
-    }
+    this.releaseIdle();
     if (this.#running === 0) this.#giveBackAll();
   }
 

@@ -30,6 +30,12 @@ export class ArenaFullError extends RangeError {
   }
 }
 
+/** Something that holds idle blocks it could give back (an executor's cached regions). */
+export interface IdleHolder {
+  /** Gives every block it holds but does not use right now back to the arena. */
+  releaseIdle(): void;
+}
+
 export class Arena {
   readonly memory: WebAssembly.Memory;
   readonly views: MemoryViews;
@@ -38,6 +44,8 @@ export class Arena {
   readonly #collected = new FinalizationRegistry<Block>((block) => this.release(block));
   #top = ALIGN;
   readonly #free = new Map<number, number[]>();
+  /** Holders of idle blocks, asked to give them back when the memory cannot grow (held weakly). */
+  readonly #idleHolders = new Set<WeakRef<IdleHolder>>();
 
   constructor(initialBytes = 16 << 20) {
     const pages = Math.max(1, Math.ceil(initialBytes / PAGE));
@@ -61,9 +69,9 @@ export class Arena {
       const grow = Math.max(need, Math.ceil(this.memory.buffer.byteLength / PAGE / 2));
       const pages = this.memory.buffer.byteLength / PAGE;
       if (pages + need > MAX_PAGES) {
-        const split = this.#split(size);
-        if (split === undefined) throw new ArenaFullError(bytes);
-        return { offset: split, size };
+        const reused = this.#split(size) ?? this.#reclaim(size);
+        if (reused === undefined) throw new ArenaFullError(bytes);
+        return { offset: reused, size };
       }
       this.memory.grow(Math.min(grow, MAX_PAGES - pages));
       this.views.refresh();
@@ -84,6 +92,25 @@ export class Arena {
     const offset = this.#free.get(from)!.pop()!;
     for (let c = from / 2; c >= size; c /= 2) this.release({ offset: offset + c, size: c });
     return offset;
+  }
+
+  /** Registers a holder of idle blocks, asked to give them back when the memory is full. */
+  addIdleHolder(holder: IdleHolder): void {
+    this.#idleHolders.add(new WeakRef(holder));
+  }
+
+  /**
+   * When the memory is full: idle regions cached by functions (each keeps one per plan for its
+   * next call) are given back, then the request is tried again. A program that compiled many
+   * functions over large inputs and still holds them would otherwise hit the 4 GiB limit.
+   */
+  #reclaim(size: number): number | undefined {
+    for (const ref of this.#idleHolders) {
+      const holder = ref.deref();
+      if (holder === undefined) this.#idleHolders.delete(ref);
+      else holder.releaseIdle();
+    }
+    return this.#free.get(size)?.pop() ?? this.#split(size);
   }
 
   release(block: { offset: number; size: number }): void {

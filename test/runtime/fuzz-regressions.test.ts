@@ -1,13 +1,13 @@
 // Runtime bugs the differential fuzzer found, each as the smallest test that shows it: regions
 // past 2 GiB of the arena, arena blocks that executors never gave back, a full arena that could
-// not reuse a released block of another size class, and a calling thread whose missed wake-up
-// let the process exit in the middle of a call.
+// not reuse a released block of another size class (nor the idle regions functions keep), and a
+// calling thread whose missed wake-up let the process exit in the middle of a call.
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { PlannedExecutor } from '../../src/scheduler/planned-executor.js';
 import { makeNdArray } from '../../src/tensor/ndarray.js';
-import { Arena } from '../../src/workers/arena.js';
+import { Arena, type Block } from '../../src/workers/arena.js';
 import { pt, weft } from '../helpers.js';
 
 const N = 1 << 16;
@@ -77,6 +77,48 @@ t.test('a full arena serves a request from a larger released block', (t) => {
   t.same(offsets, [0, 2 ** 29, 2 ** 30, 3 * 2 ** 29], 'the released block was cut into four');
   t.throws(() => arena.allocate(2 ** 29), { name: 'ArenaFullError' }, 'then the arena is full');
   t.end();
+});
+
+t.test('a full arena asks the holders of idle blocks to give them back', (t) => {
+  const arena = new Arena(1 << 16);
+  const asked: string[] = [];
+  let idle: Block | undefined = arena.allocate(2 ** 30);
+  const holder = {
+    releaseIdle(): void {
+      asked.push('holder');
+      if (idle) arena.release(idle);
+      idle = undefined;
+    },
+  };
+  arena.addIdleHolder(holder);
+  arena.allocate(2 ** 31);
+  arena.allocate(2 ** 29);
+  t.same(asked, [], 'not asked while the memory can grow');
+  const reclaimed = arena.allocate(2 ** 30);
+  t.same(asked, ['holder'], 'asked once the memory is full');
+  t.ok(reclaimed.offset > 0 && reclaimed.size === 2 ** 30, 'the request got the idle block');
+  t.throws(() => arena.allocate(2 ** 30), { name: 'ArenaFullError' }, 'with nothing idle left, the arena is full');
+  t.same(asked, ['holder', 'holder'], 'asked again before giving up');
+  t.end();
+});
+
+t.test('functions give back their idle regions when the arena is full', async (t) => {
+  // 3.5 GiB held (address space only), so that one region of 256 MiB (64 MB in, 64 MB out) fits
+  // and a second does not: each function keeps its region for its next call, and the next
+  // function runs only because the arena asks for the idle one back.
+  const pool = weft.createPool({ workers: 1 });
+  t.teardown(() => pool.close());
+  for (const bytes of [2 ** 31, 2 ** 30, 2 ** 29]) pool.arena.allocate(bytes);
+  const x = pt.vector('x', 'float32');
+  const n = 2 ** 24;
+  const big = new Float32Array(n).fill(0.5);
+  const fns = [];
+  for (const k of [1, 2, 3]) fns.push(await weft.compile([x], x.mul(k), { pool, workers: 1 }));
+  t.equal((await fns[0]!(big)).data[n - 1], 0.5, 'the first function takes the one region that fits');
+  t.equal((await fns[1]!(big)).data[n - 1], 1, 'the second runs in the region the first gave back');
+  t.equal((await fns[2]!(big)).data[0], 1.5, 'and the third');
+  t.equal((await fns[0]!(big)).data[0], 0.5, 'and the first again');
+  t.equal(pool.arena.byteLength, 2 ** 32, 'the memory is at its limit');
 });
 
 t.test('a calling thread that misses its wake-up still sees the call end (the process stays alive)', (t) => {
