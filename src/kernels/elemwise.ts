@@ -1,7 +1,8 @@
 // Generated element-wise loops. An element-wise computation is given as JS source: statements
 // and one result expression per output over the inputs x0, x1, ... (helpers as L.name). Loops
-// are compiled once per source and access pattern, and cached: a contiguous fast path (inputs
-// contiguous or broadcast scalars) and a general strided path with broadcasting (stride 0).
+// are compiled once per source and access pattern, and cached: a flat fast path (each input
+// contiguous, a broadcast scalar, a block repeated along leading axes such as a bias row, or
+// each element repeated along trailing axes) and a general strided path with broadcasting.
 import { scalarLib } from './scalar-lib.js';
 import { isContiguous, sizeOf, type Range, type TensorView } from './view.js';
 
@@ -13,47 +14,113 @@ export interface ElemwiseSource {
   readonly results: readonly string[];
 }
 
-type Loop = (ins: readonly TensorView[], outs: readonly TensorView[], start: number, end: number) => void;
+/** `periods[k]`: the block length of input k when its access is 'r' or 'e' (see FlatAccess). */
+type Loop = (ins: readonly TensorView[], outs: readonly TensorView[], start: number, end: number, periods: readonly number[]) => void;
 
+/** Compiled loops by source text and pattern (the same source from any op shares them). */
 const loops = new Map<string, Loop>();
+/** The same, by source object: a kernel is given one object per plan, so the lookup is cheap. */
+const bySource = new WeakMap<ElemwiseSource, Map<string, Loop>>();
 
-function sourceKey(src: ElemwiseSource): string {
-  return `${src.nin}|${src.body}|${src.results.join('|')}`;
-}
-
-function compile(key: string, code: string): Loop {
-  let loop = loops.get(key);
+function loopFor(src: ElemwiseSource, key: string, code: () => string): Loop {
+  let mine = bySource.get(src);
+  if (!mine) bySource.set(src, (mine = new Map()));
+  let loop = mine.get(key);
   if (!loop) {
-    loop = new Function('L', code)(scalarLib) as Loop;
-    loops.set(key, loop);
+    const full = `${key}|${src.nin}|${src.body}|${src.results.join('|')}`;
+    loop = loops.get(full);
+    if (!loop) {
+      loop = new Function('L', code())(scalarLib) as Loop;
+      loops.set(full, loop);
+    }
+    mine.set(key, loop);
   }
   return loop;
 }
 
-/** Per input: 'c' contiguous with the output's shape, 's' one value broadcast everywhere. */
-function fastPattern(ins: readonly TensorView[], outs: readonly TensorView[]): string | undefined {
+/**
+ * How an input is read at flat output index i on the fast path: 'c' contiguous (element i),
+ * 's' one value everywhere, 'r' a block of P elements repeated along leading axes (element
+ * i mod P: a bias row), 'e' each element repeated P times along trailing axes (element i / P).
+ */
+type FlatAccess = 'c' | 's' | 'r' | 'e';
+
+/** Whether `stride` over `shape` (axes from..to) is the row-major layout of those axes. */
+function rowMajor(shape: readonly number[], stride: readonly number[], from: number, to: number): boolean {
+  let step = 1;
+  for (let a = to - 1; a >= from; a--) {
+    if (shape[a] !== 1 && stride[a] !== step) return false;
+    step *= shape[a]!;
+  }
+  return true;
+}
+
+function broadcastOver(shape: readonly number[], stride: readonly number[], from: number, to: number): boolean {
+  for (let a = from; a < to; a++) if (shape[a] !== 1 && stride[a] !== 0) return false;
+  return true;
+}
+
+function product(shape: readonly number[], from: number, to: number): number {
+  let n = 1;
+  for (let a = from; a < to; a++) n *= shape[a]!;
+  return n;
+}
+
+/** The fast-path access of one input (already broadcast to `shape`), with its block length. */
+function flatAccess(v: TensorView, shape: readonly number[]): [FlatAccess, number] | undefined {
+  const nd = shape.length;
+  if (broadcastOver(shape, v.stride, 0, nd)) return ['s', 1];
+  if (rowMajor(shape, v.stride, 0, nd)) return ['c', 1];
+  for (let split = 1; split < nd; split++) {
+    if (broadcastOver(shape, v.stride, 0, split) && rowMajor(shape, v.stride, split, nd)) return ['r', product(shape, split, nd)];
+    if (rowMajor(shape, v.stride, 0, split) && broadcastOver(shape, v.stride, split, nd)) return ['e', product(shape, split, nd)];
+  }
+  return undefined;
+}
+
+/** The inputs' accesses as a string (one letter each) and their block lengths; none when an output is strided. */
+function fastPattern(ins: readonly TensorView[], outs: readonly TensorView[]): { pattern: string; periods: number[] } | undefined {
   for (const o of outs) if (!isContiguous(o)) return undefined;
   const shape = outs[0]!.shape;
   let pattern = '';
+  const periods: number[] = [];
   for (const v of ins) {
-    if (v.stride.every((s, i) => s === 0 || shape[i] === 1)) pattern += 's';
-    else if (v.shape.length === shape.length && v.shape.every((d, i) => d === shape[i]) && isContiguous(v)) pattern += 'c';
-    else return undefined;
+    const access = flatAccess(v, shape);
+    if (!access) return undefined;
+    pattern += access[0];
+    periods.push(access[1]);
   }
-  return pattern;
+  return { pattern, periods };
 }
 
 function fastLoopCode(src: ElemwiseSource, pattern: string, nout: number): string {
-  const lines: string[] = ['return function fast(ins, outs, start, end) {'];
+  const lines: string[] = ['return function fast(ins, outs, start, end, periods) {'];
   for (let k = 0; k < nout; k++) lines.push(`  const od${k} = outs[${k}].data, oo${k} = outs[${k}].offset;`);
+  const step: string[] = [];
   for (let k = 0; k < src.nin; k++) {
-    if (pattern[k] === 's') lines.push(`  const x${k} = ins[${k}].data[ins[${k}].offset];`);
-    else lines.push(`  const d${k} = ins[${k}].data, p${k} = ins[${k}].offset;`);
+    const access = pattern[k] as FlatAccess;
+    if (access === 's') {
+      lines.push(`  const x${k} = ins[${k}].data[ins[${k}].offset];`);
+      continue;
+    }
+    lines.push(`  const d${k} = ins[${k}].data, p${k} = ins[${k}].offset;`);
+    if (access === 'r') {
+      // A counter that wraps, rather than i % P per element.
+      lines.push(`  const P${k} = periods[${k}]; let j${k} = start % P${k};`);
+      step.push(`if (++j${k} === P${k}) j${k} = 0;`);
+    } else if (access === 'e') {
+      lines.push(`  const P${k} = periods[${k}]; let j${k} = start % P${k}, e${k} = p${k} + (start - j${k}) / P${k};`);
+      step.push(`if (++j${k} === P${k}) { j${k} = 0; e${k}++; }`);
+    }
   }
   lines.push('  for (let i = start; i < end; i++) {');
-  for (let k = 0; k < src.nin; k++) if (pattern[k] === 'c') lines.push(`    const x${k} = d${k}[p${k} + i];`);
+  for (let k = 0; k < src.nin; k++) {
+    const read = { c: `d${k}[p${k} + i]`, r: `d${k}[p${k} + j${k}]`, e: `d${k}[e${k}]`, s: undefined }[pattern[k] as FlatAccess];
+    if (read) lines.push(`    const x${k} = ${read};`);
+  }
   if (src.body) lines.push(`    ${src.body}`);
   src.results.forEach((r, k) => lines.push(`    od${k}[oo${k} + i] = ${r};`));
+  if (step.length > 0) lines.push(`    ${step.join(' ')}`);
   lines.push('  }', '};');
   return lines.join('\n');
 }
@@ -106,11 +173,7 @@ export function runElemwise(src: ElemwiseSource, ins: readonly TensorView[], out
   const start = range?.start ?? 0;
   const end = range?.end ?? sizeOf(outs[0]!.shape);
   if (start >= end) return;
-  const key = sourceKey(src);
-  const pattern = outs[0]!.shape.length === 0 ? undefined : fastPattern(ins, outs);
-  const loop =
-    pattern === undefined
-      ? compile(`g|${outs.length}|${key}`, generalLoopCode(src, outs.length))
-      : compile(`f|${pattern}|${outs.length}|${key}`, fastLoopCode(src, pattern, outs.length));
-  loop(ins, outs, start, end);
+  const fast = outs[0]!.shape.length === 0 ? undefined : fastPattern(ins, outs);
+  if (fast === undefined) loopFor(src, `g|${outs.length}`, () => generalLoopCode(src, outs.length))(ins, outs, start, end, []);
+  else loopFor(src, `f|${fast.pattern}|${outs.length}`, () => fastLoopCode(src, fast.pattern, outs.length))(ins, outs, start, end, fast.periods);
 }

@@ -210,7 +210,7 @@ export class PlannedExecutor implements IdleHolder {
     const workerTasks = d.calls.some((c) => !c.main);
     const inline = !pool || plan.work < INLINE_WORK || !workerTasks;
     // Calls beyond a batch or two per thread wait their turn here rather than each holding a region.
-    if (!inline) await this.#enter(pool.size * (MAX_BATCH + 1));
+    if (!inline) await this.#enter(pool.size * (2 * MAX_BATCH + 1));
     const region = this.#acquire(stored);
     this.#running += 1;
     const base = region.block.offset;

@@ -232,6 +232,52 @@ t.test('kernel: broadcast scalars on the fast path agree with stride-0 views on 
   t.pass('an empty output runs no iteration');
 });
 
+t.test('kernel: blocks repeated along leading axes and elements repeated along trailing axes', async (t) => {
+  // Inputs broadcast to [3, 4, 5] by stride 0: a bias-like block read as element i mod P, a
+  // column-like input read as element i / P, and one the fast path cannot flatten ([0, 1, 0]).
+  const shape = [3, 4, 5];
+  const n = 60;
+  const node = pt.sub(pt.tensor3('x0'), pt.tensor3('x1')).owner!;
+  const src = (node.op as Elemwise).source(node);
+  const cases: ReadonlyArray<[string, readonly number[]]> = [
+    ['row of 20 repeated', [0, 5, 1]],
+    ['row of 5 repeated', [0, 0, 1]],
+    ['each of 3 repeated 20 times', [1, 0, 0]],
+    ['each of 12 repeated 5 times', [4, 1, 0]],
+    ['middle axis only', [0, 1, 0]],
+    ['scalar', [0, 0, 0]],
+  ];
+  const dense = randomValues('float64', n);
+  const contiguous = viewOf('float64', shape, dense, LAYOUTS[0]!);
+  const at = (stride: readonly number[], i: number): number => {
+    const idx = [Math.floor(i / 20), Math.floor(i / 5) % 4, i % 5];
+    return idx.reduce((p, j, a) => p + j * stride[a]!, 0);
+  };
+  const column = new Float64Array(randomValues('float64', 12));
+  const each12: TensorView = { data: column, offset: 0, shape, stride: [4, 1, 0] };
+  for (const [name, stride] of cases) {
+    // An offset, so that reads must start from the view's offset.
+    const data = new Float64Array([99, ...randomValues('float64', 20)]);
+    const broadcast: TensorView = { data, offset: 1, shape, stride };
+    const value = (i: number): number => data[1 + at(stride, i)]!;
+    const pairs: ReadonlyArray<[string, TensorView, (i: number) => number]> = [
+      ['minus a contiguous input', contiguous, (i) => dense[i]!],
+      ['minus each of 12 repeated', each12, (i) => column[at([4, 1, 0], i)]!],
+    ];
+    for (const [second, other, otherValue] of pairs) {
+      const want = Array.from({ length: n }, (_, i) => value(i) - otherValue(i));
+      for (const outLayout of [LAYOUTS[0]!, LAYOUTS[3]!]) {
+        for (const ranges of [[[0, n]], [[0, 7], [7, 33], [33, 60]], [[0, 1], [1, 59], [59, 60]]] as Array<Array<[number, number]>>) {
+          const out = viewOf('float64', shape, new Array<number>(n).fill(0), outLayout);
+          for (const [start, end] of ranges) runElemwise(src, [broadcast, other], [out], { start, end });
+          const got = read(out);
+          t.ok(got.every((g, i) => Object.is(g, want[i])), `${name} ${second} -> ${outLayout.name}, ranges ${JSON.stringify(ranges)}`);
+        }
+      }
+    }
+  }
+});
+
 t.test('large arrays: the compiled function on contiguous and transposed inputs', async (t) => {
   const a = r.normal([300, 200]);
   const b = r.normal([200, 300]);
