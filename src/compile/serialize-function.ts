@@ -57,6 +57,8 @@ export function serialize(variablesOrFn: TensorVariable | readonly TensorVariabl
       name: fn.name === 'weft function' ? undefined : fn.name,
       inputOptions: fn.inputs.map((x) => ({ mutable: x.mutable, borrow: x.borrow, name: x.name })),
       updates: fn.updated.map((s, k) => [s, fg.outputs[nOut + k]!] as const),
+      // Default updates belong to the user's graph, which reads the inputs the function was compiled from.
+      originalInputs: fn.inputs.map((x, i) => [x.variable, fg.inputs[i]!] as const),
     });
   }
   const outputs: readonly unknown[] = Array.isArray(variablesOrFn) ? variablesOrFn : [variablesOrFn];

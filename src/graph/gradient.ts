@@ -266,7 +266,10 @@ export function gradWith(
 
 /**
  * Forward mode: the directional derivatives of `outputs` in the directions `evalPoints` (one per
- * `wrt` variable, of its type). Outputs that do not depend on `wrt` get zeros.
+ * `wrt` variable, of its type). Outputs that do not depend on `wrt` get zeros. Discrete variables
+ * (integers, bools, random states) have no tangent, as grad gives them no gradient: a discrete
+ * `wrt` variable moves nothing, and an op's rop gets `disconnected()` as the eval point of each
+ * discrete input (zeros for a continuous input that does not move).
  */
 export function ropWith(
   algebra: GradAlgebra,
@@ -283,7 +286,7 @@ export function ropWith(
     if (!v.type.equals(ev.type) && !v.type.convertVariable(ev)) {
       throw new TypeError(`Rop: the evaluation point for ${v} has type ${ev.type}, expected ${v.type}`);
     }
-    tangent.set(v, ev);
+    if (!algebra.isDiscrete(v)) tangent.set(v, ev);
   });
   for (const node of ioToposort(wrt, outputs)) {
     if (!node.inputs.some((inp) => tangent.has(inp))) continue;
@@ -295,7 +298,7 @@ export function ropWith(
     );
     if (!moving.some(Boolean)) continue;
     if (!node.op.rop) throw new Error(`Rop: ${node.op} has no rop (used by ${node})`);
-    const evs = node.inputs.map((inp) => tangent.get(inp) ?? algebra.zerosLike(inp));
+    const evs = node.inputs.map((inp) => tangent.get(inp) ?? (algebra.isDiscrete(inp) ? disconnected() : algebra.zerosLike(inp)));
     const outs = node.op.rop(node.inputs, evs);
     if (outs.length !== node.outputs.length) {
       throw new Error(`${node.op}.rop returned ${outs.length} values for ${node.outputs.length} outputs`);

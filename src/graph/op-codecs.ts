@@ -7,13 +7,19 @@ import type { Apply } from './apply.js';
 import type { FunctionGraph } from './fgraph.js';
 import type { JsonObject, JsonReader } from './json-reader.js';
 import type { Op } from './op.js';
+import type { SharedVariable } from './shared.js';
 import type { Type } from './type.js';
 import type { Variable } from './variable.js';
 
 /** What a codec's `encode` may ask of the document being written. */
 export interface OpEncoder {
-  /** The index of an inner graph in the document's graph table (each graph is written once). */
-  graph(fg: FunctionGraph): number;
+  /**
+   * The index of an inner graph in the document's graph table (each graph is written once).
+   * `defaultUpdates` names variables of `fg` that compute default updates of shared variables
+   * (an OpFromGraph's hidden outputs): the document may name them as those variables' default
+   * updates, which a reader sets before it builds the ops that use the graph.
+   */
+  graph(fg: FunctionGraph, defaultUpdates?: ReadonlyArray<readonly [SharedVariable, Variable]>): number;
   /** A nested op (an op-valued prop, e.g. an override) as `{ type, props }`. */
   op(op: Op): JsonObject;
   /** A type as JSON. */

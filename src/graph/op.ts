@@ -105,7 +105,10 @@ export abstract class Op<Out = Variable | Variable[]> {
   /** Like `grad` but also given the node's outputs (Theano's L_op); defaults to `grad`. */
   Lop?(inputs: readonly Variable[], outputs: readonly Variable[], outputGrads: readonly Variable[]): Variable[];
 
-  /** The pushforward: one directional derivative per output, given one per input. */
+  /**
+   * The pushforward: one directional derivative per output, given one per input. Discrete inputs
+   * (integers, bools, random states) have no tangent: their eval points are `disconnected()`.
+   */
   rop?(inputs: readonly Variable[], evalPoints: readonly Variable[]): Variable[];
 
   /** pattern[i][j]: does output j depend on input i? Defaults to all true. */

@@ -15,7 +15,7 @@ import { isConstant, type Variable } from './variable.js';
 // graphs (OpFromGraph, Map) and shared variables (with their values) are tables of the whole
 // document, so each is written once however many ops use it.
 //   { format: "weft-graph", version: 1, kind: "variables" | "function",
-//     shared:    [{ name?, type, value }]               shared variables, with their values
+//     shared:    [{ name?, type, value, defaultUpdate? }]   shared variables, their values, default updates
 //     graphs:    [graph]                                inner graphs of ops; graph k may use graphs < k
 //     variables, nodes, inputs, outputs                 the main graph (the fields of a graph)
 //     name, inputOptions: [{ mutable, borrow, name }], updates: [{ shared, value }]   (functions) }
@@ -23,9 +23,12 @@ import { isConstant, type Variable } from './variable.js';
 //               inputs: [variable id], outputs: [variable id] }
 //   variable: { kind: "input", type, name? } | { kind: "constant", type, value, name? }
 //           | { kind: "shared", shared: index } | { kind: "output", node, index, type, name? }
+//   defaultUpdate: { graph?, variable }               a variable of graphs[graph], or of the main graph
 // A variable id is its position in `variables`; a node reads only inputs, constants, shared
-// variables and outputs of nodes before it (so no document describes a cycle). Types and values
-// are the type codec's (tensors: tensor/value-codec.ts); props are the op codec's.
+// variables and outputs of nodes before it (so no document describes a cycle). A default update
+// is set as soon as its graph is built, before the graphs after it (whose OpFromGraph ops look
+// for it); the main graph may compute default updates after its outputs. Types and values are
+// the type codec's (tensors: tensor/value-codec.ts); props are the op codec's.
 
 export const DOCUMENT_FORMAT = 'weft-graph';
 export const DOCUMENT_VERSION = 1;
@@ -62,6 +65,11 @@ export interface FunctionSpec {
   readonly name: string | undefined;
   readonly inputOptions: readonly InputOptions[];
   readonly updates: ReadonlyArray<readonly [SharedVariable, Variable]>;
+  /**
+   * The variables the function was compiled from, each with the input of its graph that stands
+   * for it: default updates of its shared variables may read them.
+   */
+  readonly originalInputs?: ReadonlyArray<readonly [Variable, Variable]>;
 }
 
 export interface InputOptions {
@@ -70,22 +78,87 @@ export interface InputOptions {
   readonly name: string | undefined;
 }
 
-interface EncodedGraph {
-  readonly variables: JsonObject[];
-  readonly nodes: JsonObject[];
-  readonly inputs: number[];
-  readonly outputs: number[];
-  readonly ids: ReadonlyMap<Variable, number>;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Writing
+
+/** A graph being written: its variables and nodes so far. More outputs extend it (default updates). */
+class GraphWriter {
+  readonly ids = new Map<Variable, number>();
+  readonly variables: JsonObject[] = [];
+  readonly nodes: JsonObject[] = [];
+  readonly inputs: readonly number[];
+  readonly #inputSet: ReadonlySet<Variable>;
+
+  /**
+   * The graph over `inputs` (root variables). `aliases` are variables outside it that stand for
+   * some of its inputs (a function's original inputs for the inputs of its graph).
+   */
+  constructor(
+    readonly writer: Writer,
+    inputs: readonly Variable[],
+    readonly what: string,
+    aliases: ReadonlyArray<readonly [Variable, Variable]> = [],
+  ) {
+    this.#inputSet = new Set(inputs);
+    inputs.forEach((v) => {
+      if (this.ids.has(v)) throw new TypeError(`serialize: ${v} is given twice as an input of ${what}`);
+      if (v.owner !== null) throw new TypeError(`serialize: the input ${v} of ${what} is computed by ${v.owner.op}; inputs must be root variables`);
+      this.#leaf(v, what);
+    });
+    this.inputs = inputs.map((v) => this.ids.get(v)!);
+    for (const [outside, input] of aliases) if (!this.ids.has(outside)) this.ids.set(outside, this.ids.get(input)!);
+  }
+
+  #add(v: Variable, entry: Record<string, Json>): number {
+    if (v.name !== undefined && !(v instanceof SharedVariable)) entry.name = v.name;
+    this.ids.set(v, this.variables.length);
+    this.variables.push(entry);
+    return this.variables.length - 1;
+  }
+
+  #leaf(v: Variable, what: string): number {
+    const known = this.ids.get(v);
+    if (known !== undefined) return known;
+    const w = this.writer;
+    if (v instanceof SharedVariable) return this.#add(v, { kind: 'shared', shared: w.sharedIndex(v) });
+    if (isConstant(v)) return this.#add(v, { kind: 'constant', type: w.type(v.type), value: w.types.encodeValue(v.type, v.data) });
+    if (!this.#inputSet.has(v)) {
+      throw new TypeError(`serialize: ${what} needs ${v} (${v.type}), which is neither an input of ${this.what}, a constant nor a shared variable`);
+    }
+    return this.#add(v, { kind: 'input', type: w.type(v.type) });
+  }
+
+  /** The ids of `outputs`, after writing the nodes that compute them (those not written yet). */
+  write(outputs: readonly Variable[], what = this.what): number[] {
+    const start = this.nodes.length;
+    ioToposort([...this.ids.keys()], outputs).forEach((node: Apply, k) => {
+      const ins = node.inputs.map((v) => this.#leaf(v, what));
+      this.nodes.push({ op: this.writer.op(node.op), inputs: ins });
+      node.outputs.forEach((o, j) => this.#add(o, { kind: 'output', node: start + k, index: j, type: this.writer.type(o.type) }));
+    });
+    return outputs.map((v) => this.#leaf(v, what));
+  }
+
+  /** The graph's fields in a document. */
+  json(outputs: readonly number[]): Record<string, Json> {
+    return { variables: this.variables, nodes: this.nodes, inputs: [...this.inputs], outputs: [...outputs] };
+  }
+}
+
+/** A graph of the table as written, and where default updates may be found in it. */
+interface WrittenGraph {
+  readonly ids: ReadonlyMap<Variable, number>;
+  /** Variables of it that compute these shared variables' default updates (OpFromGraph's hidden outputs). */
+  readonly defaultUpdates: ReadonlyMap<SharedVariable, Variable>;
+}
 
 class Writer implements OpEncoder {
   readonly shared: SharedVariable[] = [];
   readonly graphs: JsonObject[] = [];
   readonly #sharedIds = new Map<SharedVariable, number>();
   readonly #graphIds = new Map<FunctionGraph, number>();
+  /** The graphs of the table, by index. */
+  readonly #written: WrittenGraph[] = [];
 
   constructor(readonly types: TypeCodec) {}
 
@@ -99,16 +172,32 @@ class Writer implements OpEncoder {
     return k;
   }
 
-  graph(fg: FunctionGraph): number {
+  graph(fg: FunctionGraph, defaultUpdates: ReadonlyArray<readonly [SharedVariable, Variable]> = []): number {
     let k = this.#graphIds.get(fg);
     if (k === undefined) {
-      const g = this.encodeGraph(fg.inputs, fg.outputs, 'an inner graph');
+      const g = new GraphWriter(this, fg.inputs, 'an inner graph');
+      const outputs = g.write(fg.outputs);
       // Inner graphs that this one uses were added while it was written: they come before it.
       k = this.graphs.length;
-      this.graphs.push({ variables: g.variables, nodes: g.nodes, inputs: g.inputs, outputs: g.outputs });
+      this.graphs.push(g.json(outputs));
+      this.#written.push({ ids: g.ids, defaultUpdates: new Map(defaultUpdates) });
       this.#graphIds.set(fg, k);
     }
     return k;
+  }
+
+  /**
+   * Where the document finds `update`, the default update of `s`: the variable itself or one
+   * that computes it in the first graph of the table that has it (a reader sets it once that
+   * graph is built, before the ops that look for it), else in the main graph, which is extended
+   * to compute it when it does not yet.
+   */
+  defaultUpdate(s: SharedVariable, update: Variable, main: GraphWriter): JsonObject {
+    for (const [k, g] of this.#written.entries()) {
+      const id = g.ids.get(update) ?? g.ids.get(g.defaultUpdates.get(s)!);
+      if (id !== undefined) return { graph: k, variable: id };
+    }
+    return { variable: main.write([update], `the default update of shared variable ${s}`)[0]! };
   }
 
   op(op: Op): JsonObject {
@@ -132,42 +221,6 @@ class Writer implements OpEncoder {
   type(t: Type): JsonObject {
     return this.types.encodeType(t);
   }
-
-  /** The graph from `inputs` to `outputs`: variables (inputs, constants, shared, node outputs) and nodes in order. */
-  encodeGraph(inputs: readonly Variable[], outputs: readonly Variable[], what: string): EncodedGraph {
-    const ids = new Map<Variable, number>();
-    const variables: JsonObject[] = [];
-    const nodes: JsonObject[] = [];
-    const inputSet = new Set(inputs);
-    const add = (v: Variable, entry: Record<string, Json>): number => {
-      if (v.name !== undefined && !(v instanceof SharedVariable)) entry.name = v.name;
-      ids.set(v, variables.length);
-      variables.push(entry);
-      return variables.length - 1;
-    };
-    const leaf = (v: Variable): number => {
-      const known = ids.get(v);
-      if (known !== undefined) return known;
-      if (v instanceof SharedVariable) return add(v, { kind: 'shared', shared: this.sharedIndex(v) });
-      if (isConstant(v)) return add(v, { kind: 'constant', type: this.type(v.type), value: this.types.encodeValue(v.type, v.data) });
-      if (!inputSet.has(v)) {
-        throw new TypeError(`serialize: ${what} needs ${v} (${v.type}), which is neither one of its inputs, a constant nor a shared variable`);
-      }
-      return add(v, { kind: 'input', type: this.type(v.type) });
-    };
-    inputs.forEach((v) => {
-      if (ids.has(v)) throw new TypeError(`serialize: ${v} is given twice as an input of ${what}`);
-      if (v.owner !== null) throw new TypeError(`serialize: the input ${v} of ${what} is computed by ${v.owner.op}; inputs must be root variables`);
-      leaf(v);
-    });
-    ioToposort(inputs, outputs).forEach((node: Apply, k) => {
-      const ins = node.inputs.map((v) => ids.get(v) ?? leaf(v));
-      nodes.push({ op: this.op(node.op), inputs: ins });
-      node.outputs.forEach((o, j) => add(o, { kind: 'output', node: k, index: j, type: this.type(o.type) }));
-    });
-    const outs = outputs.map((v) => ids.get(v) ?? leaf(v));
-    return { variables, nodes, inputs: inputs.map((v) => ids.get(v)!), outputs: outs, ids };
-  }
 }
 
 /**
@@ -179,10 +232,19 @@ export function encodeDocument(types: TypeCodec, inputs: readonly Variable[], ou
   const updateValues = fn?.updates.map(([, v]) => v) ?? [];
   // Updated shared variables are part of a function even when its graph does not read them.
   fn?.updates.forEach(([s]) => w.sharedIndex(s));
-  const main = w.encodeGraph(inputs, [...outputs, ...updateValues], 'the graph');
-  const shared = w.shared.map((s): JsonObject => {
+  const main = new GraphWriter(w, inputs, 'the graph', fn?.originalInputs);
+  const ids = main.write([...outputs, ...updateValues]);
+  // Default updates, also of the shared variables that writing them meets.
+  const defaults: Array<JsonObject | undefined> = [];
+  for (let k = 0; k < w.shared.length; k++) {
+    const s = w.shared[k]!;
+    const update = s.defaultUpdate;
+    defaults[k] = update === undefined ? undefined : w.defaultUpdate(s, update, main);
+  }
+  const shared = w.shared.map((s, k): JsonObject => {
     const entry: Record<string, Json> = { type: types.encodeType(s.type), value: types.encodeValue(s.type, s.getValue({ borrow: true })) };
     if (s.name !== undefined) entry.name = s.name;
+    if (defaults[k] !== undefined) entry.defaultUpdate = defaults[k];
     return entry;
   });
   const doc: Record<string, Json> = {
@@ -191,15 +253,12 @@ export function encodeDocument(types: TypeCodec, inputs: readonly Variable[], ou
     kind: fn ? 'function' : 'variables',
     shared,
     graphs: w.graphs,
-    variables: main.variables,
-    nodes: main.nodes,
-    inputs: main.inputs,
-    outputs: main.outputs.slice(0, outputs.length),
+    ...main.json(ids.slice(0, outputs.length)),
   };
   if (fn) {
     doc.name = fn.name ?? null;
     doc.inputOptions = fn.inputOptions.map((o) => ({ mutable: o.mutable, borrow: o.borrow, name: o.name ?? null }));
-    doc.updates = fn.updates.map(([s], k) => ({ shared: w.sharedIndex(s), value: main.outputs[outputs.length + k]! }));
+    doc.updates = fn.updates.map(([s], k) => ({ shared: w.sharedIndex(s), value: ids[outputs.length + k]! }));
   }
   return JSON.stringify(doc);
 }
@@ -249,6 +308,16 @@ interface SharedPlan {
   readonly type: Type;
   readonly value: unknown;
   readonly name: string | undefined;
+  /** The `defaultUpdate` field, checked once the graphs it refers to are read. */
+  readonly defaultUpdate: JsonReader | undefined;
+}
+
+/** Shared variable `shared` gets variable `variable` of graphs[graph] (or of the main graph) as its default update. */
+interface DefaultUpdatePlan {
+  readonly path: string;
+  readonly shared: number;
+  readonly graph: number | undefined;
+  readonly variable: number;
 }
 
 const GRAPH_FIELDS = ['variables', 'nodes', 'inputs', 'outputs'] as const;
@@ -303,10 +372,33 @@ class Checker implements OpDecoder {
   }
 
   readShared(r: JsonReader): SharedPlan {
-    r.object(['name', 'type', 'value'], ['type', 'value']);
+    r.object(['name', 'type', 'value', 'defaultUpdate'], ['type', 'value']);
     const type = this.type(r.field('type'));
     const value = this.types.readValue(r.field('value'), type, this.budget);
-    return { type, value, name: this.name(r.optional('name')) };
+    return { type, value, name: this.name(r.optional('name')), defaultUpdate: r.optional('defaultUpdate') };
+  }
+
+  /** Checks the default update of shared variable `s` (`{ graph?, variable }`) against the graphs read. */
+  readDefaultUpdate(r: JsonReader, s: number, graphs: readonly GraphPlan[], main: GraphPlan): DefaultUpdatePlan {
+    r.object(['graph', 'variable'], ['variable']);
+    const gr = r.optional('graph');
+    let graph: number | undefined;
+    if (gr !== undefined) {
+      if (graphs.length === 0) gr.error('refers to an inner graph, but the document\'s "graphs" is empty');
+      graph = gr.int(0, graphs.length - 1);
+    }
+    const variable = this.valueOf(r.field('variable'), graph === undefined ? main : graphs[graph]!, s);
+    return { path: r.path, shared: s, graph, variable };
+  }
+
+  /** A variable of `g` that becomes a value of shared variable `s` (an update, a default update): of its type. */
+  valueOf(r: JsonReader, g: GraphPlan, s: number): number {
+    if (g.vars.length === 0) r.error('refers to a variable, but the graph has no variables');
+    const id = r.int(0, g.vars.length - 1);
+    const want = this.shared[s]!.type;
+    const got = this.typeOfVar(g, id);
+    if (!want.isSupertypeOf(got)) r.error(`variable ${id} has type ${got}, but shared variable ${s} has type ${want}`);
+    return id;
   }
 
   readVar(r: JsonReader, nNodes: number): VarPlan {
@@ -421,6 +513,7 @@ class Checker implements OpDecoder {
 interface CheckedDocument {
   readonly kind: 'variables' | 'function';
   readonly shared: readonly SharedPlan[];
+  readonly defaultUpdates: readonly DefaultUpdatePlan[];
   readonly graphs: readonly GraphPlan[];
   readonly main: GraphPlan;
   readonly name: string | undefined;
@@ -455,6 +548,7 @@ function check(types: TypeCodec, text: unknown, maxElements: number): CheckedDoc
   });
   c.graphLimit = graphs.length;
   const main = c.readGraph(root);
+  const defaultUpdates = c.shared.flatMap((s, k) => (s.defaultUpdate ? [c.readDefaultUpdate(s.defaultUpdate, k, graphs, main)] : []));
 
   let inputOptions: InputOptions[] = [];
   let updates: Array<readonly [number, number]> = [];
@@ -476,16 +570,10 @@ function check(types: TypeCodec, text: unknown, maxElements: number): CheckedDoc
       const s = sr.int(0, c.shared.length - 1);
       if (seen.has(s)) sr.error(`shared variable ${s} is updated twice`);
       seen.add(s);
-      const vr = u.field('value');
-      if (main.vars.length === 0) vr.error('refers to a variable, but the graph has no variables');
-      const id = vr.int(0, main.vars.length - 1);
-      const want = c.shared[s]!.type;
-      const got = c.typeOfVar(main, id);
-      if (!want.equals(got)) vr.error(`variable ${id} has type ${got}, but shared variable ${s} has type ${want}`);
-      return [s, id] as const;
+      return [s, c.valueOf(u.field('value'), main, s)] as const;
     });
   }
-  return { kind, shared: c.shared, graphs, main, name, inputOptions, updates };
+  return { kind, shared: c.shared, defaultUpdates, graphs, main, name, inputOptions, updates };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -506,12 +594,31 @@ class Builder implements OpBuildContext {
   readonly #graphs: BuiltGraph[] = [];
   readonly #ops = new Map<string, Op>();
 
+  readonly #defaultUpdates: readonly DefaultUpdatePlan[];
+
   constructor(
     readonly types: TypeCodec,
     doc: CheckedDocument,
   ) {
     this.shared = doc.shared.map((s) => types.makeShared(s.type, s.value, s.name));
-    for (const g of doc.graphs) this.#graphs.push(this.buildGraph(g));
+    this.#defaultUpdates = doc.defaultUpdates;
+    doc.graphs.forEach((g, k) => {
+      const built = this.buildGraph(g);
+      this.#graphs.push(built);
+      this.setDefaultUpdates(k, built);
+    });
+  }
+
+  /** Gives the shared variables their default updates in `graph` (undefined: the main graph), once it is built. */
+  setDefaultUpdates(graph: number | undefined, built: BuiltGraph): void {
+    for (const d of this.#defaultUpdates) {
+      if (d.graph !== graph) continue;
+      try {
+        this.shared[d.shared]!.defaultUpdate = built.vars[d.variable];
+      } catch (e) {
+        throw new DeserializeError(d.path, `cannot be the default update of shared variable ${d.shared}: ${causeOf(e)}`);
+      }
+    }
   }
 
   graph(ref: GraphRef): { inputs: readonly Variable[]; outputs: readonly Variable[] } {
@@ -617,6 +724,7 @@ export function decodeDocument(types: TypeCodec, text: string, options: DecodeOp
   const doc = check(types, text, maxElements);
   const b = new Builder(types, doc);
   const main = b.buildGraph(doc.main);
+  b.setDefaultUpdates(undefined, main);
   if (doc.kind === 'variables') {
     return { kind: 'variables', inputs: [...main.inputs], outputs: [...main.outputs], shared: b.shared };
   }

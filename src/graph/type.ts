@@ -59,7 +59,15 @@ export abstract class Type<V = unknown> {
    * version of this type), or undefined when it is not.
    */
   convertVariable(v: Variable): Variable | undefined {
-    return this.equals(v.type) ? v : undefined;
+    return this.isSupertypeOf(v.type) ? v : undefined;
+  }
+
+  /**
+   * Is `other` this type or a more specific version of it, so that its variables stand where this
+   * type is expected as they are (PyTensor's `is_super`)? Decided from the types alone.
+   */
+  isSupertypeOf(other: Type): boolean {
+    return this.equals(other);
   }
 
   abstract makeVariable(name?: string): Variable;

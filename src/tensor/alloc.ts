@@ -1,10 +1,10 @@
 // Alloc: a new tensor of a given shape filled by broadcasting a value into it; zeros, ones,
 // zerosLike, onesLike and broadcastLike are built on it. AllocEmpty: memory of a given shape
 // left unfilled, for an output that the next node writes entirely (the inplace rewrites use it).
-import type { Dtype } from '../kernels/dtype.js';
+import { isFloatDtype, type Dtype } from '../kernels/dtype.js';
 import type { TensorView } from '../kernels/view.js';
 import { Apply } from '../graph/apply.js';
-import { disconnected } from '../graph/gradient.js';
+import { disconnected, isDisconnected } from '../graph/gradient.js';
 import type { KernelCall, SymbolicShape } from '../graph/op.js';
 import type { Variable } from '../graph/variable.js';
 import { asTensorVariable, constant } from './as-tensor.js';
@@ -187,6 +187,19 @@ export function ones(shape: ShapeLike, dtype: Dtype = config.floatX): TensorVari
 export function zerosLike(x: TensorLike, dtype?: Dtype): TensorVariable {
   const v = asTensorVariable(x);
   return alloc(constant(0, { dtype: dtype ?? v.dtype }), ...shapeOf(v));
+}
+
+/** A zero tangent for `x`: zeros of its shape, in its dtype when it is a float, else in floatX. */
+export function zeroTangent(x: TensorVariable): TensorVariable {
+  return zerosLike(x, isFloatDtype(x.dtype) ? x.dtype : config.floatX);
+}
+
+/**
+ * The eval point a rop got for input `x`, or a zero tangent where it got `disconnected()` (x is
+ * discrete, so it does not move), for the rops whose formula needs a tangent of every input.
+ */
+export function evalPointOrZeros(ev: Variable, x: TensorVariable): TensorVariable {
+  return isDisconnected(ev) ? zeroTangent(x) : (ev as TensorVariable);
 }
 
 export function onesLike(x: TensorLike, dtype?: Dtype): TensorVariable {

@@ -1,7 +1,8 @@
 // The op codecs of the tensor ops: each op class written as its props and rebuilt through its
 // constructor. Scalar ops are named (catalog names, casts, composites of named steps): a
 // document selects code only by naming it, never carries any. Closures (asOp) are refused.
-// Random variables are their distribution, dtype and rank; their states are uint32 tensors.
+// Random variables are their distribution, dtype and rank (their states' types and default
+// updates are the document's: tensor/value-codec.ts, graph/serialize.ts).
 import type { Apply } from '../graph/apply.js';
 import type { JsonObject, JsonReader, Json } from '../graph/json-reader.js';
 import { registerOpCodec, type GraphRef, type OpBuildContext, type OpCodec, type OpDecoder, type OpEncoder, type OpPlan } from '../graph/op-codecs.js';
@@ -505,8 +506,9 @@ function allCodecs(): ReadonlyArray<OpCodec<TensorOp<TensorVariable | TensorVari
       OpFromGraph,
       ['structure', 'inline', 'overrides'],
       (op, enc) => ({
-        // The graph as the user gave it: its hidden outputs (default updates) are found again when it is rebuilt.
-        graph: enc.graph(op.userGraph),
+        // The graph as the user gave it: its hidden outputs are found again when it is rebuilt, from
+        // the default updates of its shared variables, which may be written as these variables of it.
+        graph: enc.graph(op.userGraph, op.updatedShared.map((s, k) => [s, op.innerOutputs[op.nVisible + k]!] as const)),
         inline: op.inline,
         name: op.options.name ?? null,
         connectionPattern: op.options.connectionPattern ? op.options.connectionPattern.map((row) => [...row]) : null,
@@ -547,18 +549,6 @@ function allCodecs(): ReadonlyArray<OpCodec<TensorOp<TensorVariable | TensorVari
   return list as unknown as ReadonlyArray<OpCodec<TensorOp<TensorVariable | TensorVariable[]>, never>>;
 }
 
-/**
- * The node of a random variable on these inputs. Documents do not carry default updates (they
- * belong to shared variables, not to graphs): a state read by a draw gets that draw's next state
- * as its default update, unless it has one already, as RandomStream made it.
- */
-function applyRandom(op: RandomVariable, inputs: readonly Variable[]): Apply {
-  const node = op.makeNode(...inputs);
-  const state = inputs[0];
-  if (state instanceof SharedVariable && state.defaultUpdate === undefined) state.defaultUpdate = node.outputs[0];
-  return node;
-}
-
 /** A codec for a random variable class: its dtype (one of `dtypes`) and rank. */
 function randomCodec<O extends RandomVariable>(name: string, opClass: OpClass<O>, dtypes: readonly Dtype[], make: (dtype: Dtype, ndim: number) => O) {
   return codec<O, { dtype: Dtype; ndim: number }>(
@@ -571,7 +561,6 @@ function randomCodec<O extends RandomVariable>(name: string, opClass: OpClass<O>
       return { dtype: r.field('dtype').oneOf(dtypes), ndim: r.field('ndim').int(0, MAX_AXES) };
     },
     (p) => make(p.dtype, p.ndim),
-    applyRandom,
   );
 }
 

@@ -7,7 +7,7 @@ import { Apply } from '../graph/apply.js';
 import { disconnected } from '../graph/gradient.js';
 import type { KernelCall, SymbolicShape } from '../graph/op.js';
 import type { Variable } from '../graph/variable.js';
-import { zerosLike } from './alloc.js';
+import { evalPointOrZeros, zerosLike } from './alloc.js';
 import { asTensorArgs, asTensorVariable } from './as-tensor.js';
 import { config } from './config.js';
 import { upcast } from './dtype.js';
@@ -89,11 +89,13 @@ export class ARange extends TensorOp {
     return [sum(gz!), disconnected(), sum(mul(gz!, taps))];
   }
 
-  override rop(inputs: readonly TensorVariable[], [evStart, , evStep]: readonly TensorVariable[]): Variable[] {
+  override rop(inputs: readonly TensorVariable[], [evStart, , evStep]: readonly Variable[]): Variable[] {
     const out = this.call(...inputs);
     if (isDiscreteDtype(this.dtype)) return [zerosLike(out)];
     const taps = arange(shapeI(out, 0), null, null, this.dtype);
-    return [add(evStart!, mul(taps, evStep!))];
+    // An integer start or step does not move (its eval point is disconnected).
+    const [start, , step] = inputs;
+    return [add(evalPointOrZeros(evStart!, start!), mul(taps, evalPointOrZeros(evStep!, step!)))];
   }
 }
 

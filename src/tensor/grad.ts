@@ -3,9 +3,8 @@
 import { isDiscreteDtype, isFloatDtype } from '../kernels/dtype.js';
 import { gradWith, isDisconnected, isNullGrad, ropWith, type GradAlgebra, type GradOptions } from '../graph/gradient.js';
 import { Variable } from '../graph/variable.js';
-import { onesLike, zerosLike } from './alloc.js';
+import { onesLike, zeroTangent } from './alloc.js';
 import { asTensorVariable } from './as-tensor.js';
-import { config } from './config.js';
 import { map } from './map.js';
 import { add, cast } from './math.js';
 import { shapeI } from './shape.js';
@@ -14,10 +13,7 @@ import { isTensorVariable, type TensorVariable } from './variable.js';
 
 const tensorAlgebra: GradAlgebra = {
   onesLike: (v) => onesLike(v as TensorVariable),
-  zerosLike: (v) => {
-    const t = v as TensorVariable;
-    return zerosLike(t, isFloatDtype(t.dtype) ? t.dtype : config.floatX);
-  },
+  zerosLike: (v) => zeroTangent(v as TensorVariable),
   add: (terms) => add(...(terms as TensorVariable[])),
   isDiscrete: (v) => !(v.type instanceof TensorType) || isDiscreteDtype(v.type.dtype),
   castLike: (g, like) => {

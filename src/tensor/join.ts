@@ -8,7 +8,7 @@ import { Apply } from '../graph/apply.js';
 import { disconnected, isDisconnected } from '../graph/gradient.js';
 import type { IndexMap, KernelCall, SymbolicShape } from '../graph/op.js';
 import type { Variable } from '../graph/variable.js';
-import { zerosLike } from './alloc.js';
+import { evalPointOrZeros, zerosLike } from './alloc.js';
 import { asTensorArgs, asTensorVariable, constant } from './as-tensor.js';
 import { config } from './config.js';
 import { DimShuffle, dimshuffle, type ShuffleEntry } from './dimshuffle.js';
@@ -203,8 +203,9 @@ export class Join extends TensorOp {
     return split(gz!, inputs.map((x) => shapeI(x, axis)), axis);
   }
 
-  override rop(_inputs: readonly TensorVariable[], evalPoints: readonly TensorVariable[]): Variable[] {
-    return [this.call(...evalPoints)];
+  override rop(inputs: readonly TensorVariable[], evalPoints: readonly Variable[]): Variable[] {
+    // Integer inputs joined with floats do not move: their parts of the tangent are zeros.
+    return [this.call(...evalPoints.map((ev, i) => evalPointOrZeros(ev, inputs[i]!)))];
   }
 }
 

@@ -6,6 +6,7 @@ import type { Dtype } from '../kernels/dtype.js';
 import type { TensordotUnit } from '../kernels/products.js';
 import type { TensorView } from '../kernels/view.js';
 import { Apply } from '../graph/apply.js';
+import { isDisconnected } from '../graph/gradient.js';
 import type { KernelCall, SymbolicShape } from '../graph/op.js';
 import type { Variable } from '../graph/variable.js';
 import { asTensorArgs } from './as-tensor.js';
@@ -49,6 +50,17 @@ function swapLast(v: TensorVariable): TensorVariable {
 /** The outer product of two vectors as a broadcast multiplication. */
 function outerOfVectors(x: TensorVariable, y: TensorVariable): TensorVariable {
   return mul(dimshuffle(x, [0, 'x']), dimshuffle(y, ['x', 0]));
+}
+
+/**
+ * The rop of a product that is linear in each input: d(x y) = dx y + x dy. A discrete input
+ * (integers: no tangent, its eval point is disconnected) contributes no term.
+ */
+function bilinearRop(op: TensorOp, [x, y]: readonly TensorVariable[], [ex, ey]: readonly Variable[]): Variable[] {
+  const terms: TensorVariable[] = [];
+  if (!isDisconnected(ex!)) terms.push(op.call(ex, y));
+  if (!isDisconnected(ey!)) terms.push(op.call(x, ey));
+  return [terms.length === 1 ? terms[0]! : add(...terms)];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -106,8 +118,8 @@ export class Dot extends TensorOp {
     return [d.call(gz!, transpose(y!)), d.call(transpose(x!), gz!)];
   }
 
-  override rop([x, y]: readonly TensorVariable[], [ex, ey]: readonly TensorVariable[]): Variable[] {
-    return [add(this.call(ex!, y!), this.call(x!, ey!))];
+  override rop(inputs: readonly TensorVariable[], evalPoints: readonly Variable[]): Variable[] {
+    return bilinearRop(this, inputs, evalPoints);
   }
 
   override toString(): string {
@@ -253,8 +265,8 @@ export class TensorDot extends TensorOp {
     ];
   }
 
-  override rop([a, b]: readonly TensorVariable[], [ea, eb]: readonly TensorVariable[]): Variable[] {
-    return [add(this.call(ea!, b!), this.call(a!, eb!))];
+  override rop(inputs: readonly TensorVariable[], evalPoints: readonly Variable[]): Variable[] {
+    return bilinearRop(this, inputs, evalPoints);
   }
 
   override toString(): string {
@@ -363,8 +375,8 @@ export class MatMul extends TensorOp {
     return [sumToBatchOf(op.call(gz!, swapLast(y!)), x!), sumToBatchOf(op.call(swapLast(x!), gz!), y!)];
   }
 
-  override rop([x, y]: readonly TensorVariable[], [ex, ey]: readonly TensorVariable[]): Variable[] {
-    return [add(this.call(ex!, y!), this.call(x!, ey!))];
+  override rop(inputs: readonly TensorVariable[], evalPoints: readonly Variable[]): Variable[] {
+    return bilinearRop(this, inputs, evalPoints);
   }
 
   override toString(): string {

@@ -22,6 +22,7 @@ import { ancestors, graphInputs, ioToposort } from '../graph/traversal.js';
 import { isConstant, type Variable } from '../graph/variable.js';
 import { isDiscreteDtype } from '../kernels/dtype.js';
 import type { TensorView } from '../kernels/view.js';
+import { evalPointOrZeros } from './alloc.js';
 import { asTensorArgs } from './as-tensor.js';
 import { Lop, Rop } from './grad.js';
 import { copyArray, type NdArray } from './ndarray.js';
@@ -297,18 +298,20 @@ export class OpFromGraph extends TensorOp<TensorVariable | TensorVariable[]> {
     });
   }
 
-  override rop(inputs: readonly TensorVariable[], evalPoints: readonly TensorVariable[]): Variable[] {
+  override rop(inputs: readonly TensorVariable[], evalPoints: readonly Variable[]): Variable[] {
     const override = this.options.ropOverrides;
+    // Overrides get a tensor in every slot: zeros where an input is discrete (its eval point is disconnected).
+    const explicitPoints = (): TensorVariable[] => evalPoints.slice(0, this.nExplicit).map((e, i) => evalPointOrZeros(e, inputs[i]!));
     let r: ReadonlyArray<Variable | null>;
     if (override instanceof OpFromGraph) {
-      const out = override.call(...inputs.slice(0, this.nExplicit), ...evalPoints.slice(0, this.nExplicit));
+      const out = override.call(...inputs.slice(0, this.nExplicit), ...explicitPoints());
       r = Array.isArray(out) ? out : [out];
     } else if (override) {
-      r = override(inputs.slice(0, this.nExplicit), evalPoints.slice(0, this.nExplicit));
+      r = override(inputs.slice(0, this.nExplicit), explicitPoints());
     } else {
       const push = this.pushforward();
-      // Discrete inputs have no tangent (the pushforward ignores their slots, whose zeros may have
-      // another dtype): the input itself stands there.
+      // Discrete inputs have no tangent (the pushforward ignores their slots, and their eval
+      // points are disconnected): the input itself stands there.
       const evs = evalPoints.map((e, i) => (isDiscreteDtype(inputs[i]!.dtype) ? inputs[i]! : e));
       const out = push.call(...inputs, ...evs);
       r = Array.isArray(out) ? out : [out];

@@ -3,13 +3,13 @@
 // draw's next state: every call of a compiled function draws new numbers, and re-seeding the
 // stream (or making it again with the same seed) gives the same numbers again.
 import type { Dtype } from '../kernels/dtype.js';
+import { STATE_WORDS, Xoshiro128 } from '../kernels/prng.js';
 import { constant } from './as-tensor.js';
 import { config } from './config.js';
 import { empty } from './ndarray.js';
 import { IntegersRV, NormalRV, UniformRV, randomState, randomStateType, type RandomVariable } from './random.js';
 import { Shape, shapeOf } from './shape.js';
 import { isTensorVariable, TensorSharedVariable, type ShapeLike, type TensorLike, type TensorVariable } from './variable.js';
-import { STATE_WORDS, Xoshiro128 } from './xoshiro.js';
 
 export interface UniformOptions {
   readonly low?: TensorLike;

@@ -9,6 +9,7 @@ import type { SymbolicShape } from '../graph/op.js';
 import type { FilterOptions } from '../graph/type.js';
 import type { Variable } from '../graph/variable.js';
 import { intRange, isFloatDtype, isIntDtype, type Dtype } from '../kernels/dtype.js';
+import { seedWords, STATE_WORDS, Xoshiro128 } from '../kernels/prng.js';
 import { sizeOf, type TensorView } from '../kernels/view.js';
 import { asTensorVariable } from './as-tensor.js';
 import { empty, shapeText, ValueTypeError, type NdArray } from './ndarray.js';
@@ -16,7 +17,6 @@ import { TensorOp } from './op.js';
 import { asIntScalar, constantScalar, intConstant, smallInputValues } from './shape.js';
 import { TensorType } from './type.js';
 import { isTensorVariable, TensorConstant, type TensorLike, type TensorVariable } from './variable.js';
-import { seedWords, STATE_WORDS, Xoshiro128 } from './xoshiro.js';
 
 /**
  * The type of generator states: uint32 vectors of 4 words (xoshiro128**), not all zero. Its

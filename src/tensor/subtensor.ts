@@ -21,7 +21,7 @@ import { Apply } from '../graph/apply.js';
 import { disconnected } from '../graph/gradient.js';
 import type { IndexMap, KernelCall, SymbolicShape } from '../graph/op.js';
 import { Variable } from '../graph/variable.js';
-import { zerosLike } from './alloc.js';
+import { evalPointOrZeros, zerosLike } from './alloc.js';
 import { asTensorArgs, asTensorVariable, constant } from './as-tensor.js';
 import { canCastSafely } from './dtype.js';
 import { dimshuffle } from './dimshuffle.js';
@@ -410,8 +410,10 @@ export class IncSubtensor extends TensorOp {
     return [gx, gy, ...idx.map(() => disconnected())];
   }
 
-  override rop([, , ...idx]: readonly TensorVariable[], [ex, ey]: readonly TensorVariable[]): Variable[] {
-    return [this.call(ex!, cast(ey!, ex!.dtype), ...idx)];
+  override rop([, y, ...idx]: readonly TensorVariable[], [ex, ey]: readonly Variable[]): Variable[] {
+    // x moves (the output has its float dtype); an integer y does not (its eval point is disconnected).
+    const tx = ex as TensorVariable;
+    return [this.call(tx, cast(evalPointOrZeros(ey!, y!), tx.dtype), ...idx)];
   }
 
   override toString(): string {

@@ -238,11 +238,10 @@ export class TensorType extends Type<NdArray> {
     return a.data.buffer === b.data.buffer;
   }
 
-  /** `v` itself when its type is this one or a more specific one (same dtype and rank, more static lengths). */
-  override convertVariable(v: Variable): Variable | undefined {
-    const t = v.type;
-    if (!(t instanceof TensorType) || t.dtype !== this.dtype || t.ndim !== this.ndim) return undefined;
-    return this.shape.every((d, i) => d === null || d === t.shape[i]) ? v : undefined;
+  /** A tensor type of the same dtype and rank whose static lengths include this one's. */
+  override isSupertypeOf(t: Type): boolean {
+    if (!(t instanceof TensorType) || t.dtype !== this.dtype || t.ndim !== this.ndim) return false;
+    return this.shape.every((d, i) => d === null || d === t.shape[i]);
   }
 
   makeVariable(name?: string): TensorVariable {

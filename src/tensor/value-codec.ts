@@ -1,12 +1,14 @@
-// Tensor types and values in graph documents: a type is `{ dtype, shape }`, a value `{ dtype,
-// shape, data }` with its elements in C order as JSON numbers, and NaN, Infinity, -Infinity and
-// -0 spelled as strings (JSON has no spelling for them), so float values read back bit for bit.
+// Tensor types and values in graph documents: a type is `{ dtype, shape }` (random states add
+// `kind: "randomState"`), a value `{ dtype, shape, data }` with its elements in C order as JSON
+// numbers, and NaN, Infinity, -Infinity and -0 spelled as strings (JSON has no spelling for
+// them), so float values read back bit for bit.
 import { DTYPES, STORAGE, intRange, isFloatDtype } from '../kernels/dtype.js';
 import { JsonReader, DeserializeError, type Json, type JsonObject } from '../graph/json-reader.js';
 import type { ElementBudget, TypeCodec } from '../graph/serialize.js';
 import type { SharedVariable } from '../graph/shared.js';
 import type { Type } from '../graph/type.js';
 import { flatValues, isNdArray, makeNdArray, type NdArray } from './ndarray.js';
+import { RandomStateType, randomStateType } from './random.js';
 import { TensorType } from './type.js';
 import { TensorSharedVariable } from './variable.js';
 
@@ -61,20 +63,31 @@ function readData(r: JsonReader, raw: readonly unknown[], dtype: TensorType['dty
   return out;
 }
 
+/** The marker of the types of generator states (`kind`), which are uint32 vectors of unknown length. */
+const RANDOM_STATE = 'randomState';
+
 export const tensorTypeCodec: TypeCodec = {
   encodeType(t: Type): JsonObject {
     const tt = tensorType(t, 'a variable');
-    return { dtype: tt.dtype, shape: [...tt.shape] };
+    const encoded = { dtype: tt.dtype, shape: [...tt.shape] };
+    return tt instanceof RandomStateType ? { ...encoded, kind: RANDOM_STATE } : encoded;
   },
 
   readType(r: JsonReader): TensorType {
-    r.object(['dtype', 'shape']);
+    r.object(['dtype', 'shape', 'kind'], ['dtype', 'shape']);
     const dtype = readDtype(r.field('dtype'));
     const shape = r
       .field('shape')
       .array(MAX_NDIM)
       .map((d) => (d.value === null ? null : d.int(0, MAX_LENGTH)));
-    return new TensorType(dtype, shape);
+    const kind = r.optional('kind');
+    if (kind === undefined) return new TensorType(dtype, shape);
+    kind.oneOf([RANDOM_STATE]);
+    const state = randomStateType();
+    if (dtype !== state.dtype || shape.length !== 1 || shape[0] !== null) {
+      r.error(`a random state type is a uint32 vector of unknown length (shape [null]), got ${dtype} of shape [${shape.map((d) => d ?? 'null').join(', ')}]`);
+    }
+    return state;
   },
 
   encodeValue(t: Type, value: unknown): JsonObject {
@@ -112,7 +125,9 @@ export const tensorTypeCodec: TypeCodec = {
     try {
       return type.filter(nd, { strict: true, what: r.path });
     } catch (e) {
-      throw new DeserializeError(r.path, (e as Error).message);
+      // The error names the value by its path, which the DeserializeError puts in front.
+      const message = (e as Error).message;
+      throw new DeserializeError(r.path, message.startsWith(`${r.path}: `) ? message.slice(r.path.length + 2) : message);
     }
   },
 

@@ -377,6 +377,42 @@ t.test('Rop: the evaluation points must fit the variables', async (t) => {
   await throwsExactly(t, () => weft.Rop(f, [x], []), Error, 'Rop: 1 variables but 0 evaluation points');
 });
 
+t.test('Rop: discrete variables have no tangent, and discrete inputs of products, joins and increments add none', async (t) => {
+  const x = pt.vector('x');
+  const vx = pt.vector('vx');
+  const n = pt.scalar('n', 'int32');
+  const m = pt.matrix('m', 'int32');
+  const X = [0.5, -1, 2];
+  const VX = [1, 0.25, -3];
+  const M = [[1, 2, 3], [-4, 0, 5]];
+  // An integer wrt moves nothing: its eval point is checked, then left out (as grad gives it zeros).
+  const f = x.mul(n).add(pt.dot(m, x).sum());
+  const r = weft.Rop(f, [x, n], [vx, pt.scalar('vn', 'int32')]) as TV;
+  const colSums = [M[0]![0]! + M[1]![0]!, M[0]![1]! + M[1]![1]!, M[0]![2]! + M[1]![2]!];
+  const sumMv = VX.reduce((s, v, i) => s + colSums[i]! * v, 0);
+  near(t, await run([x, n, m, vx], r, [X, 3, M, VX]), VX.map((v) => 3 * v + sumMv), 1e-12, 'd(n x + sum(M x)) = n v + sum(M v)');
+  near(t, await run([x, n, m], weft.Rop(f, n, pt.scalar('vn', 'int32')) as TV, [X, 3, M]), [0, 0, 0], 0, 'only an integer wrt: zeros');
+  await throwsExactly(t, () => weft.Rop(f, n, pt.scalar('vn')), TypeError,
+    'Rop: the evaluation point for n has type TensorType(float64, ()), expected TensorType(int32, ())');
+  // A product with an integer matrix: the one term of the float vector, no product of zeros.
+  const dm = weft.Rop(pt.dot(m, x), x, vx) as TV;
+  t.equal(weft.ancestors([dm]).filter((v) => String(v.owner?.op) === 'Alloc').length, 0, 'no zeros built for the integer matrix');
+  near(t, await run([m, vx], dm, [M, VX]), M.map((row) => row.reduce((s, a, i) => s + a * VX[i]!, 0)), 1e-12, 'M v');
+  // Joined with integers: their part of the tangent is zeros.
+  const joined = weft.Rop(pt.concatenate([x, pt.arange(n)]), x, vx) as TV;
+  near(t, await run([vx, n], joined, [VX, 2]), [...VX, 0, 0], 0, 'concatenate([x, arange(n)])');
+  // An arange with an integer start and a float step moves with the step only.
+  const s = pt.scalar('s');
+  const vs = pt.scalar('vs');
+  const ar = weft.Rop(pt.arange(1, 4, s), s, vs) as TV;
+  near(t, await run([s, vs], ar, [0.5, 2]), [0, 2, 4, 6, 8, 10], 1e-12, 'd arange(1, 4, s) = i vs');
+  // Integers added into a float vector do not move it.
+  const inc = pt.incSubtensor(x.get(weft.slice(0, 2)), pt.arange(n));
+  near(t, await run([vx, n], weft.Rop(inc, x, vx) as TV, [VX, 2]), VX, 0, 'incSubtensor(x[0:2], arange(n))');
+  const set = pt.setSubtensor(x.get(weft.slice(1, null)), pt.arange(n));
+  near(t, await run([vx, n], weft.Rop(set, x, vx) as TV, [VX, 2]), [VX[0]!, 0, 0], 0, 'setSubtensor(x[1:], arange(n))');
+});
+
 t.test('jacobian: a vector expression of static length', async (t) => {
   const x = pt.tensor({ shape: [3], name: 'x' });
   const y = pt.mul(pt.exp(x), x.sum());

@@ -1,11 +1,10 @@
 // Random variables and weft.RandomStream: the generator against xoshiro128**'s reference outputs,
 // draws against a generator written again here, distributions over 100k draws, shapes (static,
 // symbolic, 0-d, empty) and inferShape, broadcast parameters, default updates through compile,
-// seeding, bitwise equal draws on 0 and 2 workers, merging, gradients, serialization, bad input.
+// seeding, bitwise equal draws on 0 and 2 workers, merging, gradients and Rop, serialization, bad input.
 import t from 'tap';
-import { Prng } from '../../src/kernels/prng.js';
+import { Prng, Xoshiro128 } from '../../src/kernels/prng.js';
 import { randomCodecNames } from '../../src/tensor/codecs.js';
-import { Xoshiro128 } from '../../src/tensor/xoshiro.js';
 import { near, pt, throwsExactly, weft } from '../helpers.js';
 
 type TV = weft.pt.TensorVariable;
@@ -76,7 +75,21 @@ t.test('the generator: xoshiro128** reference outputs, seeding as weft.Rng seeds
   t.same(Array.from(weft.randomState(2024).data), splitmix32(2024), 'randomState: splitmix32 from the seed');
   const a = Xoshiro128.fromSeed(77);
   const b = new Prng(77);
-  t.same([0, 1, 2, 3, 4].map(() => a.nextUint32()), [0, 1, 2, 3, 4].map(() => b.nextUint32()), 'the same sequence as kernels/prng.ts');
+  t.same([0, 1, 2, 3, 4].map(() => a.nextUint32()), [0, 1, 2, 3, 4].map(() => b.nextUint32()), 'Prng(seed) is the generator fromSeed(seed) gives');
+  // weft.Rng's generator (Prng) against the reference: words, then floats, then normals (Box-Muller).
+  for (const seed of [0, 77, 0xffffffff]) {
+    const p = new Prng(seed);
+    const r = new Reference(splitmix32(seed));
+    const words = Array.from({ length: 1000 }, () => p.nextUint32());
+    t.same(words, Array.from({ length: 1000 }, () => r.next()), `seed ${seed}: Prng's words`);
+    t.same(Array.from({ length: 100 }, () => p.nextFloat()), Array.from({ length: 100 }, () => r.double()), `seed ${seed}: Prng's floats`);
+    const normal = (): number => {
+      const u = r.double();
+      return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * r.double());
+    };
+    t.same(Array.from({ length: 100 }, () => p.nextNormal()), Array.from({ length: 100 }, normal), `seed ${seed}: Prng's normals`);
+  }
+  t.same(Array.from({ length: 4 }, () => new weft.Rng(5).random()), Array.from({ length: 4 }, () => new Reference(splitmix32(5)).double()), 'weft.Rng draws from Prng');
 });
 
 t.test('uniform: the values the state gives, within [low, high), float64 and float32', async (t) => {
@@ -331,6 +344,50 @@ t.test('gradients: none through draws, but through what they multiply', async (t
     'grad: the gradient with respect to mu is needed but the gradient of NormalRV{dtype=float64, ndim=1} with respect to input 2 is undefined: random draws have no gradient with respect to their parameters');
   await throwsExactly(t, () => weft.Rop(d, mu, pt.scalar('v')), Error,
     'Rop: NormalRV{dtype=float64, ndim=1} has no derivative: random draws are not differentiable with respect to their parameters');
+});
+
+t.test('Rop through draws: the draws are constants of the call, states and lengths have no tangent', async (t) => {
+  const stream = new weft.RandomStream(63);
+  const x = pt.vector('x');
+  const v = pt.vector('v');
+  const d = stream.normal([3]);
+  const y = x.mul(d).add(x.sqr());
+  const r = weft.Rop(y, x, v) as TV;
+  const fn = await weft.compile([x, v], [r, d]);
+  const X = [0.5, -2, 3];
+  const V = [1, 0.5, -0.25];
+  const calls: number[][] = [];
+  for (let i = 0; i < 2; i++) {
+    const [rv, dv] = await fn(X, V);
+    const draws = flat(dv!);
+    calls.push(draws);
+    near(t, rv!, V.map((vi, k) => vi * draws[k]! + 2 * X[k]! * vi), 1e-12, `call ${i}: v * draws + 2 x v`);
+  }
+  t.notSame(calls[0], calls[1], 'each call draws anew');
+  // Against finite differences, with the state held still (no default updates).
+  const still = { noDefaultUpdates: true } as const;
+  const fy = await weft.compile([x], y, still);
+  const fr = await weft.compile([x, v], r, still);
+  const eps = 1e-6;
+  const plus = flat(await fy(X.map((a, k) => a + eps * V[k]!)));
+  const minus = flat(await fy(X.map((a, k) => a - eps * V[k]!)));
+  near(t, await fr(X, V), plus.map((p, k) => (p - minus[k]!) / (2 * eps)), 1e-7, 'finite differences');
+
+  // A state or a length among wrt moves nothing (as grad gives them no gradient), where the draws'
+  // rop would refuse; draws shaped by x do not move with x either.
+  const n = pt.scalar('n', 'int32');
+  const e = stream.uniform([n]);
+  const z = e.mul(x.sum()).add(stream.normal(pt.shape(x)).mul(x));
+  const state = stateOf(e);
+  const rz = weft.Rop(z, [x, state, n], [v, pt.vector('w', 'uint32'), pt.scalar('vn', 'int32')]) as TV;
+  const fz = await weft.compile([x, n, v], [rz, e, z.owner!.inputs[1]!.owner!.inputs[0] as TV], still);
+  const [rzv, ev, nv] = await fz(X, 3, V);
+  const sumV = V.reduce((p, q) => p + q, 0);
+  const es = flat(ev!);
+  const ns = flat(nv!);
+  near(t, rzv!, es.map((u, k) => u * sumV + ns[k]! * V[k]!), 1e-12, 'uniform(n) * sum(v) + normal(shape(x)) * v');
+  const onlyState = weft.Rop(e, state, pt.vector('w', 'uint32')) as TV;
+  near(t, await (await weft.compile([n], onlyState, still))(2), [0, 0], 0, 'with respect to the state alone: zeros');
 });
 
 t.test('serialization: draws round-trip with their states and keep advancing', async (t) => {
