@@ -16,6 +16,7 @@ import { TensorType } from '../tensor/type.js';
 import { ALIGN } from '../workers/arena.js';
 import { HEADER_BYTES, type CallDescriptor, type PlanDescriptor, type TaskDescriptor, type ViewDescriptor } from '../workers/protocol.js';
 import type { HostValues } from './host-values.js';
+import { buildAncestry } from './ancestry.js';
 import { NodeError } from '../graph/node-error.js';
 
 /** Work (elements touched, or multiply-adds for products) that one task should carry at least. */
@@ -390,22 +391,15 @@ export function buildPlan(fg: FunctionGraph, inputs: readonly NdArray[], host: H
     return { kind: 'value', value };
   });
 
-  // Ancestry between nodes (bitsets), for safe buffer reuse.
-  const n = order.length;
-  const words = Math.ceil(n / 32);
-  const ancestors = new Uint32Array(n * words);
+  // Ancestry between nodes, for safe buffer reuse: data edges and the destroy handler's orderings.
   const orderings = fg.orderings();
-  order.forEach((node, k) => {
-    const row = k * words;
-    const preds = new Set<number>();
-    for (const v of node.inputs) if (v.owner && position.has(v.owner)) preds.add(position.get(v.owner)!);
-    for (const b of orderings.get(node) ?? []) if (position.has(b)) preds.add(position.get(b)!);
-    for (const p of preds) {
-      ancestors[row + (p >> 5)]! |= 1 << (p & 31);
-      for (let w = 0; w < words; w++) ancestors[row + w]! |= ancestors[p * words + w]!;
-    }
+  const { isAncestor } = buildAncestry(order.length, (k) => {
+    const node = order[k]!;
+    const preds: number[] = [];
+    for (const v of node.inputs) if (v.owner && position.has(v.owner)) preds.push(position.get(v.owner)!);
+    for (const b of orderings.get(node) ?? []) if (position.has(b)) preds.push(position.get(b)!);
+    return preds;
   });
-  const isAncestor = (a: number, of: number): boolean => (ancestors[of * words + (a >> 5)]! & (1 << (a & 31))) !== 0;
 
   // Layout of the data: buffers in writer order, reusing a freed buffer where safe.
   const layout = { top: 0 };
