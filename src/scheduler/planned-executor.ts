@@ -223,9 +223,9 @@ export class PlannedExecutor implements IdleHolder {
       // Inputs that already live in this arena are read in place; the others are copied in.
       const external = inPlaceInputs(arena, d, plan.inputViews, inputs);
       const outputMemory = ownOutputMemory(d, inline ? 'local' : 'shared');
-      const inPlace = new Set(external.filter((_, k) => k % 2 === 0));
+      const inPlace = external.length === 0 ? undefined : new Set(external.filter((_, k) => k % 2 === 0));
       plan.inputViews.forEach((view, i) => {
-        if (view >= 0 && !inPlace.has(i)) copyBlock(inputs[i]!, viewAt(memory, base, d.views[view]!));
+        if (view >= 0 && !inPlace?.has(i)) copyBlock(inputs[i]!, viewAt(memory, base, d.views[view]!));
       });
       const callId = ++nextCallId;
       h.set(d.initialPending, (base + d.pendingOffset) >>> 2);
@@ -235,7 +235,7 @@ export class PlannedExecutor implements IdleHolder {
       const mainQueue = (base + d.mainQueueOffset) >>> 2;
       h.fill(-1, mainQueue, mainQueue + d.tasks.length);
       h.set(d.initialMainReady, mainQueue);
-      for (const slot of [H.DONE, H.HEAD, H.ERROR, H.ABORT, H.MAIN_HEAD]) Atomics.store(h, at(slot), 0);
+      for (const slot of CLEARED_SLOTS) Atomics.store(h, at(slot), 0);
       Atomics.store(h, at(H.TAIL), d.initialReady.length);
       Atomics.store(h, at(H.MAIN_TAIL), d.initialMainReady.length);
       Atomics.store(h, at(H.CALL), callId);
@@ -304,11 +304,10 @@ export class PlannedExecutor implements IdleHolder {
         throw new AbortError('the call was aborted');
       }
       // Outputs out, into memory the caller owns (those written there already are handed over).
-      const own = new Map(outputMemory);
       return plan.outputs.map((o, j) => {
         if (o.kind === 'value') return copyOut(o.value);
         const v = d.views[o.view]!;
-        const buffer = own.get(j);
+        const buffer = outputMemory.find(([output]) => output === j)?.[1];
         if (buffer) return makeNdArray(new STORAGE[v.dtype](buffer as ArrayBuffer, 0, sizeOf(v.shape)), v.shape);
         const out = makeNdArray(new STORAGE[v.dtype as Dtype](v.shape.reduce((a, b) => a * b, 1)), v.shape);
         copyBlock(viewAt(memory, base, v), out);
@@ -394,10 +393,19 @@ function inPlaceInputs(arena: Arena, d: PlanDescriptor, inputViews: readonly num
  * workers write them, plain when only the calling thread does.
  */
 function ownOutputMemory(d: PlanDescriptor, kind: 'shared' | 'local'): OutputMemory {
-  return d.movableOutputs.flatMap((m) =>
-    m.bytes < OWN_OUTPUT_BYTES ? [] : [[m.output, kind === 'shared' ? new SharedArrayBuffer(m.bytes) : new ArrayBuffer(m.bytes)] as const],
-  );
+  let own: Array<OutputMemory[number]> | undefined;
+  for (const m of d.movableOutputs) {
+    if (m.bytes < OWN_OUTPUT_BYTES) continue;
+    (own ??= []).push([m.output, kind === 'shared' ? new SharedArrayBuffer(m.bytes) : new ArrayBuffer(m.bytes)]);
+  }
+  return own ?? NO_OUTPUT_MEMORY;
 }
+
+/** Copies of at most this many elements are element loops (see copyBlock). */
+const SMALL_COPY = 16;
+/** Header slots a call starts from zero. */
+const CLEARED_SLOTS = [H.DONE, H.HEAD, H.ERROR, H.ABORT, H.MAIN_HEAD] as const;
+const NO_OUTPUT_MEMORY: OutputMemory = [];
 
 function dtypeOfView(v: TensorView): Dtype {
   return dtypeOfTypedArray(v.data)!;
@@ -411,7 +419,12 @@ function dtypeOfView(v: TensorView): Dtype {
 function copyBlock(src: TensorView, dst: TensorView): void {
   if (src.data.constructor === dst.data.constructor && isContiguous(src) && isContiguous(dst)) {
     const n = sizeOf(dst.shape);
-    (dst.data as Float64Array).set((src.data as Float64Array).subarray(src.offset, src.offset + n), dst.offset);
+    if (n <= SMALL_COPY) {
+      // A subarray is an allocation: for a few elements a loop is cheaper (scalar calls).
+      const from = src.data as Float64Array;
+      const to = dst.data as Float64Array;
+      for (let i = 0; i < n; i++) to[dst.offset + i] = from[src.offset + i]!;
+    } else (dst.data as Float64Array).set((src.data as Float64Array).subarray(src.offset, src.offset + n), dst.offset);
   } else copyView(src, dst);
 }
 

@@ -25,8 +25,23 @@ export function isNdArray(x: unknown): x is NdArray {
   return Array.isArray(o.shape) && Array.isArray(o.stride) && typeof o.offset === 'number' && o.data !== undefined;
 }
 
+type ViewClass = new (...args: unknown[]) => NdArray;
+/**
+ * scijs ndarray's view classes by storage and rank, as its factory made them: the factory finds
+ * the class from the storage's tag on every call, which costs more than a small call's kernel.
+ * A class takes (data, ...shape, ...stride, offset).
+ */
+const viewClasses = new Map<unknown, ViewClass[]>();
+
 export function makeNdArray(data: TypedArray, shape: readonly number[], stride?: readonly number[], offset = 0): NdArray {
-  return ndarrayFactory(data, [...shape], stride ? [...stride] : contiguousStrides(shape), offset) as NdArray;
+  const strides = stride ?? contiguousStrides(shape);
+  let classes = viewClasses.get(data.constructor);
+  if (!classes) viewClasses.set(data.constructor, (classes = []));
+  const known = classes[shape.length];
+  if (known) return new known(data, ...shape, ...strides, offset);
+  const made = ndarrayFactory(data, [...shape], [...strides], offset) as NdArray;
+  classes[shape.length] = made.constructor as ViewClass;
+  return made;
 }
 
 /** A new contiguous, zero-filled array. */

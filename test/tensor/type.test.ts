@@ -488,3 +488,26 @@ t.test('config.floatX: float64 by default, float32 on request, bad values refuse
   t.equal(weft.config.floatX, 'float64', 'and back');
   t.equal(pt.matrix().dtype, 'float64');
 });
+
+t.test('makeNdArray gives the same views as the ndarray factory, for every storage and rank', async (t) => {
+  const { makeNdArray } = await import('../../src/tensor/ndarray.js');
+  const { STORAGE } = await import('../../src/kernels/dtype.js');
+  for (const [dtype, Storage] of Object.entries(STORAGE)) {
+    const data = new Storage(64);
+    for (let i = 0; i < 64; i++) data[i] = i % 7;
+    for (const shape of [[], [5], [2, 3], [2, 2, 3], [1, 2, 2, 2]]) {
+      const stride = shape.map((_, a) => (a === 0 ? -1 : 2 ** a));
+      for (const args of [[shape], [shape, stride, 40]] as const) {
+        // Twice: the first call learns the view class, the second uses it.
+        for (const round of [1, 2]) {
+          const got = makeNdArray(data, ...(args as [number[], number[]?, number?]));
+          const want = ndarray(data, [...shape], args[1] ? [...args[1]] : undefined, args[2] ?? 0);
+          const label = `${dtype} ${JSON.stringify(args)} round ${round}`;
+          t.equal(got.constructor, want.constructor, `${label}: class`);
+          t.same([got.shape, got.stride, got.offset, got.size, got.dtype], [want.shape, want.stride, want.offset, want.size, want.dtype], label);
+          if (shape.length > 0) t.equal(got.get(...shape.map((d) => d - 1)), want.get(...shape.map((d) => d - 1)), `${label}: get`);
+        }
+      }
+    }
+  }
+});
