@@ -1,11 +1,7 @@
-// Pools of worker threads (Node): piscina owns the threads (a fixed count, crash replacement,
-// resource limits, a queue of jobs), and the pool adds the shared arena that every worker maps.
-// A call is one team job per participating worker; jobs carry only numbers, since plans and
-// data live in shared memory. While every thread is busy, jobs wait in the pool's JobQueue and go
-// out in batches. An idle pool does not keep the process alive.
-import { availableParallelism } from 'node:os';
-import { fileURLToPath } from 'node:url';
-import { Piscina } from 'piscina';
+// Pools of workers: the shared arena that every worker maps, and the workers of the platform
+// (threads.ts: piscina in Node; threads.browser.ts: Web Workers in browsers). A call is one team
+// job per participating worker; jobs carry only numbers, since plans and data live in shared
+// memory. While every worker is busy, jobs wait in the pool's JobQueue and go out in batches.
 import { copyView } from '../kernels/copy.js';
 import type { Dtype } from '../kernels/dtype.js';
 import { sizeOf } from '../kernels/view.js';
@@ -15,32 +11,16 @@ import { makeNdArray, type NdArray } from '../tensor/ndarray.js';
 import type { TensorLike } from '../tensor/variable.js';
 import { Arena } from './arena.js';
 import { JobQueue } from './job-queue.js';
-import type { TeamJob, TeamMessage, TeamResult } from './protocol.js';
+import type { WorkerOptions, WorkerSet } from './platform.js';
+import type { TeamJob, TeamResult } from './protocol.js';
+// The browser build resolves this import to threads.browser.ts.
+import { platform } from './threads.js';
 
-export interface PoolOptions {
-  /** Worker threads (default: the machine's available parallelism). */
+export interface PoolOptions extends WorkerOptions {
+  /** Workers (default: the machine's available parallelism; navigator.hardwareConcurrency in browsers). */
   readonly workers?: number;
-  /** Milliseconds an idle worker lives before it exits (default: ten minutes). */
-  readonly idleTimeout?: number;
-  /** V8 heap limits per worker (megabytes), as worker_threads' resourceLimits. */
-  readonly resourceLimits?: {
-    readonly maxOldGenerationSizeMb?: number;
-    readonly maxYoungGenerationSizeMb?: number;
-    readonly codeRangeSizeMb?: number;
-    readonly stackSizeMb?: number;
-  };
-  /** Modules (paths or file URLs) every worker imports at start: users' kernel registrations. */
-  readonly kernelModules?: readonly string[];
   /** Initial size of the shared arena in bytes (it grows on demand). */
   readonly arenaBytes?: number;
-}
-
-/** The compiled worker entry (workers run JavaScript; tests and tsx run from the sources). */
-function entryFile(): string {
-  const here = fileURLToPath(import.meta.url);
-  if (here.endsWith('.js')) return fileURLToPath(new URL('./entry.js', import.meta.url));
-  // Running from src/ (tsx): use the build in dist/, made by `npm run build`.
-  return here.replace(/[\\/]src[\\/]workers[\\/]pool\.ts$/, '/dist/src/workers/entry.js');
 }
 
 let nextPoolId = 0;
@@ -49,28 +29,17 @@ export class Pool {
   readonly id = ++nextPoolId;
   readonly size: number;
   readonly arena: Arena;
-  readonly #piscina: Piscina;
+  readonly #workers: WorkerSet;
   readonly #jobs: JobQueue;
   #closed = false;
 
   constructor(options: PoolOptions = {}) {
-    const size = options.workers ?? availableParallelism();
+    const size = options.workers ?? platform.defaultWorkers();
     if (!Number.isInteger(size) || size < 1) throw new RangeError(`createPool: workers must be a positive integer, got ${size}`);
     this.size = size;
     this.arena = new Arena(options.arenaBytes);
-    const kernelModules = (options.kernelModules ?? []).map((m) => (m.startsWith('file:') ? m : new URL(m, `file://${process.cwd()}/`).href));
-    this.#piscina = new Piscina({
-      filename: entryFile(),
-      minThreads: size,
-      maxThreads: size,
-      idleTimeout: options.idleTimeout ?? 600_000,
-      resourceLimits: options.resourceLimits,
-      execArgv: [],
-      workerData: { memory: this.arena.memory, kernelModules },
-    });
-    // No signal goes to piscina: it would end the thread of a running job. A call's abort flag
-    // stops its running members between tasks, and the queue drops the jobs still waiting.
-    this.#jobs = new JobQueue(size, (message: TeamMessage) => this.#piscina.run(message) as Promise<TeamResult | TeamResult[]>);
+    this.#workers = platform.start({ ...options, size, memory: this.arena.memory });
+    this.#jobs = new JobQueue(size, (message) => this.#workers.run(message));
   }
 
   get closed(): boolean {
@@ -103,13 +72,13 @@ export class Pool {
 
   /** Jobs waiting for a thread. */
   get queued(): number {
-    return this.#jobs.waiting + this.#piscina.queueSize;
+    return this.#jobs.waiting + this.#workers.queued;
   }
 
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    await this.#piscina.destroy();
+    await this.#workers.close();
   }
 }
 

@@ -1,0 +1,47 @@
+// The browser build (`npm run build:browser`): ES modules for browsers in dist/browser/, from the
+// same sources as Node's build. weft.js is the library (src/index.ts), worker.js the Web Worker
+// entry, kernels.js the `weft/kernels` API that users' kernel modules import; code they share
+// lies in chunks beside them, so a page, its workers and kernel modules share one kernel registry
+// per realm. Node's workers (threads.ts) are swapped for Web Workers (threads.browser.ts).
+import { build, type Plugin } from 'esbuild';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+/** Resolves `./threads.js` in src/workers to the browser's threads.browser.ts. */
+const browserThreads: Plugin = {
+  name: 'weft-browser-threads',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/threads\.js$/ }, (args) =>
+      args.resolveDir.replace(/\\/g, '/').endsWith('/src/workers') ? { path: `${args.resolveDir}/threads.browser.ts` } : undefined,
+    );
+    // Nothing reached from the browser entries may need Node.
+    b.onResolve({ filter: /^(node:|piscina$)/ }, (args) => ({
+      errors: [{ text: `${args.path} is imported by ${args.importer}: browser code must not import Node modules` }],
+    }));
+  },
+};
+
+/** Writes the browser bundles to dist/browser/. */
+export async function buildBrowser(): Promise<void> {
+  await build({
+    absWorkingDir: root,
+    entryPoints: { weft: 'src/index.ts', worker: 'src/workers/web-worker.ts', kernels: 'src/kernels/index.ts' },
+    outdir: 'dist/browser',
+    chunkNames: 'chunk-[hash]',
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2022',
+    sourcemap: true,
+    logLevel: 'warning',
+    plugins: [browserThreads],
+  });
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const started = performance.now();
+  await buildBrowser();
+  console.log(`dist/browser: weft.js, worker.js, kernels.js (${Math.round(performance.now() - started)} ms)`);
+}

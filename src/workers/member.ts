@@ -1,0 +1,60 @@
+// A worker's side of team jobs, the same on every platform: given the pool's shared memory, it
+// joins calls: it reads a plan from shared memory once, binds it to the call's region, and runs
+// the team loop. A batch of jobs (sent when every thread was busy) is run in turn.
+import '../kernels/builtin.js';
+import './inner-plan.js';
+import { readText } from './arena.js';
+import type { PlanDescriptor, TeamJob, TeamMessage, TeamResult } from './protocol.js';
+import { BoundPlan, MemoryViews, runTeam } from './team.js';
+
+/**
+ * Plans and bindings a worker keeps, the most recently used: a process that compiles functions
+ * in a loop must not grow every worker's heap with plans that will never run again. A plan
+ * dropped while its function lives is read from shared memory again when it comes back.
+ */
+const KEEP = 256;
+
+function recall<K, V>(cache: Map<K, V>, key: K): V | undefined {
+  const value = cache.get(key);
+  if (value !== undefined) {
+    cache.delete(key);
+    cache.set(key, value);
+  }
+  return value;
+}
+
+function remember<K, V>(cache: Map<K, V>, key: K, value: V): void {
+  cache.set(key, value);
+  if (cache.size > KEEP) cache.delete(cache.keys().next().value as K);
+}
+
+/** A worker's handler of team messages over `memory`, reporting `thread` as its thread id. */
+export function teamMember(memory: WebAssembly.Memory, thread: number): (message: TeamMessage) => TeamResult | TeamResult[] {
+  const views = new MemoryViews(memory);
+  const plans = new Map<number, PlanDescriptor>();
+  const bound = new Map<string, BoundPlan>();
+  let boundFor: ArrayBufferLike | undefined;
+
+  const join = (job: TeamJob): TeamResult => {
+    views.refresh();
+    if (boundFor?.byteLength !== memory.buffer.byteLength) {
+      // The memory grew: views over the old buffer cannot reach the new bytes.
+      bound.clear();
+      boundFor = memory.buffer;
+    }
+    let plan = recall(plans, job.planId);
+    if (!plan) {
+      plan = JSON.parse(readText(memory, job.planOffset, job.planLength)) as PlanDescriptor;
+      remember(plans, job.planId, plan);
+    }
+    const key = `${job.planId}@${job.region}`;
+    let b = recall(bound, key);
+    if (!b) {
+      b = new BoundPlan(plan, job.region, views);
+      remember(bound, key, b);
+    }
+    return runTeam(b, views, job.callId, { trace: job.trace, thread, external: job.external, outputMemory: job.outputMemory });
+  };
+
+  return (message) => ('batch' in message ? message.batch.map(join) : join(message));
+}

@@ -1,0 +1,40 @@
+// Node's workers (the platform seam of platform.ts): piscina owns the threads (a fixed count,
+// crash replacement, resource limits, a queue of jobs) running entry.ts. An idle pool does not
+// keep the process alive. The browser build replaces this module with threads.browser.ts.
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { Piscina } from 'piscina';
+import type { Platform, WorkerSet, WorkerSetOptions } from './platform.js';
+import type { TeamMessage, TeamResult } from './protocol.js';
+
+/** The compiled worker entry (workers run JavaScript; tests and tsx run from the sources). */
+function entryFile(): string {
+  const here = fileURLToPath(import.meta.url);
+  if (here.endsWith('.js')) return fileURLToPath(new URL('./entry.js', import.meta.url));
+  // Running from src/ (tsx): use the build in dist/, made by `npm run build`.
+  return here.replace(/[\\/]src[\\/]workers[\\/]threads\.ts$/, '/dist/src/workers/entry.js');
+}
+
+function start(options: WorkerSetOptions): WorkerSet {
+  const kernelModules = (options.kernelModules ?? []).map((m) => (m.startsWith('file:') ? m : new URL(m, `file://${process.cwd()}/`).href));
+  const piscina = new Piscina({
+    filename: entryFile(),
+    minThreads: options.size,
+    maxThreads: options.size,
+    idleTimeout: options.idleTimeout ?? 600_000,
+    resourceLimits: options.resourceLimits,
+    execArgv: [],
+    workerData: { memory: options.memory, kernelModules },
+  });
+  return {
+    // No signal goes to piscina: it would end the thread of a running job. A call's abort flag
+    // stops its running members between tasks, and the pool's queue drops the jobs still waiting.
+    run: (message: TeamMessage) => piscina.run(message) as Promise<TeamResult | TeamResult[]>,
+    get queued() {
+      return piscina.queueSize;
+    },
+    close: () => piscina.destroy(),
+  };
+}
+
+export const platform: Platform = { defaultWorkers: availableParallelism, start };
