@@ -81,7 +81,7 @@ async function inNode(c: Case, pool: weft.Pool, k = 0): Promise<{ pooled: Encode
 
 if (!existsSync(CHROMIUM)) {
   const why = `Chromium not found at ${CHROMIUM}: install Debian's chromium (apt-get install -y chromium; .ci/run does) or set WEFT_SKIP_BROWSER=1 to skip the browser test`;
-  if (process.env.WEFT_SKIP_BROWSER === '1') t.test('weft in headless Chromium', { skip: why }, () => undefined);
+  if (process.env.WEFT_SKIP_BROWSER === '1') t.test('weft in headless Chromium', { skip: `WEFT_SKIP_BROWSER=1, and ${why.split(':')[0]}` }, () => undefined);
   else t.fail(why);
 } else {
   let server: TestServer;
