@@ -13,6 +13,7 @@ import { isConstant, type Variable } from '../graph/variable.js';
 import { ReferenceExecutor } from '../graph/reference-executor.js';
 import { PlanError } from '../scheduler/plan.js';
 import { AbortError } from '../scheduler/planned-executor.js';
+import { CallGate, CALLS_AT_ONCE } from './call-gate.js';
 import { StagedExecutor } from '../scheduler/staged-executor.js';
 import { getDefaultPool, type Pool } from '../workers/pool.js';
 import { deepCopy } from '../tensor/basic-ops.js';
@@ -317,23 +318,37 @@ function build(
   const inputTypes = fg.inputs.slice(0, explicit.length).map((v) => v.type as TensorType);
   let disposed = false;
 
-  const call = async (...args: unknown[]): Promise<NdArray | NdArray[]> => {
-    const callOptions = args.length === explicit.length + 1 && isCallOptions(args[args.length - 1]) ? (args.pop() as CallOptions) : {};
-    if (disposed) throw new Error(`${fnLabel} was disposed`);
-    if (callOptions.signal?.aborted) throw new AbortError(`${fnLabel}: the call was aborted before it started`);
-    if (args.length !== explicit.length) {
-      const names = fnInputs.map((x, i) => x.name ?? `input ${i}`).join(', ');
-      throw new TypeError(`${fnLabel} expects ${explicit.length} argument${explicit.length === 1 ? '' : 's'} (${names}), got ${args.length}`);
+  // Calls past the gate's limit wait as small records; shared values are read when a call starts.
+  const gate = new CallGate<NdArray | NdArray[]>(CALLS_AT_ONCE, fnLabel);
+  const call = (...args: unknown[]): Promise<NdArray | NdArray[]> => {
+    let values: NdArray[];
+    let signal: AbortSignal | undefined;
+    try {
+      const callOptions = args.length === explicit.length + 1 && isCallOptions(args[args.length - 1]) ? (args.pop() as CallOptions) : {};
+      signal = callOptions.signal;
+      if (disposed) throw new Error(`${fnLabel} was disposed`);
+      if (signal?.aborted) throw new AbortError(`${fnLabel}: the call was aborted before it started`);
+      if (args.length !== explicit.length) {
+        const names = fnInputs.map((x, i) => x.name ?? `input ${i}`).join(', ');
+        throw new TypeError(`${fnLabel} expects ${explicit.length} argument${explicit.length === 1 ? '' : 's'} (${names}), got ${args.length}`);
+      }
+      values = args.map((a, i) =>
+        inputTypes[i]!.filter(a, {
+          allowDowncast: options.allowInputDowncast,
+          what: `input ${i} (${fnInputs[i]!.name ?? 'unnamed'}) of ${fnLabel}`,
+        }),
+      );
+    } catch (e) {
+      return Promise.reject(e);
     }
-    const values: NdArray[] = args.map((a, i) =>
-      inputTypes[i]!.filter(a, {
-        allowDowncast: options.allowInputDowncast,
-        what: `input ${i} (${fnInputs[i]!.name ?? 'unnamed'}) of ${fnLabel}`,
-      }),
-    );
+    return gate.run(() => runCall(values, signal), signal);
+  };
+
+  const runCall = async (values: NdArray[], signal: AbortSignal | undefined): Promise<NdArray | NdArray[]> => {
+    if (disposed) throw new Error(`${fnLabel} was disposed`);
     for (const s of sharedInputs) values.push(s.getValue({ borrow: true }));
     const callStarted = performance.now();
-    const results = await execute(values, callOptions.signal);
+    const results = await execute(values, signal);
     // Every new value is checked before any is stored, so that updates apply all or not at all.
     const newValues = updated.map((s, k) => s.type.filter(results[nOut + k], { what: `the update of ${s} by ${fnLabel}` }));
     updated.forEach((s, k) => s.setValue(newValues[k], { borrow: true }));

@@ -500,7 +500,7 @@ t.test('makeNdArray gives the same views as the ndarray factory, for every stora
       for (const args of [[shape], [shape, stride, 40]] as const) {
         // Twice: the first call learns the view class, the second uses it.
         for (const round of [1, 2]) {
-          const got = makeNdArray(data, ...(args as [number[], number[]?, number?]));
+          const got = makeNdArray(data, ...(args as unknown as [number[], number[]?, number?]));
           const want = ndarray(data, [...shape], args[1] ? [...args[1]] : undefined, args[2] ?? 0);
           const label = `${dtype} ${JSON.stringify(args)} round ${round}`;
           t.equal(got.constructor, want.constructor, `${label}: class`);
