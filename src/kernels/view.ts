@@ -45,3 +45,8 @@ export function isContiguous(v: TensorView): boolean {
   }
   return true;
 }
+
+/** Row `r` of a view (its first axis fixed), as a view of the same memory. */
+export function rowOf(v: TensorView, r: number): TensorView {
+  return { data: v.data, offset: v.offset + r * v.stride[0]!, shape: v.shape.slice(1), stride: v.stride.slice(1) };
+}

@@ -16,9 +16,20 @@ import { buildPlan, PlanError } from './plan.js';
 const plans = new WeakMap<FunctionGraph, { host: HostValues; bySignature: Map<string, KernelCall | undefined> }>();
 let nextId = -1;
 
-function innerKernel(fg: FunctionGraph, inputs: readonly TensorView[]): KernelCall | undefined {
+/** Which graph inputs are host values: their values, not only their shapes, make the plan. */
+export function hostInputs(fg: FunctionGraph): readonly number[] {
+  return entryOf(fg).host.valueInputs;
+}
+
+function entryOf(fg: FunctionGraph): { host: HostValues; bySignature: Map<string, KernelCall | undefined> } {
   let entry = plans.get(fg);
   if (!entry) plans.set(fg, (entry = { host: new HostValues(fg), bySignature: new Map() }));
+  return entry;
+}
+
+/** The 'innerPlan' call that runs `fg` for inputs of these shapes, or undefined when it must run on the calling thread. */
+export function innerKernel(fg: FunctionGraph, inputs: readonly TensorView[]): KernelCall | undefined {
+  const entry = entryOf(fg);
   const arrays = inputs as readonly NdArray[];
   // Inner inputs that steer shapes need values; the outer plan knows them only if it computes them.
   if (entry.host.valueInputs.some((i) => arrays[i]!.data.length === 0)) return undefined;
@@ -47,3 +58,5 @@ function innerKernel(fg: FunctionGraph, inputs: readonly TensorView[]): KernelCa
 }
 
 setInnerPlanner(innerKernel);
+// Scan's plans build on these: loading the planner of inner graphs loads Scan's.
+import './scan-planner.js';

@@ -4,6 +4,7 @@
 // Random variables are their distribution, dtype and rank (their states' types and default
 // updates are the document's: tensor/value-codec.ts, graph/serialize.ts).
 import type { Apply } from '../graph/apply.js';
+import { FunctionGraph } from '../graph/fgraph.js';
 import type { JsonObject, JsonReader, Json } from '../graph/json-reader.js';
 import { registerOpCodec, type GraphRef, type OpBuildContext, type OpCodec, type OpDecoder, type OpEncoder, type OpPlan } from '../graph/op-codecs.js';
 import { SharedVariable } from '../graph/shared.js';
@@ -29,6 +30,7 @@ import { OpFromGraph } from './op-from-graph.js';
 import { IntegersRV, NormalRV, UniformRV, type RandomVariable } from './random.js';
 import { ArgReduce, CAReduce } from './reduce.js';
 import { Reshape } from './reshape.js';
+import { ScanOp, type ScanSpec } from './scan-op.js';
 import * as catalog from './scalar/catalog.js';
 import { ScalarOp } from './scalar/scalar-op.js';
 import { Shape, ShapeI } from './shape.js';
@@ -307,6 +309,31 @@ function buildOpFromGraph(p: OpFromGraphParams, ctx: OpBuildContext): OpFromGrap
   return op;
 }
 
+interface ScanParams {
+  readonly graph: GraphRef;
+  readonly spec: ScanSpec;
+  readonly name: string | undefined;
+}
+
+const MAX_SCAN_PARTS = 65536;
+
+function readScan(r: JsonReader, dec: OpDecoder): ScanParams {
+  r.object(['graph', 'nSeqs', 'taps', 'nNitsot', 'finals', 'nNonSeqs', 'truncateGradient', 'name']);
+  const count = (f: string): number => r.field(f).int(0, MAX_SCAN_PARTS);
+  return {
+    graph: dec.graph(r.field('graph')),
+    spec: {
+      nSeqs: count('nSeqs'),
+      taps: r.field('taps').array(MAX_SCAN_PARTS).map((t) => t.ints(-(2 ** 31), -1, MAX_SCAN_PARTS)),
+      nNitsot: count('nNitsot'),
+      finals: r.field('finals').ints(0, MAX_SCAN_PARTS, MAX_SCAN_PARTS),
+      nNonSeqs: count('nNonSeqs'),
+      truncateGradient: r.field('truncateGradient').int(-1),
+    },
+    name: r.field('name').optionalString(),
+  };
+}
+
 function tensorOutputs(outputs: readonly Variable[]): TensorVariable[] {
   if (!outputs.every(isTensorVariable)) throw new TypeError('the inner graph has an output that is not a tensor');
   return outputs as TensorVariable[];
@@ -529,6 +556,19 @@ function allCodecs(): ReadonlyArray<OpCodec<TensorOp<TensorVariable | TensorVari
       },
       buildOpFromGraph,
       (op, inputs) => op.makeNode(...inputs.slice(0, op.nExplicit)),
+    ),
+    codec<ScanOp, ScanParams>(
+      'Scan',
+      ScanOp,
+      ['structure', 'layout'],
+      // The step graph is closed (shared variables are outer inputs), so it is written as it is.
+      (op, enc) => ({ graph: enc.graph(op.inner), ...op.spec, taps: op.spec.taps.map((t) => [...t]), finals: [...op.spec.finals], name: op.name }),
+      readScan,
+      (p, ctx) => {
+        const g = ctx.graph(p.graph);
+        if (g.inputs.some((v) => v instanceof SharedVariable)) throw new TypeError("a Scan's step graph reads shared variables only through its inputs");
+        return new ScanOp(new FunctionGraph(g.inputs, tensorOutputs(g.outputs)), p.spec, p.name);
+      },
     ),
     codec<AsOp, never>(
       'AsOp',

@@ -412,7 +412,8 @@ export function setInnerGraphRewriter(r: (fg: FunctionGraph) => void): void {
   rewrite = r;
 }
 
-function rewrittenCopy(fg: FunctionGraph): FunctionGraph {
+/** A copy of an inner graph as it runs (OpFromGraph, Scan): rewritten once, as FAST_RUN rewrites functions. */
+export function rewrittenCopy(fg: FunctionGraph): FunctionGraph {
   const copy = fg.clone().fgraph;
   // Inplace rewrites are checked by the destroy handler; nothing from outside may be overwritten.
   copy.attachFeature(new DestroyHandler());

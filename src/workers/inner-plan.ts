@@ -55,17 +55,20 @@ function arrayOf(buffer: ArrayBufferLike, dtype: Dtype): TypedArray {
   return a;
 }
 
-registerKernel('innerPlan', (inputs, outputs, raw: KernelParams) => {
-  const params = raw as unknown as InnerPlanParams;
-  const scratch = outputs[outputs.length - 1]!;
+/** The inner plan's views, inside the scratch memory the outer plan gave the task. */
+export function innerViews(plan: PlanDescriptor, scratch: TensorView): TensorView[] {
   const base = scratch.offset;
   const buffer = scratch.data.buffer;
-  const views: TensorView[] = params.plan.views.map((v) => ({
+  return plan.views.map((v) => ({
     data: arrayOf(buffer, v.dtype),
     offset: (base + v.offset) / bytesPerElement(v.dtype),
     shape: v.shape,
     stride: v.stride,
   }));
+}
+
+/** One run of an inner plan: constants written, inputs copied in, tasks in order (outputs stay in `views`). */
+export function runInnerPlan(params: InnerPlanParams, views: readonly TensorView[], inputs: readonly TensorView[]): void {
   for (const { view, value } of params.init) decodeInto(value, views[view]!);
   params.inputs.forEach((view, i) => {
     if (view >= 0) copyView(inputs[i]!, views[view]!);
@@ -80,8 +83,21 @@ registerKernel('innerPlan', (inputs, outputs, raw: KernelParams) => {
       task.start < 0 ? undefined : { start: task.start, end: task.end },
     );
   }
-  params.outputs.forEach((o, j) => {
-    if ('view' in o) copyView(views[o.view]!, outputs[j]!);
-    else decodeInto(o.value, outputs[j]!);
-  });
+}
+
+/** Copies output j of an inner plan's run into `dst`. */
+export function copyInnerOutput(params: InnerPlanParams, views: readonly TensorView[], j: number, dst: TensorView): void {
+  const o = params.outputs[j]!;
+  if ('view' in o) copyView(views[o.view]!, dst);
+  else decodeInto(o.value, dst);
+}
+
+registerKernel('innerPlan', (inputs, outputs, raw: KernelParams) => {
+  const params = raw as unknown as InnerPlanParams;
+  const views = innerViews(params.plan, outputs[outputs.length - 1]!);
+  runInnerPlan(params, views, inputs);
+  params.outputs.forEach((_, j) => copyInnerOutput(params, views, j, outputs[j]!));
 });
+
+// Scan's loop runs inner plans too: wherever this kernel is loaded, that one is.
+import './scan-loop.js';

@@ -453,6 +453,23 @@ t.test('refused: asOp, ops without a codec, non-variables; user codecs', async (
   );
 });
 
+t.test('Scan: a recurrence with taps, a shared variable inside, and its gradient', async (t) => {
+  const x = pt.vector('x');
+  const h0 = pt.vector('h0');
+  const w = weft.shared(r.normal([3]), { name: 'w' });
+  const { outputs } = weft.scan({
+    fn: (prev: TV, now: TV, h2: TV, h1: TV, a: TV) => pt.tanh(h2.mul(a).add(h1.mul(w)).add(prev.mul(now))),
+    sequences: [{ input: x, taps: [-1, 0] }],
+    outputsInfo: { initial: h0.dimshuffle('x', 0).mul(pt.ones([2, 1])), taps: [-2, -1] },
+    nonSequences: [pt.scalar('a')],
+    name: 'rec',
+  });
+  const y = outputs as TV;
+  const a = y.owner!.inputs.find((v) => v.name === 'a') as TV;
+  const copy = await roundTrip(t, [y, ...weft.grad(y.sum(), [x, h0, a])], new Map<TV, unknown>([[x, r.normal([6])], [h0, r.normal([3])], [a, 0.7]]));
+  t.ok(copy.outputs[0]!.owner!.op instanceof weft.ScanOp, 'a Scan again');
+});
+
 t.test('every tensor op codec was used by a round trip above', async (t) => {
   const unused = tensorCodecNames().filter((n) => n !== 'AsOp' && !seen.has(n));
   t.same(unused, [], 'codecs not exercised');

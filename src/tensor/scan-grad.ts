@@ -1,0 +1,214 @@
+// Backpropagation through time: the pullback of a Scan is another scan that runs the steps
+// backwards, recomputing each step from the stacked forward values and carrying, per recurrent
+// output, the gradients that later steps sent to its last L states (L = -min tap). With
+// truncateGradient k it goes back through the last k steps only, as Theano's truncated BPTT.
+import type { Apply } from '../graph/apply.js';
+import { cloneReplace } from '../graph/clone.js';
+import { disconnected, isDisconnected } from '../graph/gradient.js';
+import { ancestors } from '../graph/traversal.js';
+import type { Variable } from '../graph/variable.js';
+import { isDiscreteDtype } from '../kernels/dtype.js';
+import { zerosLike } from './alloc.js';
+import { Lop, Rop } from './grad.js';
+import { concatenate, stack } from './join.js';
+import { add, eq, minimum, sub, where } from './math.js';
+import { scan } from './scan.js';
+import { isSitSot, stateRows, type ScanOp } from './scan-op.js';
+import { slice } from './slice.js';
+import { incSubtensor, setSubtensor } from './subtensor.js';
+import type { TensorVariable } from './variable.js';
+
+const isFloat = (v: TensorVariable): boolean => !isDiscreteDtype(v.dtype);
+
+/** pattern[i][j]: does output j depend on input i, through any number of steps? */
+export function scanConnectionPattern(op: ScanOp, node: Apply): boolean[][] {
+  const { nSeqs, taps, nNitsot, finals } = op.spec;
+  const innerIns = op.inner.inputs;
+  const reached = op.inner.outputs.map((o) => new Set(ancestors([o])));
+  const tapsOf = (k: number): number[] => taps[k]!.map((_, t) => op.tapInput(k) + t);
+  // The inner outputs that these inner inputs reach, through the states they feed back into.
+  const reach = (ins: readonly number[]): boolean[] => {
+    const hit = reached.map((set) => ins.some((i) => set.has(innerIns[i]!)));
+    for (let changed = true; changed; ) {
+      changed = false;
+      taps.forEach((_, k) => {
+        if (!hit[k]) return;
+        reached.forEach((set, j) => {
+          if (!hit[j] && tapsOf(k).some((i) => set.has(innerIns[i]!))) changed = hit[j] = true;
+        });
+      });
+    }
+    return [...hit, ...finals.map((k) => hit[k]!)];
+  };
+  return node.inputs.map((_, i) => {
+    if (i === 0) return node.outputs.map(() => true);
+    if (i <= nSeqs) return reach([i - 1]);
+    if (i <= nSeqs + taps.length) {
+      // An initial state is also the output before any step: its last state reaches the finals.
+      const k = i - 1 - nSeqs;
+      const r = reach(tapsOf(k));
+      finals.forEach((fk, f) => {
+        if (fk === k) r[taps.length + nNitsot + f] = true;
+      });
+      return r;
+    }
+    return reach([op.firstNonSeq + i - 1 - nSeqs - taps.length]);
+  });
+}
+
+export function scanLop(op: ScanOp, inputs: readonly TensorVariable[], outputs: readonly TensorVariable[], outputGrads: readonly Variable[]): Variable[] {
+  const { nSeqs, taps, nNitsot, finals, truncateGradient } = op.spec;
+  const nRec = taps.length;
+  const n = inputs[0]!;
+  const seqs = inputs.slice(1, 1 + nSeqs);
+  const inits = inputs.slice(1 + nSeqs, 1 + nSeqs + nRec);
+  const nonSeqs = inputs.slice(1 + nSeqs + nRec);
+  const innerIns = op.inner.inputs as TensorVariable[];
+  const innerOuts = op.inner.outputs as TensorVariable[];
+  const grads = outputGrads.map((g, j) => (isDisconnected(g) ? zerosLike(outputs[j]!) : (g as TensorVariable)));
+  // The gradient of a final state is the gradient of the last row of its stacked states.
+  finals.forEach((k, f) => {
+    const g = grads[nRec + nNitsot + f]!;
+    if (isFloat(outputs[k]!)) grads[k] = incSubtensor(grads[k]!.get(-1), g);
+  });
+  const diffRec = taps.map((_, k) => isFloat(outputs[k]!));
+  const diffNitsot = Array.from({ length: nNitsot }, (_, j) => isFloat(outputs[nRec + j]!));
+  const floatSeqs = seqs.map(isFloat);
+  const floatNonSeqs = nonSeqs.map(isFloat);
+  if (![...diffRec, ...diffNitsot].some(Boolean)) return inputs.map(() => disconnected());
+
+  // The steps gone back through, [start, n), in forward order (the backward scan reverses them).
+  const m = truncateGradient < 0 ? n : minimum(n, truncateGradient);
+  const start = sub(n, m);
+  const window = (x: TensorVariable, shift: number): TensorVariable => x.get(slice(add(start, shift), add(n, shift)));
+  const pastRows = inits.map((init, k) => (isSitSot(taps[k]!) ? init.dimshuffle('x', ...init.type.shape.map((_, a) => a)) : init.get(slice(0, stateRows(taps[k]!)))));
+  const full = inits.map((_, k) => concatenate([pastRows[k]!, outputs[k]!]));
+  const tapSeqs = taps.flatMap((ts, k) => ts.map((tap) => window(full[k]!, stateRows(taps[k]!) + tap)));
+  const gRecSeqs = taps.flatMap((_, k) => (diffRec[k] ? [window(grads[k]!, 0)] : []));
+  const gNitsotSeqs = diffNitsot.flatMap((d, j) => (d ? [window(grads[nRec + j]!, 0)] : []));
+  const sequences = [...seqs.map((s) => window(s, 0)), ...tapSeqs, ...gRecSeqs, ...gNitsotSeqs];
+  const carryInits = taps.flatMap((_, k) => (diffRec[k] ? [zerosLike(pastRows[k]!)] : []));
+
+  const tapOwner = taps.flatMap((ts, k) => ts.map(() => k));
+  const step = (...args: TensorVariable[]): TensorVariable[] => {
+    let a = 0;
+    const take = (count: number): TensorVariable[] => args.slice(a, (a += count));
+    const seqRows = take(nSeqs);
+    const tapRows = take(tapSeqs.length);
+    const gRec = take(gRecSeqs.length);
+    const gNitsot = take(gNitsotSeqs.length);
+    const carries = take(carryInits.length);
+    const ns = take(nonSeqs.length);
+    const stand = [...seqRows, ...tapRows, ...ns];
+    const ys = cloneReplace(innerOuts, innerIns.map((v, i): [Variable, Variable] => [v, stand[i]!])) as TensorVariable[];
+    let c = 0;
+    const totals = taps.flatMap((_, k) => (diffRec[k] ? [add(gRec[c]!, carries[c++]!.get(0)).astype(ys[k]!.dtype)] : []));
+    const fs = [...ys.slice(0, nRec).filter((_, k) => diffRec[k]), ...ys.slice(nRec).filter((_, j) => diffNitsot[j])];
+    const wrtSeq = seqRows.filter((_, i) => floatSeqs[i]);
+    const wrtTaps = tapRows.filter((_, t) => diffRec[tapOwner[t]!]);
+    const wrtNs = ns.filter((_, i) => floatNonSeqs[i]);
+    const g = Lop(fs, [...wrtSeq, ...wrtTaps, ...wrtNs], [...totals, ...gNitsot]) as TensorVariable[];
+    const gSeq = g.slice(0, wrtSeq.length);
+    const gTaps = g.slice(wrtSeq.length, wrtSeq.length + wrtTaps.length);
+    const gNs = g.slice(wrtSeq.length + wrtTaps.length);
+    // The carry after this step: row d holds what steps so far sent to the state d+1 steps before this one.
+    let t = 0;
+    c = 0;
+    const nextCarries = taps.flatMap((ts, k) => {
+      if (!diffRec[k]) return [];
+      const carry = carries[c++]!;
+      const byTap = ts.map(() => gTaps[t++]!);
+      const rows = Array.from({ length: stateRows(ts) }, (_, d) => {
+        const terms: TensorVariable[] = [];
+        if (d + 1 < stateRows(ts)) terms.push(carry.get(d + 1));
+        const at = ts.indexOf(-(d + 1));
+        if (at >= 0) terms.push(byTap[at]!);
+        return terms.length === 0 ? zerosLike(carry.get(0)) : add(...terms);
+      });
+      return [stack(rows).astype(carry.dtype)];
+    });
+    return [...nextCarries, ...gSeq, ...gNs];
+  };
+  const back = scan({
+    fn: step,
+    sequences,
+    outputsInfo: [...carryInits, ...floatSeqs.filter(Boolean).map(() => null), ...floatNonSeqs.filter(Boolean).map(() => null)],
+    nonSequences: nonSeqs,
+    goBackwards: true,
+    name: `${op.name}.grad`,
+  });
+  const results = back.outputs as TensorVariable[];
+  const all = truncateGradient < 0 ? undefined : eq(m, n);
+  let r = 0;
+  const gInits = taps.map((ts, k) => {
+    if (!diffRec[k]) return disconnected();
+    const last = results[r++]!.get(-1);
+    const init = inits[k]!;
+    // Row d of the last carry is the gradient of the state d+1 steps before the first step.
+    const g = isSitSot(ts) ? last.get(0) : setSubtensor(zerosLike(init).get(slice(0, stateRows(ts))), last.get(slice(null, null, -1)));
+    return all ? where(all, g, 0).astype(init.dtype) : g;
+  });
+  const gSeqs = seqs.map((s, i) => {
+    if (!floatSeqs[i]) return disconnected();
+    return setSubtensor(window(zerosLike(s), 0), results[r++]!.get(slice(null, null, -1)));
+  });
+  const gNonSeqs = nonSeqs.map((v, i) => (floatNonSeqs[i] ? results[r++]!.sum({ axis: 0 }).astype(v.dtype) : disconnected()));
+  return [disconnected(), ...gSeqs, ...gInits, ...gNonSeqs];
+}
+
+/**
+ * The pushforward of a Scan: a scan that carries, next to each float recurrent output, its
+ * tangent (the same taps, started from the initial state's direction), and stacks the tangents
+ * of the other outputs. Discrete outputs (random states, integers) have none.
+ */
+export function scanRop(op: ScanOp, inputs: readonly TensorVariable[], evalPoints: readonly Variable[]): Variable[] {
+  const { nSeqs, taps, nNitsot, finals } = op.spec;
+  const nRec = taps.length;
+  const seqs = inputs.slice(1, 1 + nSeqs);
+  const inits = inputs.slice(1 + nSeqs, 1 + nSeqs + nRec);
+  const nonSeqs = inputs.slice(1 + nSeqs + nRec);
+  const point = (i: number): TensorVariable => (isDisconnected(evalPoints[i]!) ? zerosLike(inputs[i]!) : (evalPoints[i] as TensorVariable).astype(inputs[i]!.dtype));
+  const floatSeq = seqs.map(isFloat);
+  const floatRec = inits.map(isFloat);
+  const floatNs = nonSeqs.map(isFloat);
+  const floatNitsot = op.inner.outputs.slice(nRec).map((o) => isFloat(o as TensorVariable));
+  const dSeqs = seqs.flatMap((_, i) => (floatSeq[i] ? [point(1 + i)] : []));
+  const dNs = nonSeqs.flatMap((_, m) => (floatNs[m] ? [point(1 + nSeqs + nRec + m)] : []));
+  const states = inits.map((init, k) => ({ initial: init, taps: [...taps[k]!] }));
+  const tangents = inits.flatMap((_, k) => (floatRec[k] ? [{ initial: point(1 + nSeqs + k), taps: [...taps[k]!] }] : []));
+  const step = (...args: TensorVariable[]): TensorVariable[] => {
+    let a = 0;
+    const take = (count: number): TensorVariable[] => args.slice(a, (a += count));
+    const seqRows = take(nSeqs);
+    const dSeqRows = take(dSeqs.length);
+    const tapRows = taps.map((t) => take(t.length));
+    const dTapRows = taps.flatMap((t, k) => (floatRec[k] ? [take(t.length)] : []));
+    const ns = take(nonSeqs.length);
+    const dNsArgs = take(dNs.length);
+    const stand = [...seqRows, ...tapRows.flat(), ...ns];
+    const ys = cloneReplace(op.inner.outputs, op.inner.inputs.map((v, i): [Variable, Variable] => [v, stand[i]!])) as TensorVariable[];
+    const wrt = [...seqRows.filter((_, i) => floatSeq[i]), ...tapRows.filter((_, k) => floatRec[k]).flat(), ...ns.filter((_, m) => floatNs[m])];
+    const moving = [...ys.slice(0, nRec).filter((_, k) => floatRec[k]), ...ys.slice(nRec).filter((_, j) => floatNitsot[j])];
+    const jv = moving.length === 0 || wrt.length === 0 ? moving.map((y) => zerosLike(y)) : (Rop(moving, wrt, [...dSeqRows, ...dTapRows.flat(), ...dNsArgs]) as TensorVariable[]);
+    const nFloatRec = floatRec.filter(Boolean).length;
+    const dRec = jv.slice(0, nFloatRec).map((d, r) => d.astype(ys[floatRec.map((f, k) => (f ? k : -1)).filter((k) => k >= 0)[r]!]!.dtype));
+    return [...ys.slice(0, nRec), ...dRec, ...jv.slice(nFloatRec)];
+  };
+  const forward = scan({
+    fn: step,
+    sequences: [...seqs, ...dSeqs],
+    outputsInfo: [...states, ...tangents, ...floatNitsot.filter(Boolean).map(() => null)],
+    nonSequences: [...nonSeqs, ...dNs],
+    nSteps: inputs[0]!,
+    name: `${op.name}.rop`,
+  });
+  const outs = forward.outputs as TensorVariable[];
+  let r = nRec;
+  const dStacked = taps.map((_, k) => (floatRec[k] ? outs[r++]! : undefined));
+  const dNitsot = floatNitsot.map((f) => (f ? outs[r++]! : undefined));
+  return [
+    ...dStacked.map((d) => d ?? disconnected()),
+    ...dNitsot.map((d) => d ?? disconnected()),
+    ...finals.map((k) => (dStacked[k] ? dStacked[k]!.get(-1) : disconnected())),
+  ];
+}

@@ -1,0 +1,312 @@
+// Scan (Theano's): a step graph applied nSteps times, each step reading one row of each sequence,
+// earlier results of the recurrent outputs (their taps) and fixed non-sequences. The op sees only
+// closed inner graphs and simple parts: the builder (scan.ts) turns taps of sequences into one
+// sequence per tap, goBackwards into reversed sequences, and shared variables into inputs.
+import { Apply } from '../graph/apply.js';
+import { cloneReplace } from '../graph/clone.js';
+import { FunctionGraph } from '../graph/fgraph.js';
+import type { KernelCall, SymbolicShape } from '../graph/op.js';
+import { ReferenceExecutor } from '../graph/reference-executor.js';
+import { graphStructure } from '../graph/structure.js';
+import { ancestors } from '../graph/traversal.js';
+import type { Variable } from '../graph/variable.js';
+import { copyView } from '../kernels/copy.js';
+import { rowOf, sizeOf, type TensorView } from '../kernels/view.js';
+import { asTensorArgs } from './as-tensor.js';
+import { empty, makeNdArray, shapeText, type NdArray } from './ndarray.js';
+import { TensorOp } from './op.js';
+import { ShapeFeature } from './rewriting/shape-feature.js';
+import { scanConnectionPattern, scanLop, scanRop } from './scan-grad.js';
+import { rewrittenCopy } from './op-from-graph.js';
+import { asIntScalar, constantScalar, smallInputValues } from './shape.js';
+import { TensorType } from './type.js';
+import { TensorSharedVariable, type TensorLike, type TensorVariable } from './variable.js';
+
+/** What the parts of a Scan are; the inner graph's inputs and outputs follow this layout. */
+export interface ScanSpec {
+  /** Sequences (one per tap of the user's sequences): inner inputs 0 .. nSeqs-1 are their rows. */
+  readonly nSeqs: number;
+  /** Per recurrent output, its taps (negative, as given): one inner input each, after the sequences. */
+  readonly taps: ReadonlyArray<readonly number[]>;
+  /** Outputs that are not fed back (inner outputs after the recurrent ones). */
+  readonly nNitsot: number;
+  /** Recurrent outputs (sit-sot ones) whose last state is one more output (updates of shared variables). */
+  readonly finals: readonly number[];
+  /** Non-sequences: the inner graph's last inputs, the same at every step. */
+  readonly nNonSeqs: number;
+  /** Steps the gradient goes back through (-1: all). */
+  readonly truncateGradient: number;
+}
+
+/** How many rows of its initial state a recurrent output with these taps needs. */
+export function stateRows(taps: readonly number[]): number {
+  return -Math.min(...taps);
+}
+
+/**
+ * Is this a recurrent output that reads only its last state (Theano's sit-sot)? Its initial
+ * state is then given as the state itself, not as rows of past states.
+ */
+export function isSitSot(taps: readonly number[]): boolean {
+  return taps.length === 1 && taps[0] === -1;
+}
+
+function rowArray(v: NdArray, r: number): NdArray {
+  const row = rowOf(v, r);
+  return makeNdArray(v.data, row.shape, row.stride, row.offset);
+}
+
+/** Plans the step graph of a Scan for given input shapes (registered by the scheduler layer). */
+export type ScanPlanner = (op: ScanOp, inputs: readonly TensorView[]) => KernelCall | undefined;
+let scanPlanner: ScanPlanner | undefined;
+
+export function setScanPlanner(p: ScanPlanner): void {
+  scanPlanner = p;
+}
+
+export class ScanOp extends TensorOp<TensorVariable[]> {
+  static override readonly props = ['structure', 'layout'] as const;
+  readonly structure: string;
+  /** The spec as a key: equal layouts over equal step graphs make equal ops. */
+  readonly layout: string;
+  readonly name: string;
+  #compiled: FunctionGraph | undefined;
+  #executor: ReferenceExecutor | undefined;
+  #shapeFeature: ShapeFeature | undefined;
+  #shapeProgram: { ranks: number[]; executor: ReferenceExecutor } | undefined;
+
+  /** @param inner the step graph (closed: its inputs are the rows, taps and non-sequences of the spec) */
+  constructor(
+    readonly inner: FunctionGraph,
+    readonly spec: ScanSpec,
+    name = 'scan',
+  ) {
+    super();
+    this.name = name;
+    spec.taps.forEach((t, k) => {
+      if (t.length === 0 || t.some((tap) => !Number.isInteger(tap) || tap >= 0)) throw new TypeError(`${this}: the taps of output ${k} must be negative integers, got [${t.join(', ')}]`);
+    });
+    spec.finals.forEach((k) => {
+      if (!(spec.taps[k] && isSitSot(spec.taps[k]!))) throw new TypeError(`${this}: a final state must be that of an output with taps [-1], got output ${k}`);
+    });
+    const nTaps = spec.taps.reduce((a, t) => a + t.length, 0);
+    if (inner.inputs.length !== spec.nSeqs + nTaps + spec.nNonSeqs || inner.outputs.length !== spec.taps.length + spec.nNitsot) {
+      throw new TypeError(`${this}: the step graph has ${inner.inputs.length} inputs and ${inner.outputs.length} outputs, the spec describes ${spec.nSeqs + nTaps + spec.nNonSeqs} and ${spec.taps.length + spec.nNitsot}`);
+    }
+    this.structure = graphStructure(inner);
+    this.layout = JSON.stringify([spec.nSeqs, spec.taps, spec.nNitsot, spec.finals, spec.nNonSeqs, spec.truncateGradient]);
+  }
+
+  get nRec(): number {
+    return this.spec.taps.length;
+  }
+
+  /** Inner input index of the first tap of recurrent output k. */
+  tapInput(k: number): number {
+    return this.spec.nSeqs + this.spec.taps.slice(0, k).reduce((a, t) => a + t.length, 0);
+  }
+
+  get firstNonSeq(): number {
+    return this.inner.inputs.length - this.spec.nNonSeqs;
+  }
+
+  /** The step graph as it runs: rewritten once, as FAST_RUN rewrites functions. */
+  get compiled(): FunctionGraph {
+    return (this.#compiled ??= rewrittenCopy(this.inner));
+  }
+
+  /** Outer inputs: nSteps, the sequences, the initial states (rows = -min tap), the non-sequences. */
+  override makeNode(...args: unknown[]): Apply {
+    const { nSeqs, taps, nNonSeqs } = this.spec;
+    const expected = 1 + nSeqs + taps.length + nNonSeqs;
+    if (args.length !== expected) throw new TypeError(`${this}: expected ${expected} inputs, got ${args.length}`);
+    const n = asIntScalar(args[0] as number | TensorVariable, `${this}: nSteps`);
+    const rest = asTensorArgs(args.slice(1) as TensorLike[], String(this));
+    const innerIns = this.inner.inputs as TensorVariable[];
+    const check = (v: TensorVariable, want: TensorType, what: string): TensorVariable => {
+      if (want.equals(v.type) || want.convertVariable(v)) return v;
+      throw new TypeError(`${this}: ${what} (${v}) has type ${v.type}, expected ${want}`);
+    };
+    const stacked = (row: TensorType, len: number | null): TensorType => new TensorType(row.dtype, [len, ...row.shape]);
+    const seqs = rest.slice(0, nSeqs).map((v, i) => {
+      const row = innerIns[i]!.type as TensorType;
+      return check(v, new TensorType(row.dtype, [v.type.shape[0] ?? null, ...row.shape]), `sequence ${i}`);
+    });
+    const inits = rest.slice(nSeqs, nSeqs + taps.length).map((v, k) => {
+      const row = innerIns[this.tapInput(k)]!.type as TensorType;
+      return check(v, isSitSot(taps[k]!) ? row : stacked(row, v.type.shape[0] ?? null), `the initial state of output ${k}`);
+    });
+    const nonSeqs = rest.slice(nSeqs + taps.length).map((v, m) => check(v, innerIns[this.firstNonSeq + m]!.type as TensorType, `non-sequence ${m}`));
+    const len = constantScalar(n) ?? null;
+    const outputs = [
+      ...inits.map((_, k) => stacked(innerIns[this.tapInput(k)]!.type as TensorType, len).makeVariable()),
+      ...this.inner.outputs.slice(taps.length).map((o) => stacked(o.type as TensorType, len).makeVariable()),
+      ...this.spec.finals.map((k) => (innerIns[this.tapInput(k)]!.type as TensorType).makeVariable()),
+    ];
+    return new Apply(this, [n, ...seqs, ...inits, ...nonSeqs], outputs);
+  }
+
+  /**
+   * The new values of the shared variables whose states the loop carries (its last states), as
+   * compile collects default updates: for each final state whose initial state is a shared variable.
+   */
+  defaultUpdates(node: Apply): Array<[TensorSharedVariable, TensorVariable]> {
+    const first = 1 + this.spec.nSeqs;
+    const finalsAt = this.nRec + this.spec.nNitsot;
+    return this.spec.finals.flatMap((k, f): Array<[TensorSharedVariable, TensorVariable]> => {
+      const s = node.inputs[first + k];
+      return s instanceof TensorSharedVariable ? [[s, node.outputs[finalsAt + f] as TensorVariable]] : [];
+    });
+  }
+
+  /** The number of steps, checked against the sequences and the initial states. */
+  steps(inputs: readonly TensorView[]): number {
+    const n = smallInputValues(inputs[0]!, `${this}: nSteps`)[0]!;
+    if (!(n >= 0)) throw new RangeError(`${this}: nSteps must not be negative, got ${n}`);
+    for (let i = 0; i < this.spec.nSeqs; i++) {
+      const len = inputs[1 + i]!.shape[0]!;
+      if (len < n) throw new RangeError(`${this}: nSteps is ${n} but sequence ${i} has only ${len} step${len === 1 ? '' : 's'}`);
+    }
+    this.spec.taps.forEach((t, k) => {
+      if (isSitSot(t)) return;
+      const rows = inputs[1 + this.spec.nSeqs + k]!.shape[0]!;
+      if (rows < stateRows(t)) {
+        throw new RangeError(`${this}: the initial state of output ${k} has ${rows} row${rows === 1 ? '' : 's'}, its taps [${t.join(', ')}] need ${stateRows(t)}`);
+      }
+    });
+    return n;
+  }
+
+  /** Row `r` of recurrent output k's initial state (a sit-sot state is its own row). */
+  #initRow(init: TensorView, k: number, r: number): TensorView {
+    return isSitSot(this.spec.taps[k]!) ? init : rowOf(init, r);
+  }
+
+  /** The inner graph's inputs for a step's shapes: rows of the sequences and states, the non-sequences. */
+  #innerShapes(inputs: readonly TensorView[]): TensorView[] {
+    const { nSeqs, taps } = this.spec;
+    const views: TensorView[] = [];
+    for (let i = 0; i < nSeqs; i++) views.push(rowOf(inputs[1 + i]!, 0));
+    taps.forEach((t, k) => t.forEach(() => views.push(this.#initRow(inputs[1 + nSeqs + k]!, k, 0))));
+    views.push(...inputs.slice(1 + nSeqs + taps.length));
+    return views;
+  }
+
+  /** The shape of each inner output at a step, for inner inputs of these shapes. */
+  stepShapes(innerInputs: readonly TensorView[]): number[][] {
+    if (!this.#shapeProgram) {
+      const feature = (this.#shapeFeature ??= new ShapeFeature());
+      const dims = this.inner.outputs.map((o) => feature.shapeOf(o));
+      this.#shapeProgram = { ranks: dims.map((d) => d.length), executor: new ReferenceExecutor(new FunctionGraph(this.inner.inputs, dims.flat())) };
+    }
+    const { ranks, executor } = this.#shapeProgram;
+    const values = executor.run(innerInputs.map((v) => v as NdArray)) as NdArray[];
+    let k = 0;
+    return ranks.map((r) => Array.from({ length: r }, () => Number(values[k]!.data[values[k++]!.offset])));
+  }
+
+  /** Checks that a recurrent output's step keeps its state's shape. */
+  #checkState(k: number, got: readonly number[], want: readonly number[], step?: number): void {
+    if (got.length === want.length && got.every((d, a) => d === want[a])) return;
+    const at = step === undefined ? '' : ` at step ${step}`;
+    throw new RangeError(`${this}: the step gives output ${k} the shape ${shapeText(got)}${at}, but its state has shape ${shapeText(want)}; a recurrent output keeps its state's shape`);
+  }
+
+  override outputShapes(_node: Apply, inputs: readonly TensorView[]): number[][] {
+    const n = this.steps(inputs);
+    const { nSeqs, taps, nNitsot, finals } = this.spec;
+    // Without a step there is no row to read: the shapes of the states and the static ones say it.
+    const states = taps.map((t, k) => inputs[1 + nSeqs + k]!.shape.slice(isSitSot(t) ? 0 : 1));
+    let step: number[][];
+    if (n > 0) {
+      step = this.stepShapes(this.#innerShapes(inputs));
+      step.slice(0, taps.length).forEach((s, k) => this.#checkState(k, s, states[k]!));
+    } else {
+      step = [...states, ...this.inner.outputs.slice(taps.length).map((o) => (o.type as TensorType).shape.map((d) => d ?? 0))];
+    }
+    return [...step.slice(0, taps.length + nNitsot).map((s) => [n, ...s]), ...finals.map((k) => states[k]!)];
+  }
+
+  /** In a plan: the whole loop as one task that runs the step's own plan (when it can). */
+  override kernel(_node: Apply, inputs?: readonly TensorView[]): KernelCall | undefined {
+    if (!inputs || !scanPlanner) return undefined;
+    // Without a step there is nothing to plan (the rows to plan with do not exist).
+    return this.steps(inputs) > 0 ? scanPlanner(this, inputs) : undefined;
+  }
+
+  /** The loop on the calling thread, each step through the rewritten step graph. */
+  override perform(node: Apply, inputs: readonly NdArray[]): NdArray[] {
+    const shapes = this.outputShapes(node, inputs);
+    const { nSeqs, taps, nNitsot, finals } = this.spec;
+    const n = this.steps(inputs);
+    const outs = node.outputs.map((o, j) => empty((o.type as TensorType).dtype, shapes[j]!));
+    const executor = (this.#executor ??= new ReferenceExecutor(this.compiled));
+    const inits = inputs.slice(1 + nSeqs, 1 + nSeqs + taps.length);
+    const nonSeqs = inputs.slice(1 + nSeqs + taps.length);
+    const past = (k: number, t: number): NdArray => {
+      if (t >= 0) return rowArray(outs[k]!, t);
+      const row = this.#initRow(inits[k]!, k, stateRows(taps[k]!) + t);
+      return makeNdArray(row.data, row.shape, row.stride, row.offset);
+    };
+    for (let t = 0; t < n; t++) {
+      const args: NdArray[] = [];
+      for (let i = 0; i < nSeqs; i++) args.push(rowArray(inputs[1 + i]!, t));
+      taps.forEach((ts, k) => ts.forEach((tap) => args.push(past(k, t + tap))));
+      args.push(...nonSeqs);
+      const results = executor.run(args) as NdArray[];
+      results.forEach((r, j) => {
+        const row = rowOf(outs[j]!, t);
+        if (j < taps.length) this.#checkState(j, r.shape, row.shape, t);
+        else if (r.shape.length !== row.shape.length || r.shape.some((d, a) => d !== row.shape[a])) {
+          throw new RangeError(`${this}: step ${t} gives output ${j} the shape ${shapeText(r.shape)}, the first step gave ${shapeText(row.shape)}`);
+        }
+        if (sizeOf(r.shape) > 0) copyView(r, row);
+      });
+    }
+    finals.forEach((k, f) => copyView(past(k, n - 1), outs[taps.length + nNitsot + f]!));
+    return outs;
+  }
+
+  /** [nSteps, ...the step's shape], the step's shape through the inner graph from the outer shapes. */
+  override inferShape(node: Apply, inputShapes: readonly SymbolicShape[]): SymbolicShape[] {
+    const feature = (this.#shapeFeature ??= new ShapeFeature());
+    const { nSeqs, taps, nNitsot, finals } = this.spec;
+    const innerIns = this.inner.inputs as TensorVariable[];
+    // Each inner input's lengths are lengths of an outer input (without its first axis for rows).
+    const outerDims = (i: number): readonly Variable[] => {
+      if (i < nSeqs) return inputShapes[1 + i]!.slice(1);
+      if (i >= this.firstNonSeq) return inputShapes[1 + nSeqs + taps.length + i - this.firstNonSeq]!;
+      const k = taps.findIndex((_, r) => i < this.tapInput(r) + taps[r]!.length);
+      return inputShapes[1 + nSeqs + k]!.slice(isSitSot(taps[k]!) ? 0 : 1);
+    };
+    const pairs: Array<[Variable, Variable]> = [];
+    innerIns.forEach((v, i) => feature.shapeOf(v).forEach((d, a) => pairs.push([d, outerDims(i)[a]!])));
+    const step = this.inner.outputs.map((o, j) => (j < taps.length ? [] : cloneReplace(feature.shapeOf(o), pairs)));
+    const stranded = new Set<Variable>(innerIns);
+    if (step.some((dims) => ancestors(dims).some((v) => stranded.has(v)))) throw new Error(`${this}: the step's output shapes depend on values inside the step`);
+    const n = node.inputs[0]!;
+    return [
+      ...taps.map((t, k) => [n, ...inputShapes[1 + nSeqs + k]!.slice(isSitSot(t) ? 0 : 1)]),
+      ...step.slice(taps.length, taps.length + nNitsot).map((dims) => [n, ...dims]),
+      ...finals.map((k) => inputShapes[1 + nSeqs + k]!),
+    ];
+  }
+
+  override connectionPattern(node: Apply): boolean[][] {
+    return scanConnectionPattern(this, node);
+  }
+
+  /** Backpropagation through time, as a scan that runs backwards (scan-grad.ts). */
+  override Lop(inputs: readonly TensorVariable[], outputs: readonly TensorVariable[], outputGrads: readonly Variable[]): Variable[] {
+    return scanLop(this, inputs, outputs, outputGrads);
+  }
+
+  /** The pushforward, as a scan that carries tangents next to the states (scan-grad.ts). */
+  override rop(inputs: readonly TensorVariable[], evalPoints: readonly Variable[]): Variable[] {
+    return scanRop(this, inputs, evalPoints);
+  }
+
+  override toString(): string {
+    return `Scan{${this.name}}`;
+  }
+}

@@ -1,0 +1,47 @@
+// The 'scanLoop' kernel: a whole Scan as one task. The step graph's plan (made once for the
+// step's shapes) runs nSteps times in the task's scratch memory; each step copies in its
+// sequence rows, past states and non-sequences, and copies its results into row t of the
+// stacked outputs, where later steps read their past states.
+import { registerKernel, type KernelParams } from '../kernels/registry.js';
+import { copyView } from '../kernels/copy.js';
+import { rowOf, type TensorView } from '../kernels/view.js';
+import { copyInnerOutput, innerViews, runInnerPlan, type InnerPlanParams } from './inner-plan.js';
+
+export interface ScanLoopParams {
+  /** The step graph's plan. */
+  readonly step: InnerPlanParams;
+  readonly nSeqs: number;
+  /** Per recurrent output, its taps; [-1] means the initial state is the state itself. */
+  readonly taps: ReadonlyArray<readonly number[]>;
+  readonly nNitsot: number;
+  /** Recurrent outputs whose last state is one more output. */
+  readonly finals: readonly number[];
+}
+
+/**
+ * Inputs: nSteps, sequences, initial states, non-sequences. Outputs: the stacked recurrent
+ * outputs, the stacked others, the final states, then the scratch memory.
+ */
+registerKernel('scanLoop', (inputs, outputs, raw: KernelParams) => {
+  const p = raw as unknown as ScanLoopParams;
+  const views = innerViews(p.step.plan, outputs[outputs.length - 1]!);
+  const n = Number(inputs[0]!.data[inputs[0]!.offset]);
+  const nRec = p.taps.length;
+  const inits = inputs.slice(1 + p.nSeqs, 1 + p.nSeqs + nRec);
+  const nonSeqs = inputs.slice(1 + p.nSeqs + nRec);
+  const past = (k: number, t: number): TensorView => {
+    if (t >= 0) return rowOf(outputs[k]!, t);
+    const taps = p.taps[k]!;
+    return taps.length === 1 && taps[0] === -1 ? inits[k]! : rowOf(inits[k]!, -Math.min(...taps) + t);
+  };
+  const stepInputs: TensorView[] = [];
+  for (let t = 0; t < n; t++) {
+    stepInputs.length = 0;
+    for (let i = 0; i < p.nSeqs; i++) stepInputs.push(rowOf(inputs[1 + i]!, t));
+    p.taps.forEach((taps, k) => taps.forEach((tap) => stepInputs.push(past(k, t + tap))));
+    stepInputs.push(...nonSeqs);
+    runInnerPlan(p.step, views, stepInputs);
+    for (let j = 0; j < nRec + p.nNitsot; j++) copyInnerOutput(p.step, views, j, rowOf(outputs[j]!, t));
+  }
+  p.finals.forEach((k, f) => copyView(past(k, n - 1), outputs[nRec + p.nNitsot + f]!));
+});

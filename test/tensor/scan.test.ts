@@ -1,0 +1,355 @@
+// weft.scan: Theano's classic examples with their values (powers, a polynomial, cumulative sums,
+// Fibonacci with taps, goBackwards, nSteps alone), an RNN against a JS loop and its gradients by
+// finite differences, truncated BPTT, random draws and shared variables inside the step,
+// inferShape, bitwise equal results on 0 and 2 workers, and bad input with its messages.
+import t from 'tap';
+import { near, pt, rng, throwsExactly, weft } from '../helpers.js';
+
+type TV = weft.pt.TensorVariable;
+const one = (outputs: TV | TV[]): TV => outputs as TV;
+const many = (outputs: TV | TV[]): TV[] => outputs as TV[];
+
+t.test('A**k by repeated multiplication', async (t) => {
+  const A = pt.vector('A');
+  const k = pt.scalar('k', 'int32');
+  const { outputs, updates } = weft.scan({ fn: (prior: TV, a: TV) => prior.mul(a), outputsInfo: pt.onesLike(A), nonSequences: [A], nSteps: k });
+  t.same(updates, []);
+  const all = one(outputs);
+  const fn = await weft.compile([A, k], [all, all.get(-1)], { workers: 0 });
+  const [steps, last] = await fn([1, 2, 3], 4);
+  near(t, steps!, [[1, 2, 3], [1, 4, 9], [1, 8, 27], [1, 16, 81]]);
+  near(t, last!, [1, 16, 81]);
+  near(t, (await fn([0.5, -2], 1))[0]!, [[0.5, -2]], 1e-15, 'one step');
+});
+
+t.test('a polynomial from its coefficients (a sequence and an arange)', async (t) => {
+  const coefficients = pt.vector('coefficients');
+  const x = pt.scalar('x');
+  const { outputs } = weft.scan({
+    fn: (c: TV, power: TV, free: TV) => c.mul(pt.pow(free, power)),
+    sequences: [coefficients, pt.arange(10000)],
+    nonSequences: [x],
+  });
+  const fn = await weft.compile([coefficients, x], [one(outputs), one(outputs).sum()], { workers: 0 });
+  const [terms, value] = await fn([1, 0, 2], 3);
+  near(t, terms!, [1, 0, 18]);
+  near(t, value!, 19);
+});
+
+t.test('cumulative sum, forwards and backwards', async (t) => {
+  const x = pt.vector('x');
+  const forward = weft.scan({ fn: (xt: TV, acc: TV) => acc.add(xt), sequences: [x], outputsInfo: [pt.zeros([])] });
+  const backward = weft.scan({ fn: (xt: TV, acc: TV) => acc.add(xt), sequences: [x], outputsInfo: [pt.zeros([])], goBackwards: true });
+  const fn = await weft.compile([x], [one(forward.outputs), one(backward.outputs)], { workers: 0 });
+  const [f, b] = await fn([1, 2, 3, 4]);
+  near(t, f!, [1, 3, 6, 10]);
+  near(t, b!, [4, 7, 9, 10], 1e-15, 'goBackwards sums from the end');
+});
+
+t.test('Fibonacci with taps [-2, -1], and sequences with taps', async (t) => {
+  const { outputs } = weft.scan({
+    fn: (a: TV, b: TV) => a.add(b),
+    outputsInfo: { initial: pt.constant([0, 1], { dtype: 'int32' }), taps: [-2, -1] },
+    nSteps: 10,
+  });
+  t.equal(one(outputs).dtype, 'int32');
+  t.same(weft.tolist(await one(outputs).eval()), [1, 2, 3, 5, 8, 13, 21, 34, 55, 89]);
+  // Only the first -min(taps) rows of the initial value are read.
+  const longer = weft.scan({ fn: (a: TV, b: TV) => a.add(b), outputsInfo: { initial: pt.constant([2, 3, 100]), taps: [-2, -1] }, nSteps: 3 });
+  near(t, await one(longer.outputs).eval(), [5, 8, 13]);
+
+  const x = pt.vector('x');
+  const around = (goBackwards: boolean): TV =>
+    one(weft.scan({ fn: (before: TV, now: TV, after: TV) => before.add(after).sub(now), sequences: [{ input: x, taps: [-1, 0, 1] }], goBackwards }).outputs);
+  const fn = await weft.compile([x], [around(false), around(true)], { workers: 0 });
+  const [f, b] = await fn([1, 2, 4, 8, 16]);
+  near(t, f!, [1 + 4 - 2, 2 + 8 - 4, 4 + 16 - 8]);
+  near(t, b!, [4 + 16 - 8, 2 + 8 - 4, 1 + 4 - 2], 1e-15, 'goBackwards with taps');
+  // Taps that are all positive (or all negative) still cut as if tap 0 were used.
+  const ahead = one(weft.scan({ fn: (a: TV, c: TV) => a.mul(c), sequences: [{ input: x, taps: [1, 2] }] }).outputs);
+  near(t, await ahead.eval(new Map([[x, [1, 2, 3, 4]]])), [6, 12]);
+});
+
+t.test('nSteps without sequences, as a number and as a variable; several outputs', async (t) => {
+  const n = pt.scalar('n', 'int32');
+  const build = (steps: number | TV) =>
+    weft.scan({
+      fn: (y: TV) => [y.mul(2), y.add(0.5)],
+      outputsInfo: [pt.constant(1), null],
+      nSteps: steps,
+    }).outputs as TV[];
+  const [doubled, plusHalf] = build(5);
+  near(t, await doubled!.eval(), [2, 4, 8, 16, 32]);
+  near(t, await plusHalf!.eval(), [1.5, 2.5, 4.5, 8.5, 16.5]);
+  const fn = await weft.compile([n], build(n), { workers: 0 });
+  const [d, h] = await fn(3);
+  near(t, d!, [2, 4, 8]);
+  near(t, h!, [1.5, 2.5, 4.5]);
+  const [d0] = await fn(0);
+  t.same(d0!.shape, [0], 'zero steps give empty outputs');
+  // nSteps shorter than the sequence: the first nSteps rows.
+  const x = pt.vector('x');
+  const short = one(weft.scan({ fn: (xt: TV) => xt.mul(10), sequences: [x], nSteps: 2 }).outputs);
+  near(t, await short.eval(new Map([[x, [1, 2, 3]]])), [10, 20]);
+});
+
+/** h_t = tanh(W x_t + U h_{t-1} + b) for each row x_t of X. */
+function rnn(W: TV, U: TV, b: TV, h0: TV, X: TV, truncateGradient?: number): TV {
+  return one(
+    weft.scan({
+      fn: (x: TV, h: TV, w: TV, u: TV, bias: TV) => pt.tanh(pt.dot(w, x).add(pt.dot(u, h)).add(bias)),
+      sequences: [X],
+      outputsInfo: [h0],
+      nonSequences: [W, U, b],
+      ...(truncateGradient === undefined ? {} : { truncateGradient }),
+      name: 'rnn',
+    }).outputs,
+  );
+}
+
+function rnnValues(seed: number, nh: number, nx: number, steps: number): weft.NdArray[] {
+  const r = rng(seed);
+  return [r.normal([nh, nx], { std: 0.5 }), r.normal([nh, nh], { std: 0.5 }), r.normal([nh]), r.normal([nh]), r.normal([steps, nx])];
+}
+
+function rnnByHand([W, U, b, h0, X]: weft.NdArray[]): number[][] {
+  const nh = h0!.shape[0]!;
+  const nx = X!.shape[1]!;
+  const at = (a: weft.NdArray, ...i: number[]) => a.get(...i);
+  let h = Array.from({ length: nh }, (_, i) => at(h0!, i));
+  const out: number[][] = [];
+  for (let t = 0; t < X!.shape[0]!; t++) {
+    h = h.map((_, i) => {
+      let s = at(b!, i);
+      for (let j = 0; j < nx; j++) s += at(W!, i, j) * at(X!, t, j);
+      for (let j = 0; j < nh; j++) s += at(U!, i, j) * h[j]!;
+      return Math.tanh(s);
+    });
+    out.push(h);
+  }
+  return out;
+}
+
+t.test('a simple RNN: values against a JS loop, gradients against finite differences', async (t) => {
+  const [W, U, b, h0, X] = [pt.matrix('W'), pt.matrix('U'), pt.vector('b'), pt.vector('h0'), pt.matrix('X')];
+  const values = rnnValues(7, 4, 3, 6);
+  const fn = await weft.compile([W, U, b, h0, X], rnn(W, U, b, h0, X), { workers: 0 });
+  near(t, await fn(...values), rnnByHand(values), 1e-12);
+  await weft.verifyGrad((w, u, bias, h, x) => rnn(w, u, bias, h, x).sum(), rnnValues(8, 3, 2, 5), { rng: rng(9) });
+  await weft.verifyGrad((w, u, bias, h, x) => rnn(w, u, bias, h, x).get(-1).sum(), rnnValues(10, 3, 2, 4), { rng: rng(11) });
+  t.pass('verifyGrad with respect to W, U, b, h0 and X');
+  // Sequences with taps, goBackwards, and several past states: gradients too.
+  await weft.verifyGrad(
+    (x, h) =>
+      one(
+        weft.scan({
+          fn: (prev: TV, next: TV, a: TV, c: TV) => pt.tanh(a.mul(c).add(prev.mul(next))),
+          sequences: [{ input: x, taps: [-1, 1] }],
+          outputsInfo: { initial: h, taps: [-2, -1] },
+          goBackwards: true,
+        }).outputs,
+      ).sum(),
+    [rng(12).normal([6]), rng(13).normal([3])],
+    { rng: rng(14) },
+  );
+  t.pass('verifyGrad through taps and goBackwards');
+});
+
+t.test('Rop: the tangents carried next to the states, against finite differences and Lop', async (t) => {
+  await weft.checkRop((w, u, bias, h, x) => rnn(w, u, bias, h, x), rnnValues(50, 3, 2, 4), { rng: rng(51) });
+  await weft.checkRop(
+    (x, h) => many(weft.scan({ fn: (now: TV, a: TV, b: TV) => [pt.tanh(a.mul(b).add(now)), now.mul(b)], sequences: [x], outputsInfo: [{ initial: h, taps: [-2, -1] }, null] }).outputs)[1]!,
+    [rng(52).normal([5]), rng(53).normal([2])],
+    { rng: rng(54) },
+  );
+  t.pass('checkRop through sit-sot and mit-sot states and an output that is not fed back');
+});
+
+t.test('truncateGradient goes back through the last k steps only', async (t) => {
+  // y_t = a y_{t-1} + x_t, cost y_{n-1}: dcost/dx_t = a^(n-1-t), and zero beyond k steps back.
+  const x = pt.vector('x');
+  const a = pt.scalar('a');
+  const y0 = pt.scalar('y0');
+  const cost = (k: number): TV =>
+    one(weft.scan({ fn: (xt: TV, y: TV, aa: TV) => aa.mul(y).add(xt), sequences: [x], outputsInfo: [y0], nonSequences: [a], truncateGradient: k }).outputs).get(-1);
+  const grads = async (k: number) => {
+    const c = cost(k);
+    const fn = await weft.compile([x, a, y0], [...weft.grad(c, [x, a, y0]), one(weft.scan({ fn: (xt: TV, y: TV, aa: TV) => aa.mul(y).add(xt), sequences: [x], outputsInfo: [y0], nonSequences: [a] }).outputs)], { workers: 0 });
+    return fn([1, 2, 3, 4], 0.5, 2);
+  };
+  const [gx, ga, gy0, ys] = await grads(-1);
+  near(t, gx!, [0.125, 0.25, 0.5, 1]);
+  near(t, gy0!, 0.0625);
+  const y = weft.tolist(ys!) as number[];
+  near(t, ga!, y[2]! + 0.5 * y[1]! + 0.25 * y[0]! + 0.125 * 2, 1e-12, 'da over all steps');
+  const [tx, ta, ty0] = await grads(2);
+  near(t, tx!, [0, 0, 0.5, 1], 1e-15, 'dx with k = 2');
+  near(t, ty0!, 0, 1e-15, 'the initial state is beyond k steps');
+  near(t, ta!, y[2]! + 0.5 * y[1]!, 1e-12, 'da over the last two steps');
+  const [kx, , ky0] = await grads(10);
+  near(t, kx!, [0.125, 0.25, 0.5, 1], 1e-15, 'k beyond the number of steps is all of them');
+  near(t, ky0!, 0.0625);
+});
+
+t.test('random draws inside the step: new numbers per step, the state advanced across calls', async (t) => {
+  const draws = (seed: number) => {
+    const stream = new weft.RandomStream(seed);
+    return weft.scan({ fn: () => stream.uniform([2]), nSteps: 3 });
+  };
+  const { outputs, updates } = draws(42);
+  t.equal(updates.length, 1, 'one update: the draw state');
+  const fn = await weft.compile([], one(outputs), { updates, workers: 0 });
+  const first = weft.tolist(await fn()) as number[][];
+  const second = weft.tolist(await fn()) as number[][];
+  t.not(first[0]![0], first[1]![0], 'each step draws new numbers');
+  t.not(first[0]![0], second[0]![0], 'each call continues from the last state');
+  // Three draws of the same stream one call at a time give the same numbers.
+  const stream = new weft.RandomStream(42);
+  const single = await weft.compile([], stream.uniform([2]), { workers: 0 });
+  const sequential = [];
+  for (let i = 0; i < 6; i++) sequential.push(weft.tolist(await single()));
+  t.same([...first, ...second], sequential);
+  // Same seed, same values; without explicit updates the default updates advance it too.
+  const again = draws(42);
+  const fn2 = await weft.compile([], one(again.outputs), { workers: 0 });
+  t.same(weft.tolist(await fn2()), first);
+  t.same(weft.tolist(await fn2()), second);
+});
+
+t.test('shared variables inside the step, and updates returned by the step', async (t) => {
+  const w = weft.shared([1, 2], { name: 'w' });
+  const count = weft.shared(0, { name: 'count' });
+  const x = pt.matrix('x');
+  const { outputs, updates } = weft.scan({
+    fn: (row: TV) => [row.mul(w).sum(), [[count, count.add(1)]]] as const,
+    sequences: [x],
+  });
+  t.equal(updates.length, 1);
+  t.equal(updates[0]![0], count);
+  const fn = await weft.compile([x], one(outputs), { updates, workers: 0 });
+  near(t, await fn([[1, 1], [2, 3]]), [3, 8]);
+  t.equal(weft.tolist(count.getValue()), 2, 'the counter went up once per step');
+  w.setValue([10, 0]);
+  near(t, await fn([[1, 1], [2, 3], [0, 1]]), [10, 20, 0]);
+  t.equal(weft.tolist(count.getValue()), 5);
+  // The gradient with respect to a shared variable read inside equals that of an explicit input.
+  const W = weft.shared(rng(20).normal([3, 2]), { name: 'W' });
+  const U = pt.matrix('U');
+  const b = pt.vector('b');
+  const h0 = pt.vector('h0');
+  const X = pt.matrix('X');
+  const Wx = pt.matrix('Wx');
+  const implicit = one(weft.scan({ fn: (xt: TV, h: TV) => pt.tanh(pt.dot(W, xt).add(pt.dot(U, h)).add(b)), sequences: [X], outputsInfo: [h0] }).outputs);
+  const g1 = weft.grad(implicit.sum(), W);
+  const g2 = weft.grad(rnn(Wx, U, b, h0, X).sum(), Wx);
+  const [, u, bb, h, xx] = rnnValues(21, 3, 2, 4);
+  const f1 = await weft.compile([U, b, h0, X], g1, { workers: 0 });
+  const f2 = await weft.compile([Wx, U, b, h0, X], g2, { workers: 0 });
+  t.same(weft.tolist(await f1(u, bb, h, xx)), weft.tolist(await f2(W.getValue(), u, bb, h, xx)));
+});
+
+t.test('inferShape: steps from the sequences or nSteps, rows from the step', async (t) => {
+  const X = pt.matrix('X');
+  const h0 = pt.vector('h0');
+  const n = pt.scalar('n', 'int32');
+  const W = pt.matrix('W');
+  const scanned = weft.scan({
+    fn: (x: TV, h: TV, w: TV) => [pt.tanh(pt.dot(w, x).add(h)), pt.outer(x, h)],
+    sequences: [X],
+    outputsInfo: [h0, null],
+    nonSequences: [W],
+    nSteps: n,
+  });
+  const r = rng(30);
+  t.equal(await weft.checkInferShape([X, h0, W, n], many(scanned.outputs), [r.normal([5, 2]), r.normal([3]), r.normal([3, 2]), 4], weft.ScanOp), 1);
+  const fib = weft.scan({ fn: (a: TV, b: TV, x: TV) => a.add(b).add(x), sequences: [{ input: X, taps: [-1, 0] }], outputsInfo: { initial: pt.matrix('i0'), taps: [-2, -1] } });
+  const i0 = one(fib.outputs).owner!.inputs.find((v) => v.name === 'i0') as TV | undefined;
+  void i0;
+  const init = pt.matrix('init');
+  const fib2 = weft.scan({ fn: (a: TV, b: TV, x: TV) => a.add(b).add(x), sequences: [{ input: X, taps: [-1, 0] }], outputsInfo: { initial: init, taps: [-2, -1] } });
+  t.equal(await weft.checkInferShape([X, init], [one(fib2.outputs)], [r.normal([6, 2]), r.normal([2, 2])], weft.ScanOp), 1);
+  const shape = await weft.compile([X, init], one(fib2.outputs).shape, { workers: 0 });
+  t.same(weft.tolist(await shape(r.normal([6, 2]), r.normal([3, 2]))), [5, 2]);
+});
+
+t.test('a pool of 2 workers computes the same bits as the calling thread', async (t) => {
+  const pool = weft.createPool({ workers: 2 });
+  t.teardown(() => pool.close());
+  const [W, U, b, h0, X] = [pt.matrix('W'), pt.matrix('U'), pt.vector('b'), pt.vector('h0'), pt.matrix('X')];
+  const h = rnn(W, U, b, h0, X);
+  const outs = [h, ...weft.grad(h.sum(), [W, U, b, h0, X])];
+  const values = rnnValues(40, 64, 32, 50);
+  const inline = await weft.compile([W, U, b, h0, X], outs, { workers: 0 });
+  const pooled = await weft.compile([W, U, b, h0, X], outs, { pool });
+  const want = await inline(...values);
+  for (let call = 0; call < 2; call++) {
+    const got = await pooled(...values);
+    got.forEach((g, i) => t.same(Array.from(g.data), Array.from(want[i]!.data), `output ${i}, call ${call}`));
+  }
+  near(t, want[0]!, rnnByHand(values), 1e-9, 'the forward values (summed in another order)');
+  // The loop is one task of the plan (the step's own plan inside), unless the step needs the calling thread.
+  const node = h.owner!;
+  const steps = rng(41).integers([], 50, 51);
+  t.equal(node.op.kernel!(node, [steps, values[4]!, values[3]!, values[0]!, values[1]!, values[2]!])?.name, 'scanLoop');
+  const stream = new weft.RandomStream(3);
+  const drawing = one(weft.scan({ fn: () => stream.normal([2]), nSteps: 4 }).outputs).owner!;
+  t.equal(drawing.op.kernel!(drawing, [rng(42).integers([], 4, 5), stream.stateUpdates[0]![0].getValue()]), undefined, 'random draws run on the calling thread');
+});
+
+t.test('bad input', async (t) => {
+  const x = pt.vector('x');
+  const h = pt.scalar('h');
+  await throwsExactly(t, () => weft.scan({ fn: (a: TV) => a, outputsInfo: [h] }), TypeError, 'scan: nSteps is required when there are no sequences');
+  await throwsExactly(
+    t,
+    () => weft.scan({ fn: (a: TV) => a, sequences: [pt.constant([1, 2, 3])], nSteps: 5 }),
+    RangeError,
+    'scan: nSteps is 5 but sequence 0 has only 3 steps',
+  );
+  await throwsExactly(
+    t,
+    () => weft.scan({ fn: (a: TV) => a, sequences: [{ input: pt.constant([1, 2, 3]), taps: [-1, 0] }], nSteps: 3 }),
+    RangeError,
+    'scan: nSteps is 3 but sequence 0 (at tap -1) has only 2 steps',
+  );
+  const n = pt.scalar('n', 'int32');
+  const symbolic = await weft.compile([x, n], one(weft.scan({ fn: (a: TV) => a.mul(2), sequences: [x], nSteps: n }).outputs), { workers: 0 });
+  await t.rejects(symbolic([1, 2, 3], 4), /Scan\{scan\}: nSteps is 4 but sequence 0 has only 3 steps/);
+  await t.rejects(symbolic([1, 2, 3], -1), /Scan\{scan\}: nSteps must not be negative, got -1/);
+  await throwsExactly(
+    t,
+    () => weft.scan({ fn: (a: TV, s: TV) => [a, s], sequences: [x], outputsInfo: [h] }),
+    TypeError,
+    'scan: fn returned 2 outputs but outputsInfo has 1 entry',
+  );
+  await throwsExactly(
+    t,
+    () => weft.scan({ fn: (a: TV, s: TV) => s.add(a).astype('float32'), sequences: [x], outputsInfo: [h] }),
+    TypeError,
+    'scan: output 0 of fn has dtype float32 but its initial state (outputsInfo[0]) has dtype float64; a recurrent output must keep its state\'s dtype (cast one of them)',
+  );
+  await throwsExactly(
+    t,
+    () => weft.scan({ fn: (a: TV, s: TV) => s.add(a), sequences: [pt.matrix('m')], outputsInfo: [h] }),
+    TypeError,
+    'scan: output 0 of fn has 1 axes but its initial state (outputsInfo[0]) has 0',
+  );
+  // A state whose step result has another length: found when the lengths are known.
+  const v = pt.vector('v');
+  const grows = one(weft.scan({ fn: (s: TV) => pt.concatenate([s, s]), outputsInfo: [v], nSteps: 2 }).outputs);
+  const fn = await weft.compile([v], grows, { workers: 0 });
+  await t.rejects(fn([1, 2]), /Scan\{scan\}: the step gives output 0 the shape \[4\], but its state has shape \[2\]; a recurrent output keeps its state's shape/);
+  await throwsExactly(
+    t,
+    () => weft.scan({ fn: (a: TV) => a, sequences: [{ input: x, taps: [0, 0] }] }),
+    TypeError,
+    'scan: sequence 0: taps must be a non-empty list of distinct integers, got [0,0]',
+  );
+  await throwsExactly(
+    t,
+    () => weft.scan({ fn: (a: TV) => a, outputsInfo: { initial: x, taps: [-1, 1] }, nSteps: 2 }),
+    TypeError,
+    'scan: outputsInfo[0]: taps must be a non-empty list of distinct negative integers, got [-1,1]',
+  );
+  await throwsExactly(t, () => weft.scan({ fn: (a: TV) => a, sequences: [x], truncateGradient: 0 }), RangeError, 'scan: truncateGradient must be -1 (all steps) or a positive integer, got 0');
+});
