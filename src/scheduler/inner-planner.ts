@@ -58,5 +58,3 @@ export function innerKernel(fg: FunctionGraph, inputs: readonly TensorView[]): K
 }
 
 setInnerPlanner(innerKernel);
-// Scan's plans build on these: loading the planner of inner graphs loads Scan's.
-import './scan-planner.js';

@@ -9,7 +9,9 @@ import { NodeError } from '../graph/node-error.js';
 import { bytesPerElement, STORAGE, type Dtype } from '../kernels/dtype.js';
 import { copyView } from '../kernels/copy.js';
 import '../kernels/builtin.js';
+// The planners of inner graphs (OpFromGraph, and Scan's, which builds on it) register themselves.
 import './inner-planner.js';
+import './scan-planner.js';
 import { isContiguous, sizeOf, type TensorView } from '../kernels/view.js';
 import { makeNdArray, type NdArray } from '../tensor/ndarray.js';
 import { inlineArena, type Arena, type IdleHolder } from '../workers/arena.js';

@@ -98,6 +98,3 @@ registerKernel('innerPlan', (inputs, outputs, raw: KernelParams) => {
   runInnerPlan(params, views, inputs);
   params.outputs.forEach((_, j) => copyInnerOutput(params, views, j, outputs[j]!));
 });
-
-// Scan's loop runs inner plans too: wherever this kernel is loaded, that one is.
-import './scan-loop.js';

@@ -3,6 +3,7 @@
 // the team loop. A batch of jobs (sent when every thread was busy) is run in turn.
 import '../kernels/builtin.js';
 import './inner-plan.js';
+import './scan-loop.js';
 import { readText } from './arena.js';
 import type { PlanDescriptor, TeamJob, TeamMessage, TeamResult } from './protocol.js';
 import { BoundPlan, MemoryViews, runTeam } from './team.js';

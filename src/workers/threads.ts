@@ -1,18 +1,19 @@
 // Node's workers (the platform seam of platform.ts): piscina owns the threads (a fixed count,
-// crash replacement, resource limits, a queue of jobs) running entry.ts. An idle pool does not
-// keep the process alive. The browser build replaces this module with threads.browser.ts.
+// crash replacement, resource limits, a queue of jobs) running entry.ts, loaded through
+// entry-loader.cts. An idle pool does not keep the process alive. The browser build replaces
+// this module with threads.browser.ts.
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import type { Platform, WorkerSet, WorkerSetOptions } from './platform.js';
 import type { TeamMessage, TeamResult } from './protocol.js';
 
-/** The compiled worker entry (workers run JavaScript; tests and tsx run from the sources). */
+/** The compiled worker loader (workers run JavaScript; tests and tsx run from the sources). */
 function entryFile(): string {
   const here = fileURLToPath(import.meta.url);
-  if (here.endsWith('.js')) return fileURLToPath(new URL('./entry.js', import.meta.url));
+  if (here.endsWith('.js')) return fileURLToPath(new URL('./entry-loader.cjs', import.meta.url));
   // Running from src/ (tsx): use the build in dist/, made by `npm run build`.
-  return here.replace(/[\\/]src[\\/]workers[\\/]threads\.ts$/, '/dist/src/workers/entry.js');
+  return here.replace(/[\\/]src[\\/]workers[\\/]threads\.ts$/, '/dist/src/workers/entry-loader.cjs');
 }
 
 function start(options: WorkerSetOptions): WorkerSet {

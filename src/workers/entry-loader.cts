@@ -1,0 +1,13 @@
+// What piscina loads in each worker: a CommonJS module that imports the ES entry (entry.ts).
+// piscina first tries require() on its module, and on Node 20.19+ require() of an ES module
+// with top-level await once crashed a worker outright (v8::Module::IsGraphAsync on a module not
+// yet instantiated) instead of failing over to import(); a CommonJS file never takes that path.
+import type { TeamMessage, TeamResult } from './protocol.js';
+
+type Run = (message: TeamMessage) => TeamResult | TeamResult[];
+let run: Run | undefined;
+
+export = async function weftWorker(message: TeamMessage): Promise<TeamResult | TeamResult[]> {
+  run ??= ((await import('./entry.js')) as { default: Run }).default;
+  return run(message);
+};
