@@ -12,6 +12,7 @@ export { DebugMode, DebugModeError, type DebugModeOptions, type DebugCheck, type
 export { NanGuardMode, NanGuardError, type NanGuardModeOptions, type BadValueKind } from './compile/nan-guard-mode.js';
 export { FunctionProfile } from './compile/profile.js';
 export { In, FunctionInput, type InOptions } from './compile/function-input.js';
+export { Out, FunctionOutput, type OutOptions } from './compile/function-output.js';
 export { shared, type SharedOptions } from './compile/shared.js';
 export { verifyGrad, GradientMismatchError, type VerifyGradOptions } from './compile/verify-grad.js';
 export { checkInferShape, checkRop, CheckError, type CheckRopOptions } from './compile/testing.js';

@@ -77,3 +77,15 @@ export async function throwsExactly(
   }
   t.fail(`${what}: expected ${cls.name} "${message}", nothing was thrown`);
 }
+
+/**
+ * A one-worker pool whose arena has room for exactly one region of 256 MiB (3.5 GiB are held,
+ * as address space only), and a float32 input of 64 MB: each call of `x * k` needs such a region.
+ */
+export function nearlyFullPool(t: Test): { pool: weft.Pool; x: weft.pt.TensorVariable; n: number; big: Float32Array } {
+  const pool = weft.createPool({ workers: 1 });
+  t.teardown(() => pool.close());
+  for (const bytes of [2 ** 31, 2 ** 30, 2 ** 29]) pool.arena.allocate(bytes);
+  const n = 2 ** 24;
+  return { pool, x: weft.pt.vector('x', 'float32'), n, big: new Float32Array(n).fill(0.5) };
+}

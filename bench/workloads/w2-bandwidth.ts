@@ -4,8 +4,10 @@
 // arrays made by pool.from are read where they are, as the loop peer reads its SharedArrayBuffers.
 // Either way the workers write the output straight into memory the caller then owns (fresh
 // pages: their first touch is part of the figure, as it is for any library that returns new
-// arrays). The figure counts 16 bytes per element, since that is what a user asked for. The
-// reference row is the plain JS loop on 2 threads.
+// arrays; on this VM a fresh page can cost 8x more in some phases, see the closing notes), or,
+// with weft.Out(z, { borrow: true }), into memory the function keeps and reuses, as the loop
+// peer reuses its output. The figure counts 16 bytes per element, since that is what a user
+// asked for. The reference row is the plain JS loop on 2 threads.
 import { compare } from '../lib/check.js';
 import { uniform } from '../lib/data.js';
 import type { Suite } from '../lib/suite.js';
@@ -40,10 +42,15 @@ async function run(suite: Suite): Promise<void> {
     const ws = pt.vector('w', 'float32');
     const z = xs.mul(ys).add(ws);
     const inPool = [pool.from(x), pool.from(y), pool.from(w)];
-    for (const shared of [false, true]) {
+    const layouts = [
+      { shared: false, borrow: false, label: '' },
+      { shared: true, borrow: false, label: ', inputs from pool.from' },
+      { shared: true, borrow: true, label: ', inputs from pool.from, output borrowed' },
+    ];
+    for (const { shared, borrow, label } of layouts) {
       for (const workers of [1, 2]) {
-        const config = `${workersLabel(workers)}${shared ? ', inputs from pool.from' : ''}`;
-        const one = shared ? { ...WEFT_1, config: `${WEFT_1.config}, inputs from pool.from` } : WEFT_1;
+        const config = `${workersLabel(workers)}${label}`;
+        const one = { ...WEFT_1, config: `${WEFT_1.config}${label}` };
         await suite.measure({
           ...common,
           system: 'weft',
@@ -56,7 +63,7 @@ async function run(suite: Suite): Promise<void> {
                 ]
               : undefined,
           setup: async () => {
-            const fn = await weft.compile([xs, ys, ws], z, { pool, workers });
+            const fn = await weft.compile([xs, ys, ws], borrow ? weft.Out(z, { borrow: true }) : z, { pool, workers });
             const args = shared ? inPool : [x, y, w];
             return { run: async () => float32Data(await fn(...args)), dispose: () => fn.dispose() };
           },

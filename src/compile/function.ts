@@ -14,6 +14,7 @@ import { ReferenceExecutor } from '../graph/reference-executor.js';
 import { PlanError } from '../scheduler/plan.js';
 import { AbortError } from '../scheduler/planned-executor.js';
 import { CallGate, CALLS_AT_ONCE } from './call-gate.js';
+import { FunctionOutput } from './function-output.js';
 import { StagedExecutor } from '../scheduler/staged-executor.js';
 import { getDefaultPool, type Pool } from '../workers/pool.js';
 import { deepCopy } from '../tensor/basic-ops.js';
@@ -194,19 +195,22 @@ function protectOutputs(fg: FunctionGraph): void {
   });
 }
 
+/** An output of compile: a variable, or `weft.Out(variable, { borrow })`. */
+export type OutputSpec = TensorVariable | FunctionOutput;
+
 export function compile(
   inputs: ReadonlyArray<TensorVariable | FunctionInput>,
-  outputs: TensorVariable,
+  outputs: OutputSpec,
   options?: CompileOptions,
 ): Promise<WeftFunction<NdArray>>;
 export function compile(
   inputs: ReadonlyArray<TensorVariable | FunctionInput>,
-  outputs: readonly TensorVariable[],
+  outputs: readonly OutputSpec[],
   options?: CompileOptions,
 ): Promise<WeftFunction<NdArray[]>>;
 export async function compile(
   inputs: ReadonlyArray<TensorVariable | FunctionInput>,
-  outputs: TensorVariable | readonly TensorVariable[],
+  outputs: OutputSpec | readonly OutputSpec[],
   options: CompileOptions = {},
 ): Promise<WeftFunction<NdArray | NdArray[]>> {
   return build(inputs, outputs, options);
@@ -214,7 +218,7 @@ export async function compile(
 
 function build(
   inputs: ReadonlyArray<TensorVariable | FunctionInput>,
-  outputs: TensorVariable | readonly TensorVariable[],
+  outputs: OutputSpec | readonly OutputSpec[],
   options: CompileOptions,
 ): WeftFunction<NdArray | NdArray[]> {
   const compileStarted = performance.now();
@@ -224,7 +228,9 @@ function build(
     throw new RangeError(`compile (${fnLabel}): workers must be a non-negative integer, got ${options.workers}`);
   }
   const single = !Array.isArray(outputs);
-  const outList = (single ? [outputs] : outputs) as readonly TensorVariable[];
+  const outSpecs = (single ? [outputs] : outputs) as readonly OutputSpec[];
+  const outList = outSpecs.map((o) => (o instanceof FunctionOutput ? o.variable : o));
+  const borrowedOutputs = outSpecs.map((o) => o instanceof FunctionOutput && o.borrow);
   outList.forEach((o, i) => {
     if (!isTensorVariable(o)) throw new TypeError(`compile (${fnLabel}): output ${i} is not a tensor variable: ${String(o)}`);
   });
@@ -289,6 +295,7 @@ function build(
   const workers = options.workers ?? options.pool?.size;
   const planned = new StagedExecutor(fg, workers === 0 ? undefined : () => options.pool ?? getDefaultPool(), {
     workers: workers ?? Number.MAX_SAFE_INTEGER,
+    ...(borrowedOutputs.some(Boolean) ? { borrowedOutputs } : {}),
   });
   let reference: ReferenceExecutor | undefined;
   // A mode's runtime works on the values it is given: those that inplace nodes overwrite (mutable

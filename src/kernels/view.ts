@@ -36,7 +36,7 @@ export function contiguousStrides(shape: readonly number[]): number[] {
 }
 
 /** Is the view laid out C-contiguously (axes of length 1 may have any stride)? */
-export function isContiguous(v: TensorView): boolean {
+export function isContiguous(v: Pick<TensorView, 'shape' | 'stride'>): boolean {
   let acc = 1;
   for (let i = v.shape.length - 1; i >= 0; i--) {
     const d = v.shape[i]!;

@@ -86,6 +86,11 @@ export interface PlannedExecutorOptions {
   readonly workers: number;
   /** Record per-task timings (profiling). */
   readonly trace?: boolean;
+  /**
+   * Per graph output: whether the call may return it as a view of the call's region (Out with
+   * borrow): no copy and no fresh memory, overwritten when a later call reuses the region.
+   */
+  readonly borrowedOutputs?: readonly boolean[];
 }
 
 export class PlannedExecutor implements IdleHolder {
@@ -116,8 +121,20 @@ export class PlannedExecutor implements IdleHolder {
     this.arena.addIdleHolder(this);
   }
 
-  /** Gives back the regions no call uses now (the arena asks when its memory is full). */
+  /**
+   * Gives back the regions no call uses now (the arena asks when its memory is full), unless
+   * outputs are borrowed: their values live in those regions until this function's next call.
+   */
   releaseIdle(): void {
+    if (this.#borrows) return;
+    this.#releaseRegions();
+  }
+
+  get #borrows(): boolean {
+    return this.options.borrowedOutputs?.some(Boolean) ?? false;
+  }
+
+  #releaseRegions(): void {
     for (const stored of this.#plans.values()) {
       for (const r of stored.regions) this.#giveBack(r.block);
       stored.regions.length = 0;
@@ -132,7 +149,7 @@ export class PlannedExecutor implements IdleHolder {
     if (this.#disposed) return;
     this.#disposed = true;
     collected.unregister(this);
-    this.releaseIdle();
+    this.#releaseRegions();
     if (this.#running === 0) this.#giveBackAll();
   }
 
@@ -224,7 +241,7 @@ export class PlannedExecutor implements IdleHolder {
       // Inputs in, then the call's header, pending counts and ready queue.
       // Inputs that already live in this arena are read in place; the others are copied in.
       const external = inPlaceInputs(arena, d, plan.inputViews, inputs);
-      const outputMemory = ownOutputMemory(d, inline ? 'local' : 'shared');
+      const outputMemory = ownOutputMemory(d, inline ? 'local' : 'shared', this.options.borrowedOutputs);
       const inPlace = external.length === 0 ? undefined : new Set(external.filter((_, k) => k % 2 === 0));
       plan.inputViews.forEach((view, i) => {
         if (view >= 0 && !inPlace?.has(i)) copyBlock(inputs[i]!, viewAt(memory, base, d.views[view]!));
@@ -309,6 +326,9 @@ export class PlannedExecutor implements IdleHolder {
       return plan.outputs.map((o, j) => {
         if (o.kind === 'value') return copyOut(o.value);
         const v = d.views[o.view]!;
+        if (this.options.borrowedOutputs?.[j] && isContiguous(v)) {
+          return makeNdArray(new STORAGE[v.dtype](memory.memory.buffer, base + v.offset, sizeOf(v.shape)), v.shape);
+        }
         const buffer = outputMemory.find(([output]) => output === j)?.[1];
         if (buffer) return makeNdArray(new STORAGE[v.dtype](buffer as ArrayBuffer, 0, sizeOf(v.shape)), v.shape);
         const out = makeNdArray(new STORAGE[v.dtype as Dtype](v.shape.reduce((a, b) => a * b, 1)), v.shape);
@@ -394,10 +414,10 @@ function inPlaceInputs(arena: Arena, d: PlanDescriptor, inputViews: readonly num
  * Fresh buffers for the outputs this call writes directly (see OWN_OUTPUT_BYTES): shared when
  * workers write them, plain when only the calling thread does.
  */
-function ownOutputMemory(d: PlanDescriptor, kind: 'shared' | 'local'): OutputMemory {
+function ownOutputMemory(d: PlanDescriptor, kind: 'shared' | 'local', borrowed: readonly boolean[] | undefined): OutputMemory {
   let own: Array<OutputMemory[number]> | undefined;
   for (const m of d.movableOutputs) {
-    if (m.bytes < OWN_OUTPUT_BYTES) continue;
+    if (m.bytes < OWN_OUTPUT_BYTES || borrowed?.[m.output]) continue;
     (own ??= []).push([m.output, kind === 'shared' ? new SharedArrayBuffer(m.bytes) : new ArrayBuffer(m.bytes)]);
   }
   return own ?? NO_OUTPUT_MEMORY;

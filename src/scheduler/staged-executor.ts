@@ -97,8 +97,10 @@ export class StagedExecutor {
     const alone = boundary.kind === 'unknown' || firstNodes.length === 0 ? b : undefined;
     const restInputs = [...fg.inputs, ...crossing, ...(alone ? alone.outputs : [])];
     const restOutputs = fg.outputs.filter((v) => !produced.has(v) && !(alone && alone.outputs.includes(v)));
-    const first = new StagedExecutor(stage(fg, fg.inputs, crossing, []), this.pool, this.options);
-    const rest = new StagedExecutor(stage(fg, restInputs, restOutputs, [...crossing, ...(alone ? alone.outputs : [])]), this.pool, this.options);
+    // Stages have outputs of their own: borrowing (by the whole graph's output index) stays here.
+    const options = { ...this.options, borrowedOutputs: undefined };
+    const first = new StagedExecutor(stage(fg, fg.inputs, crossing, []), this.pool, options);
+    const rest = new StagedExecutor(stage(fg, restInputs, restOutputs, [...crossing, ...(alone ? alone.outputs : [])]), this.pool, options);
     const outputs = fg.outputs.map((v) => {
       if (produced.has(v)) return { from: 'first' as const, index: crossing.indexOf(v) };
       if (alone && alone.outputs.includes(v)) return { from: 'alone' as const, index: alone.outputs.indexOf(v) };

@@ -8,7 +8,7 @@ import t from 'tap';
 import { PlannedExecutor } from '../../src/scheduler/planned-executor.js';
 import { makeNdArray } from '../../src/tensor/ndarray.js';
 import { Arena, type Block } from '../../src/workers/arena.js';
-import { pt, weft } from '../helpers.js';
+import { nearlyFullPool, pt, weft } from '../helpers.js';
 
 const N = 1 << 16;
 
@@ -106,12 +106,7 @@ t.test('functions give back their idle regions when the arena is full', async (t
   // 3.5 GiB held (address space only), so that one region of 256 MiB (64 MB in, 64 MB out) fits
   // and a second does not: each function keeps its region for its next call, and the next
   // function runs only because the arena asks for the idle one back.
-  const pool = weft.createPool({ workers: 1 });
-  t.teardown(() => pool.close());
-  for (const bytes of [2 ** 31, 2 ** 30, 2 ** 29]) pool.arena.allocate(bytes);
-  const x = pt.vector('x', 'float32');
-  const n = 2 ** 24;
-  const big = new Float32Array(n).fill(0.5);
+  const { pool, x, n, big } = nearlyFullPool(t);
   const fns = [];
   for (const k of [1, 2, 3]) fns.push(await weft.compile([x], x.mul(k), { pool, workers: 1 }));
   t.equal((await fns[0]!(big)).data[n - 1], 0.5, 'the first function takes the one region that fits');
