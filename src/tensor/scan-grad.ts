@@ -15,10 +15,18 @@ import { add, eq, minimum, sub, where } from './math.js';
 import { scan } from './scan.js';
 import { isSitSot, stateRows, type ScanOp } from './scan-op.js';
 import { slice } from './slice.js';
-import { incSubtensor, setSubtensor } from './subtensor.js';
+import { setSubtensor } from './subtensor.js';
 import type { TensorVariable } from './variable.js';
 
 const isFloat = (v: TensorVariable): boolean => !isDiscreteDtype(v.dtype);
+
+/** `x` with a new first axis of length 1. */
+const asRow = (x: TensorVariable): TensorVariable => x.dimshuffle('x', ...x.type.shape.map((_, a) => a));
+
+/** The last row of `stacked`, or `before` when it has no row (a scan of zero steps). */
+function lastOr(stacked: TensorVariable, before: TensorVariable): TensorVariable {
+  return concatenate([asRow(before.astype(stacked.dtype)), stacked.get(slice(-1, null))]).get(-1);
+}
 
 /** pattern[i][j]: does output j depend on input i, through any number of steps? */
 export function scanConnectionPattern(op: ScanOp, node: Apply): boolean[][] {
@@ -66,11 +74,6 @@ export function scanLop(op: ScanOp, inputs: readonly TensorVariable[], outputs: 
   const innerIns = op.inner.inputs as TensorVariable[];
   const innerOuts = op.inner.outputs as TensorVariable[];
   const grads = outputGrads.map((g, j) => (isDisconnected(g) ? zerosLike(outputs[j]!) : (g as TensorVariable)));
-  // The gradient of a final state is the gradient of the last row of its stacked states.
-  finals.forEach((k, f) => {
-    const g = grads[nRec + nNitsot + f]!;
-    if (isFloat(outputs[k]!)) grads[k] = incSubtensor(grads[k]!.get(-1), g);
-  });
   const diffRec = taps.map((_, k) => isFloat(outputs[k]!));
   const diffNitsot = Array.from({ length: nNitsot }, (_, j) => isFloat(outputs[nRec + j]!));
   const floatSeqs = seqs.map(isFloat);
@@ -81,13 +84,19 @@ export function scanLop(op: ScanOp, inputs: readonly TensorVariable[], outputs: 
   const m = truncateGradient < 0 ? n : minimum(n, truncateGradient);
   const start = sub(n, m);
   const window = (x: TensorVariable, shift: number): TensorVariable => x.get(slice(add(start, shift), add(n, shift)));
-  const pastRows = inits.map((init, k) => (isSitSot(taps[k]!) ? init.dimshuffle('x', ...init.type.shape.map((_, a) => a)) : init.get(slice(0, stateRows(taps[k]!)))));
+  const pastRows = inits.map((init, k) => (isSitSot(taps[k]!) ? asRow(init) : init.get(slice(0, stateRows(taps[k]!)))));
   const full = inits.map((_, k) => concatenate([pastRows[k]!, outputs[k]!]));
   const tapSeqs = taps.flatMap((ts, k) => ts.map((tap) => window(full[k]!, stateRows(taps[k]!) + tap)));
   const gRecSeqs = taps.flatMap((_, k) => (diffRec[k] ? [window(grads[k]!, 0)] : []));
   const gNitsotSeqs = diffNitsot.flatMap((d, j) => (d ? [window(grads[nRec + j]!, 0)] : []));
   const sequences = [...seqs.map((s) => window(s, 0)), ...tapSeqs, ...gRecSeqs, ...gNitsotSeqs];
-  const carryInits = taps.flatMap((_, k) => (diffRec[k] ? [zerosLike(pastRows[k]!)] : []));
+  // The carry before the last step holds what came from after it: the gradient of the final
+  // state (the last row of a sit-sot output) in its row 0. With zero steps it is the last carry.
+  const carryInits = taps.flatMap((_, k) => {
+    if (!diffRec[k]) return [];
+    const f = finals.indexOf(k);
+    return [f < 0 ? zerosLike(pastRows[k]!) : asRow(grads[nRec + nNitsot + f]!.astype(outputs[k]!.dtype))];
+  });
 
   const tapOwner = taps.flatMap((ts, k) => ts.map(() => k));
   const step = (...args: TensorVariable[]): TensorVariable[] => {
@@ -140,9 +149,10 @@ export function scanLop(op: ScanOp, inputs: readonly TensorVariable[], outputs: 
   const results = back.outputs as TensorVariable[];
   const all = truncateGradient < 0 ? undefined : eq(m, n);
   let r = 0;
+  let c = 0;
   const gInits = taps.map((ts, k) => {
     if (!diffRec[k]) return disconnected();
-    const last = results[r++]!.get(-1);
+    const last = lastOr(results[r++]!, carryInits[c++]!);
     const init = inits[k]!;
     // Row d of the last carry is the gradient of the state d+1 steps before the first step.
     const g = isSitSot(ts) ? last.get(0) : setSubtensor(zerosLike(init).get(slice(0, stateRows(ts))), last.get(slice(null, null, -1)));
@@ -209,6 +219,7 @@ export function scanRop(op: ScanOp, inputs: readonly TensorVariable[], evalPoint
   return [
     ...dStacked.map((d) => d ?? disconnected()),
     ...dNitsot.map((d) => d ?? disconnected()),
-    ...finals.map((k) => (dStacked[k] ? dStacked[k]!.get(-1) : disconnected())),
+    // A final state's tangent is that of the last state: the initial one when no step runs.
+    ...finals.map((k) => (dStacked[k] ? lastOr(dStacked[k]!, point(1 + nSeqs + k)) : disconnected())),
   ];
 }

@@ -182,11 +182,16 @@ export class ScanOp extends TensorOp<TensorVariable[]> {
     return isSitSot(this.spec.taps[k]!) ? init : rowOf(init, r);
   }
 
-  /** The inner graph's inputs for a step's shapes: rows of the sequences and states, the non-sequences. */
-  #innerShapes(inputs: readonly TensorView[]): TensorView[] {
+  /**
+   * The inner graph's inputs for a step's shapes: rows of the sequences and states, the
+   * non-sequences. Without a step (`zeroRows`) a sequence may have no row: zeros of a row's
+   * shape stand in for them, so that the shapes the step would give are still known.
+   */
+  #innerShapes(inputs: readonly TensorView[], zeroRows = false): TensorView[] {
     const { nSeqs, taps } = this.spec;
     const views: TensorView[] = [];
-    for (let i = 0; i < nSeqs; i++) views.push(rowOf(inputs[1 + i]!, 0));
+    const innerIns = this.inner.inputs as TensorVariable[];
+    for (let i = 0; i < nSeqs; i++) views.push(zeroRows ? empty(innerIns[i]!.dtype, inputs[1 + i]!.shape.slice(1)) : rowOf(inputs[1 + i]!, 0));
     taps.forEach((t, k) => t.forEach(() => views.push(this.#initRow(inputs[1 + nSeqs + k]!, k, 0))));
     views.push(...inputs.slice(1 + nSeqs + taps.length));
     return views;
@@ -215,14 +220,22 @@ export class ScanOp extends TensorOp<TensorVariable[]> {
   override outputShapes(_node: Apply, inputs: readonly TensorView[]): number[][] {
     const n = this.steps(inputs);
     const { nSeqs, taps, nNitsot, finals } = this.spec;
-    // Without a step there is no row to read: the shapes of the states and the static ones say it.
     const states = taps.map((t, k) => inputs[1 + nSeqs + k]!.shape.slice(isSitSot(t) ? 0 : 1));
     let step: number[][];
     if (n > 0) {
       step = this.stepShapes(this.#innerShapes(inputs));
       step.slice(0, taps.length).forEach((s, k) => this.#checkState(k, s, states[k]!));
     } else {
-      step = [...states, ...this.inner.outputs.slice(taps.length).map((o) => (o.type as TensorType).shape.map((d) => d ?? 0))];
+      // Without a step the rows of the outputs not fed back have the shapes a step would give
+      // them (an empty (0, 3) stack, not (0, 0)): gradients of zero steps keep their inputs'
+      // shapes. Shapes that only the values of real rows decide fall back to the static ones.
+      let others: number[][];
+      try {
+        others = this.stepShapes(this.#innerShapes(inputs, true)).slice(taps.length);
+      } catch {
+        others = this.inner.outputs.slice(taps.length).map((o) => (o.type as TensorType).shape.map((d) => d ?? 0));
+      }
+      step = [...states, ...others];
     }
     return [...step.slice(0, taps.length + nNitsot).map((s) => [n, ...s]), ...finals.map((k) => states[k]!)];
   }

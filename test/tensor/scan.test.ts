@@ -191,6 +191,70 @@ t.test('truncateGradient goes back through the last k steps only', async (t) => 
   near(t, ky0!, 0.0625);
 });
 
+t.test('zero steps: gradients and tangents are zeros, what reaches the initial state from elsewhere passes', async (t) => {
+  // y_t = a y_{t-1} + x_t over n steps; cost = sum(y) + 3 y0.
+  const x = pt.vector('x');
+  const a = pt.scalar('a');
+  const y0 = pt.scalar('y0');
+  const n = pt.scalar('n', 'int32');
+  const ys = one(weft.scan({ fn: (xt: TV, y: TV, aa: TV) => aa.mul(y).add(xt), sequences: [x], outputsInfo: [y0], nonSequences: [a], nSteps: n }).outputs);
+  const grads = weft.grad(ys.sum().add(y0.mul(3)), [x, a, y0]);
+  const dx = pt.vector('dx');
+  const da = pt.scalar('da');
+  const dy0 = pt.scalar('dy0');
+  const tangent = weft.Rop(ys, [x, a, y0], [dx, da, dy0]) as TV;
+  const pool = weft.createPool({ workers: 2 });
+  t.teardown(() => pool.close());
+  for (const options of [{ workers: 0 }, { pool }]) {
+    const fn = await weft.compile([x, a, y0, n, dx, da, dy0], [...grads, tangent], options);
+    const [gx, ga, gy0, dy] = await fn([1, 2, 3], 0.5, 2, 0, [1, 1, 1], 1, 1);
+    near(t, gx!, [0, 0, 0], 0, 'nSteps 0: the sequence gets zeros');
+    near(t, ga!, 0, 0, 'nSteps 0: the non-sequence gets zero');
+    near(t, gy0!, 3, 0, 'nSteps 0: the initial state gets only its other use');
+    t.same(dy!.shape, [0], 'nSteps 0: an empty tangent');
+    const [ex, ea, ey0] = await fn([], 0.5, 2, 0, [], 1, 1);
+    near(t, ex!, [], 0, 'an empty sequence gets an empty gradient');
+    near(t, ea!, 0, 0);
+    near(t, ey0!, 3, 0);
+    // Two steps, for contrast: y = [a y0 + x0, a^2 y0 + a x0 + x1].
+    const [sx, sa, sy0, sdy] = await fn([1, 2, 3], 0.5, 2, 2, [1, 1, 1], 1, 1);
+    near(t, sx!, [1.5, 1, 0]);
+    near(t, sa!, 2 + 2 * 0.5 * 2 + 1);
+    near(t, sy0!, 0.5 + 0.25 + 3);
+    near(t, sdy!, [2 + 0.5 + 1, 2 * 0.5 * 2 + 0.25 + 1 + 0.5 + 1], 1e-12, 'd(a y0 + x0), d(a^2 y0 + a x0 + x1)');
+  }
+
+  // An RNN over no rows: zeros of the parameters' shapes, not empty stacks.
+  const [W, U, b, h0, X] = [pt.matrix('W'), pt.matrix('U'), pt.vector('b'), pt.vector('h0'), pt.matrix('X')];
+  const h = rnn(W, U, b, h0, X);
+  const fn = await weft.compile([W, U, b, h0, X], weft.grad(h.sum().add(h0.mul(h0).sum()), [W, U, b, h0, X]), { workers: 0 });
+  const [w, u, bb, hh, xx] = rnnValues(60, 3, 2, 0);
+  t.same(xx!.shape, [0, 2]);
+  const [gW, gU, gb, gh0, gX] = await fn(w, u, bb, hh, xx);
+  near(t, gW!, [[0, 0], [0, 0], [0, 0]], 0, 'dW');
+  near(t, gU!, [[0, 0, 0], [0, 0, 0], [0, 0, 0]], 0, 'dU');
+  near(t, gb!, [0, 0, 0], 0, 'db');
+  near(t, gh0!, (weft.tolist(hh!) as number[]).map((v) => 2 * v), 1e-15, 'dh0 = 2 h0, from its use outside');
+  t.same(gX!.shape, [0, 2], 'dX keeps the shape (0, 2)');
+  await weft.verifyGrad((ww, uu, bias, h1, x1) => rnn(ww, uu, bias, h1, x1).sum().add(pt.tanh(h1).sum()), rnnValues(61, 3, 2, 0), { rng: rng(62) });
+  await weft.checkRop((ww, uu, bias, h1, x1) => rnn(ww, uu, bias, h1, x1).sum({ axis: 0 }).add(h1), rnnValues(63, 3, 2, 0), { rng: rng(64) });
+  t.pass('verifyGrad and checkRop over zero rows');
+
+  // A shared variable carried as a state: its final value is the initial one when no step runs,
+  // so the gradient (and tangent) of the final state passes to it unchanged.
+  const s = weft.shared(1.5, { name: 's' });
+  const k = pt.scalar('k', 'int32');
+  const doubled = weft.scan({ fn: () => [s.mul(1), [[s, s.mul(2)]]] as const, nSteps: k });
+  const last = doubled.updates[0]![1];
+  const ds = pt.scalar('ds');
+  const gs = await weft.compile([k, ds], [weft.grad(last, s), weft.Rop(last, s, ds) as TV], { workers: 0 });
+  for (const [steps, want] of [[0, 1], [1, 2], [3, 8]] as const) {
+    const [g, r] = await gs(steps, 0.25);
+    near(t, g!, want, 0, `d final / d s over ${steps} steps`);
+    near(t, r!, want * 0.25, 0, `its tangent over ${steps} steps`);
+  }
+});
+
 t.test('random draws inside the step: new numbers per step, the state advanced across calls', async (t) => {
   const draws = (seed: number) => {
     const stream = new weft.RandomStream(seed);
