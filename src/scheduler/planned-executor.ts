@@ -77,6 +77,12 @@ function giveBack(holdings: Holdings): void {
  */
 const collected = new FinalizationRegistry<Holdings>(giveBack);
 
+/**
+ * The executor behind each borrowed output, held as long as the output is: a function that is
+ * collected gives its regions back, and a borrowed output must not then see other calls' data.
+ */
+const lenders = new WeakMap<object, PlannedExecutor>();
+
 function viewAt(memory: MemoryViews, region: number, v: ViewDescriptor): TensorView {
   return { data: memory.of(v.dtype), offset: (region + v.offset) / bytesPerElement(v.dtype), shape: v.shape, stride: v.stride };
 }
@@ -327,7 +333,9 @@ export class PlannedExecutor implements IdleHolder {
         if (o.kind === 'value') return copyOut(o.value);
         const v = d.views[o.view]!;
         if (this.options.borrowedOutputs?.[j] && isContiguous(v)) {
-          return makeNdArray(new STORAGE[v.dtype](memory.memory.buffer, base + v.offset, sizeOf(v.shape)), v.shape);
+          const data = new STORAGE[v.dtype](memory.memory.buffer, base + v.offset, sizeOf(v.shape));
+          lenders.set(data, this);
+          return makeNdArray(data, v.shape);
         }
         const buffer = outputMemory.find(([output]) => output === j)?.[1];
         if (buffer) return makeNdArray(new STORAGE[v.dtype](buffer as ArrayBuffer, 0, sizeOf(v.shape)), v.shape);

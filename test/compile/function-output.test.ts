@@ -61,3 +61,23 @@ t.test('a full arena does not take the region behind a borrowed output', async (
   borrowing.dispose();
   t.equal((await other(big)).data[n - 1], 1.5, 'once the borrowing function is disposed, its region serves others');
 });
+
+t.test('a borrowed output keeps its function’s memory after the function is collected', async (t) => {
+  // In a child with --expose-gc: without the hold, the collected function's region went back to
+  // the arena, and the next function of that size wrote its own values into the borrowed output.
+  const dist = new URL('../../dist/src/index.js', import.meta.url).href;
+  const script = `
+    import * as weft from '${dist}';
+    const x = weft.pt.vector('x');
+    let fn = await weft.compile([x], weft.Out(x.mul(2), { borrow: true }), { workers: 0 });
+    const out = await fn(new Float64Array(4096).fill(1));
+    fn = null;
+    for (let i = 0; i < 5; i++) { gc(); await new Promise((r) => setTimeout(r, 10)); }
+    const g = await weft.compile([x], x.mul(3), { workers: 0 });
+    for (let i = 0; i < 3; i++) await g(new Float64Array(4096).fill(7));
+    console.log(out.data[0], out.data[4095]);
+  `;
+  const { spawnSync } = await import('node:child_process');
+  const r = spawnSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 20_000 });
+  t.equal(r.stdout.trim(), '2 2', `the borrowed values are intact (stderr: ${r.stderr.trim() || 'none'})`);
+});
