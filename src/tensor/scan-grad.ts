@@ -1,7 +1,6 @@
-// Backpropagation through time: the pullback of a Scan is another scan that runs the steps
-// backwards, recomputing each step from the stacked forward values and carrying, per recurrent
-// output, the gradients that later steps sent to its last L states (L = -min tap). With
-// truncateGradient k it goes back through the last k steps only, as Theano's truncated BPTT.
+// Backpropagation through time: the pullback of a Scan is a scan running the steps backwards over
+// the stacked forward values, carrying what later steps sent to each output's last states; with
+// truncateGradient k (truncated BPTT) it goes back k steps and hands the last carry to the initial states.
 import type { Apply } from '../graph/apply.js';
 import { cloneReplace } from '../graph/clone.js';
 import { disconnected, isDisconnected } from '../graph/gradient.js';
@@ -11,7 +10,7 @@ import { isDiscreteDtype } from '../kernels/dtype.js';
 import { zerosLike } from './alloc.js';
 import { Lop, Rop } from './grad.js';
 import { concatenate, stack } from './join.js';
-import { add, eq, minimum, sub, where } from './math.js';
+import { add, minimum, sub } from './math.js';
 import { scan } from './scan.js';
 import { isSitSot, stateRows, type ScanOp } from './scan-op.js';
 import { slice } from './slice.js';
@@ -147,16 +146,15 @@ export function scanLop(op: ScanOp, inputs: readonly TensorVariable[], outputs: 
     name: `${op.name}.grad`,
   });
   const results = back.outputs as TensorVariable[];
-  const all = truncateGradient < 0 ? undefined : eq(m, n);
   let r = 0;
   let c = 0;
   const gInits = taps.map((ts, k) => {
     if (!diffRec[k]) return disconnected();
     const last = lastOr(results[r++]!, carryInits[c++]!);
     const init = inits[k]!;
-    // Row d of the last carry is the gradient of the state d+1 steps before the first step.
-    const g = isSitSot(ts) ? last.get(0) : setSubtensor(zerosLike(init).get(slice(0, stateRows(ts))), last.get(slice(null, null, -1)));
-    return all ? where(all, g, 0).astype(init.dtype) : g;
+    // Row d of the last carry is the gradient of the state d+1 steps before the first step gone
+    // back through: as in Theano, a truncated pass hands it to the initial state.
+    return isSitSot(ts) ? last.get(0) : setSubtensor(zerosLike(init).get(slice(0, stateRows(ts))), last.get(slice(null, null, -1)));
   });
   const gSeqs = seqs.map((s, i) => {
     if (!floatSeqs[i]) return disconnected();

@@ -165,30 +165,49 @@ t.test('Rop: the tangents carried next to the states, against finite differences
   t.pass('checkRop through sit-sot and mit-sot states and an output that is not fed back');
 });
 
-t.test('truncateGradient goes back through the last k steps only', async (t) => {
-  // y_t = a y_{t-1} + x_t, cost y_{n-1}: dcost/dx_t = a^(n-1-t), and zero beyond k steps back.
+t.test('truncateGradient goes back through the last k steps, then hands the carried gradient to the initial state', async (t) => {
+  // y_t = a y_{t-1} + x_t, y_{-1} = y0. For cost y_{n-1}: dcost/dx_t = a^(n-1-t), zero beyond k
+  // steps back, and (as in Theano) the initial state gets the gradient of the state before those
+  // k steps, a^k, instead of a^n.
   const x = pt.vector('x');
   const a = pt.scalar('a');
   const y0 = pt.scalar('y0');
-  const cost = (k: number): TV =>
-    one(weft.scan({ fn: (xt: TV, y: TV, aa: TV) => aa.mul(y).add(xt), sequences: [x], outputsInfo: [y0], nonSequences: [a], truncateGradient: k }).outputs).get(-1);
-  const grads = async (k: number) => {
-    const c = cost(k);
-    const fn = await weft.compile([x, a, y0], [...weft.grad(c, [x, a, y0]), one(weft.scan({ fn: (xt: TV, y: TV, aa: TV) => aa.mul(y).add(xt), sequences: [x], outputsInfo: [y0], nonSequences: [a] }).outputs)], { workers: 0 });
+  const ys = (k: number): TV =>
+    one(weft.scan({ fn: (xt: TV, y: TV, aa: TV) => aa.mul(y).add(xt), sequences: [x], outputsInfo: [y0], nonSequences: [a], truncateGradient: k }).outputs);
+  const grads = async (k: number, cost: (y: TV) => TV) => {
+    const fn = await weft.compile([x, a, y0], [...weft.grad(cost(ys(k)), [x, a, y0]), ys(-1)], { workers: 0 });
     return fn([1, 2, 3, 4], 0.5, 2);
   };
-  const [gx, ga, gy0, ys] = await grads(-1);
+  const lastOnly = (y: TV): TV => y.get(-1);
+  const [gx, ga, gy0, ys4] = await grads(-1, lastOnly);
   near(t, gx!, [0.125, 0.25, 0.5, 1]);
   near(t, gy0!, 0.0625);
-  const y = weft.tolist(ys!) as number[];
+  const y = weft.tolist(ys4!) as number[];
   near(t, ga!, y[2]! + 0.5 * y[1]! + 0.25 * y[0]! + 0.125 * 2, 1e-12, 'da over all steps');
-  const [tx, ta, ty0] = await grads(2);
+  const [tx, ta, ty0] = await grads(2, lastOnly);
   near(t, tx!, [0, 0, 0.5, 1], 1e-15, 'dx with k = 2');
-  near(t, ty0!, 0, 1e-15, 'the initial state is beyond k steps');
+  near(t, ty0!, 0.25, 1e-15, 'the initial state gets dcost/dy_1 = a^2');
   near(t, ta!, y[2]! + 0.5 * y[1]!, 1e-12, 'da over the last two steps');
-  const [kx, , ky0] = await grads(10);
+  const [ox, oa, oy0] = await grads(1, lastOnly);
+  near(t, ox!, [0, 0, 0, 1], 1e-15, 'dx with k = 1');
+  near(t, oy0!, 0.5, 1e-15, 'k = 1: the initial state gets dcost/dy_2 = a');
+  near(t, oa!, y[2]!, 1e-12);
+  const [kx, , ky0] = await grads(10, lastOnly);
   near(t, kx!, [0.125, 0.25, 0.5, 1], 1e-15, 'k beyond the number of steps is all of them');
   near(t, ky0!, 0.0625);
+  // cost sum(y), k = 2: steps 3 and 2 send (1 + a) a = 0.75 to y_1, which goes to y0.
+  const [sx, sa, sy0] = await grads(2, (v) => v.sum());
+  near(t, sx!, [0, 0, 1.5, 1], 1e-15, 'dx of sum(y) with k = 2');
+  near(t, sy0!, 0.75, 1e-15, 'dy0 of sum(y) with k = 2');
+  near(t, sa!, y[2]! + 1.5 * y[1]!, 1e-12, 'da of sum(y) with k = 2');
+  // Two past states (taps [-2, -1]): z_t = a z_{t-2} + x_t, k = 1, cost z_3; z_3 = a z_1 + x_3,
+  // so the carry after one step holds dz_3/dz_1 = a (for the state two steps back) and 0.
+  const z0 = pt.vector('z0');
+  const zs = one(weft.scan({ fn: (xt: TV, z2: TV, _z1: TV, aa: TV) => aa.mul(z2).add(xt), sequences: [x], outputsInfo: { initial: z0, taps: [-2, -1] }, nonSequences: [a], truncateGradient: 1 }).outputs);
+  const fz = await weft.compile([x, a, z0], weft.grad(zs.get(-1), [x, z0]), { workers: 0 });
+  const [zx, gz0] = await fz([1, 2, 3, 4], 0.5, [7, 9]);
+  near(t, zx!, [0, 0, 0, 1], 1e-15, 'dx with taps [-2, -1] and k = 1');
+  near(t, gz0!, [0.5, 0], 1e-15, 'the rows of the initial state get the carry: [dz_3/dz_1, dz_3/dz_2]');
 });
 
 t.test('zero steps: gradients and tangents are zeros, what reaches the initial state from elsewhere passes', async (t) => {
