@@ -37,7 +37,7 @@ export { RandomVariable, UniformRV, NormalRV, IntegersRV, RandomStateType, rando
 export { TensorOp as Op } from './tensor/op.js';
 export { asOp, AsOp, type AsOpSpec, type AsOpFunction } from './tensor/as-op.js';
 export { OpFromGraph, type OpFromGraphOptions, type LopOverride, type RopOverride } from './tensor/op-from-graph.js';
-export { scan, type ScanOptions, type ScanResult, type ScanSequence, type ScanOutputInfo, type ScanUpdates, type ScanStepResult } from './tensor/scan.js';
+export { scan, until, ScanUntil, type ScanOptions, type ScanResult, type ScanSequence, type ScanOutputInfo, type ScanUpdates, type ScanStepResult } from './tensor/scan.js';
 export { ScanOp, type ScanSpec } from './tensor/scan-op.js';
 export { TensorType, ValueTypeError, type StaticShape } from './tensor/type.js';
 export { ShapeMismatchError } from './tensor/elemwise.js';

@@ -318,7 +318,8 @@ interface ScanParams {
 const MAX_SCAN_PARTS = 65536;
 
 function readScan(r: JsonReader, dec: OpDecoder): ScanParams {
-  r.object(['graph', 'nSeqs', 'taps', 'nNitsot', 'finals', 'nNonSeqs', 'truncateGradient', 'name']);
+  const required = ['graph', 'nSeqs', 'taps', 'nNitsot', 'finals', 'nNonSeqs', 'truncateGradient', 'name'];
+  r.object([...required, 'until'], required);
   const count = (f: string): number => r.field(f).int(0, MAX_SCAN_PARTS);
   return {
     graph: dec.graph(r.field('graph')),
@@ -329,6 +330,7 @@ function readScan(r: JsonReader, dec: OpDecoder): ScanParams {
       finals: r.field('finals').ints(0, MAX_SCAN_PARTS, MAX_SCAN_PARTS),
       nNonSeqs: count('nNonSeqs'),
       truncateGradient: r.field('truncateGradient').int(-1),
+      ...(r.has('until') && r.field('until').boolean() ? { until: true } : {}),
     },
     name: r.field('name').optionalString(),
   };

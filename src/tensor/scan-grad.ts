@@ -11,8 +11,9 @@ import { zerosLike } from './alloc.js';
 import { Lop, Rop } from './grad.js';
 import { concatenate, stack } from './join.js';
 import { add, minimum, sub } from './math.js';
-import { scan } from './scan.js';
+import { scan, until, type ScanStepResult } from './scan.js';
 import { isSitSot, stateRows, type ScanOp } from './scan-op.js';
+import { shapeI } from './shape.js';
 import { slice } from './slice.js';
 import { setSubtensor } from './subtensor.js';
 import type { TensorVariable } from './variable.js';
@@ -31,7 +32,7 @@ function lastOr(stacked: TensorVariable, before: TensorVariable): TensorVariable
 export function scanConnectionPattern(op: ScanOp, node: Apply): boolean[][] {
   const { nSeqs, taps, nNitsot, finals } = op.spec;
   const innerIns = op.inner.inputs;
-  const reached = op.inner.outputs.map((o) => new Set(ancestors([o])));
+  const reached = op.stepOutputs.map((o) => new Set(ancestors([o])));
   const tapsOf = (k: number): number[] => taps[k]!.map((_, t) => op.tapInput(k) + t);
   // The inner outputs that these inner inputs reach, through the states they feed back into.
   const reach = (ins: readonly number[]): boolean[] => {
@@ -66,12 +67,14 @@ export function scanConnectionPattern(op: ScanOp, node: Apply): boolean[][] {
 export function scanLop(op: ScanOp, inputs: readonly TensorVariable[], outputs: readonly TensorVariable[], outputGrads: readonly Variable[]): Variable[] {
   const { nSeqs, taps, nNitsot, finals, truncateGradient } = op.spec;
   const nRec = taps.length;
-  const n = inputs[0]!;
+  // The steps run: nSteps, or with an until condition the rows stacked (Theano's as_while grad).
+  // (a shared variable carried as a state is a stacked output too, so there is one to count).
+  const n = op.spec.until ? shapeI(outputs[0]!, 0) : inputs[0]!;
   const seqs = inputs.slice(1, 1 + nSeqs);
   const inits = inputs.slice(1 + nSeqs, 1 + nSeqs + nRec);
   const nonSeqs = inputs.slice(1 + nSeqs + nRec);
   const innerIns = op.inner.inputs as TensorVariable[];
-  const innerOuts = op.inner.outputs as TensorVariable[];
+  const innerOuts = op.stepOutputs;
   const grads = outputGrads.map((g, j) => (isDisconnected(g) ? zerosLike(outputs[j]!) : (g as TensorVariable)));
   const diffRec = taps.map((_, k) => isFloat(outputs[k]!));
   const diffNitsot = Array.from({ length: nNitsot }, (_, j) => isFloat(outputs[nRec + j]!));
@@ -179,12 +182,12 @@ export function scanRop(op: ScanOp, inputs: readonly TensorVariable[], evalPoint
   const floatSeq = seqs.map(isFloat);
   const floatRec = inits.map(isFloat);
   const floatNs = nonSeqs.map(isFloat);
-  const floatNitsot = op.inner.outputs.slice(nRec).map((o) => isFloat(o as TensorVariable));
+  const floatNitsot = op.stepOutputs.slice(nRec).map(isFloat);
   const dSeqs = seqs.flatMap((_, i) => (floatSeq[i] ? [point(1 + i)] : []));
   const dNs = nonSeqs.flatMap((_, m) => (floatNs[m] ? [point(1 + nSeqs + nRec + m)] : []));
   const states = inits.map((init, k) => ({ initial: init, taps: [...taps[k]!] }));
   const tangents = inits.flatMap((_, k) => (floatRec[k] ? [{ initial: point(1 + nSeqs + k), taps: [...taps[k]!] }] : []));
-  const step = (...args: TensorVariable[]): TensorVariable[] => {
+  const step = (...args: TensorVariable[]): ScanStepResult => {
     let a = 0;
     const take = (count: number): TensorVariable[] => args.slice(a, (a += count));
     const seqRows = take(nSeqs);
@@ -194,13 +197,16 @@ export function scanRop(op: ScanOp, inputs: readonly TensorVariable[], evalPoint
     const ns = take(nonSeqs.length);
     const dNsArgs = take(dNs.length);
     const stand = [...seqRows, ...tapRows.flat(), ...ns];
-    const ys = cloneReplace(op.inner.outputs, op.inner.inputs.map((v, i): [Variable, Variable] => [v, stand[i]!])) as TensorVariable[];
+    const all = cloneReplace(op.inner.outputs, op.inner.inputs.map((v, i): [Variable, Variable] => [v, stand[i]!])) as TensorVariable[];
+    const ys = all.slice(0, op.stepOutputs.length);
     const wrt = [...seqRows.filter((_, i) => floatSeq[i]), ...tapRows.filter((_, k) => floatRec[k]).flat(), ...ns.filter((_, m) => floatNs[m])];
     const moving = [...ys.slice(0, nRec).filter((_, k) => floatRec[k]), ...ys.slice(nRec).filter((_, j) => floatNitsot[j])];
     const jv = moving.length === 0 || wrt.length === 0 ? moving.map((y) => zerosLike(y)) : (Rop(moving, wrt, [...dSeqRows, ...dTapRows.flat(), ...dNsArgs]) as TensorVariable[]);
     const nFloatRec = floatRec.filter(Boolean).length;
     const dRec = jv.slice(0, nFloatRec).map((d, r) => d.astype(ys[floatRec.map((f, k) => (f ? k : -1)).filter((k) => k >= 0)[r]!]!.dtype));
-    return [...ys.slice(0, nRec), ...dRec, ...jv.slice(nFloatRec)];
+    // The same states meet the same condition: the tangents stop with the loop.
+    const outs = [...ys.slice(0, nRec), ...dRec, ...jv.slice(nFloatRec)];
+    return op.spec.until ? ([...outs, until(all[all.length - 1]!)] as const) : outs;
   };
   const forward = scan({
     fn: step,

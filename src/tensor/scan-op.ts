@@ -5,12 +5,13 @@
 import { Apply } from '../graph/apply.js';
 import { cloneReplace } from '../graph/clone.js';
 import { FunctionGraph } from '../graph/fgraph.js';
-import type { KernelCall, SymbolicShape } from '../graph/op.js';
+import { UnknownShapesError, type KernelCall, type SymbolicShape } from '../graph/op.js';
 import { ReferenceExecutor } from '../graph/reference-executor.js';
 import { graphStructure } from '../graph/structure.js';
 import { ancestors } from '../graph/traversal.js';
 import type { Variable } from '../graph/variable.js';
 import { copyView } from '../kernels/copy.js';
+import type { Dtype } from '../kernels/dtype.js';
 import { rowOf, sizeOf, type TensorView } from '../kernels/view.js';
 import { asTensorArgs } from './as-tensor.js';
 import { empty, makeNdArray, shapeText, type NdArray } from './ndarray.js';
@@ -18,7 +19,7 @@ import { TensorOp } from './op.js';
 import { ShapeFeature } from './rewriting/shape-feature.js';
 import { scanConnectionPattern, scanLop, scanRop } from './scan-grad.js';
 import { rewrittenCopy } from './op-from-graph.js';
-import { asIntScalar, constantScalar, smallInputValues } from './shape.js';
+import { asIntScalar, constantScalar, shapeI, smallInputValues } from './shape.js';
 import { TensorType } from './type.js';
 import { TensorSharedVariable, type TensorLike, type TensorVariable } from './variable.js';
 
@@ -36,6 +37,11 @@ export interface ScanSpec {
   readonly nNonSeqs: number;
   /** Steps the gradient goes back through (-1: all). */
   readonly truncateGradient: number;
+  /**
+   * The step has one more output, last: a scalar condition (Theano's `until`); the loop stops
+   * after the first step where it holds, and the stacked outputs have the rows of the steps run.
+   */
+  readonly until?: boolean;
 }
 
 /** How many rows of its initial state a recurrent output with these taps needs. */
@@ -49,6 +55,15 @@ export function stateRows(taps: readonly number[]): number {
  */
 export function isSitSot(taps: readonly number[]): boolean {
   return taps.length === 1 && taps[0] === -1;
+}
+
+/** A contiguous stack `a` with `rows` rows: its first rows (a copy when it grows or shrinks). */
+function withRows(a: NdArray, rows: number, dtype: Dtype): NdArray {
+  if (a.shape[0] === rows) return a;
+  const b = empty(dtype, [rows, ...a.shape.slice(1)]);
+  const keep = Math.min(rows, a.shape[0]!) * sizeOf(a.shape.slice(1));
+  b.data.set(a.data.subarray(a.offset, a.offset + keep));
+  return b;
 }
 
 function rowArray(v: NdArray, r: number): NdArray {
@@ -90,11 +105,24 @@ export class ScanOp extends TensorOp<TensorVariable[]> {
       if (!(spec.taps[k] && isSitSot(spec.taps[k]!))) throw new TypeError(`${this}: a final state must be that of an output with taps [-1], got output ${k}`);
     });
     const nTaps = spec.taps.reduce((a, t) => a + t.length, 0);
-    if (inner.inputs.length !== spec.nSeqs + nTaps + spec.nNonSeqs || inner.outputs.length !== spec.taps.length + spec.nNitsot) {
-      throw new TypeError(`${this}: the step graph has ${inner.inputs.length} inputs and ${inner.outputs.length} outputs, the spec describes ${spec.nSeqs + nTaps + spec.nNonSeqs} and ${spec.taps.length + spec.nNitsot}`);
+    const nOuts = spec.taps.length + spec.nNitsot + (spec.until ? 1 : 0);
+    if (inner.inputs.length !== spec.nSeqs + nTaps + spec.nNonSeqs || inner.outputs.length !== nOuts) {
+      throw new TypeError(`${this}: the step graph has ${inner.inputs.length} inputs and ${inner.outputs.length} outputs, the spec describes ${spec.nSeqs + nTaps + spec.nNonSeqs} and ${nOuts}`);
     }
+    const cond = this.condition;
+    if (cond && (cond.type as TensorType).ndim !== 0) throw new TypeError(`${this}: the until condition must be a scalar, got ${cond.type}`);
     this.structure = graphStructure(inner);
-    this.layout = JSON.stringify([spec.nSeqs, spec.taps, spec.nNitsot, spec.finals, spec.nNonSeqs, spec.truncateGradient]);
+    this.layout = JSON.stringify([spec.nSeqs, spec.taps, spec.nNitsot, spec.finals, spec.nNonSeqs, spec.truncateGradient, ...(spec.until ? ['until'] : [])]);
+  }
+
+  /** The step's outputs that are stacked: the recurrent ones, then the others (not the condition). */
+  get stepOutputs(): readonly TensorVariable[] {
+    return this.inner.outputs.slice(0, this.spec.taps.length + this.spec.nNitsot) as TensorVariable[];
+  }
+
+  /** The until condition of the step graph, when the loop has one. */
+  get condition(): TensorVariable | undefined {
+    return this.spec.until ? (this.inner.outputs[this.inner.outputs.length - 1] as TensorVariable) : undefined;
   }
 
   get nRec(): number {
@@ -137,10 +165,11 @@ export class ScanOp extends TensorOp<TensorVariable[]> {
       return check(v, isSitSot(taps[k]!) ? row : stacked(row, v.type.shape[0] ?? null), `the initial state of output ${k}`);
     });
     const nonSeqs = rest.slice(nSeqs + taps.length).map((v, m) => check(v, innerIns[this.firstNonSeq + m]!.type as TensorType, `non-sequence ${m}`));
-    const len = constantScalar(n) ?? null;
+    // An until condition may stop the loop early: the number of rows is known once it has run.
+    const len = this.spec.until ? null : (constantScalar(n) ?? null);
     const outputs = [
       ...inits.map((_, k) => stacked(innerIns[this.tapInput(k)]!.type as TensorType, len).makeVariable()),
-      ...this.inner.outputs.slice(taps.length).map((o) => stacked(o.type as TensorType, len).makeVariable()),
+      ...this.stepOutputs.slice(taps.length).map((o) => stacked(o.type as TensorType, len).makeVariable()),
       ...this.spec.finals.map((k) => (innerIns[this.tapInput(k)]!.type as TensorType).makeVariable()),
     ];
     return new Apply(this, [n, ...seqs, ...inits, ...nonSeqs], outputs);
@@ -218,7 +247,15 @@ export class ScanOp extends TensorOp<TensorVariable[]> {
   }
 
   override outputShapes(_node: Apply, inputs: readonly TensorView[]): number[][] {
-    const n = this.steps(inputs);
+    if (this.spec.until) {
+      this.steps(inputs);
+      throw new UnknownShapesError(`${this} stops at its until condition: how many rows its outputs have is known once it has run`);
+    }
+    return this.#shapes(inputs, this.steps(inputs));
+  }
+
+  /** The output shapes when the loop runs `n` steps. */
+  #shapes(inputs: readonly TensorView[], n: number): number[][] {
     const { nSeqs, taps, nNitsot, finals } = this.spec;
     const states = taps.map((t, k) => inputs[1 + nSeqs + k]!.shape.slice(isSitSot(t) ? 0 : 1));
     let step: number[][];
@@ -233,26 +270,36 @@ export class ScanOp extends TensorOp<TensorVariable[]> {
       try {
         others = this.stepShapes(this.#innerShapes(inputs, true)).slice(taps.length);
       } catch {
-        others = this.inner.outputs.slice(taps.length).map((o) => (o.type as TensorType).shape.map((d) => d ?? 0));
+        others = this.stepOutputs.slice(taps.length).map((o) => (o.type as TensorType).shape.map((d) => d ?? 0));
       }
       step = [...states, ...others];
     }
     return [...step.slice(0, taps.length + nNitsot).map((s) => [n, ...s]), ...finals.map((k) => states[k]!)];
   }
 
-  /** In a plan: the whole loop as one task that runs the step's own plan (when it can). */
+  /**
+   * In a plan: the whole loop as one task that runs the step's own plan (when it can). A loop
+   * with an until condition runs on the calling thread: its outputs' size is known only once it ran.
+   */
   override kernel(_node: Apply, inputs?: readonly TensorView[]): KernelCall | undefined {
-    if (!inputs || !scanPlanner) return undefined;
+    if (!inputs || !scanPlanner || this.spec.until) return undefined;
     // Without a step there is nothing to plan (the rows to plan with do not exist).
     return this.steps(inputs) > 0 ? scanPlanner(this, inputs) : undefined;
   }
 
-  /** The loop on the calling thread, each step through the rewritten step graph. */
+  /**
+   * The loop on the calling thread, each step through the rewritten step graph. With an until
+   * condition the stacked outputs start small and double as steps run (nSteps is only a bound),
+   * and keep the rows of the steps run.
+   */
   override perform(node: Apply, inputs: readonly NdArray[]): NdArray[] {
-    const shapes = this.outputShapes(node, inputs);
-    const { nSeqs, taps, nNitsot, finals } = this.spec;
+    const { nSeqs, taps, nNitsot, finals, until } = this.spec;
     const n = this.steps(inputs);
-    const outs = node.outputs.map((o, j) => empty((o.type as TensorType).dtype, shapes[j]!));
+    const shapes = this.#shapes(inputs, n);
+    const nStacked = taps.length + nNitsot;
+    const dtypes = node.outputs.map((o) => (o.type as TensorType).dtype);
+    let rows = until ? Math.min(n, 16) : n;
+    const outs = shapes.map((shape, j) => empty(dtypes[j]!, j < nStacked ? [rows, ...shape.slice(1)] : shape));
     const executor = (this.#executor ??= new ReferenceExecutor(this.compiled));
     const inits = inputs.slice(1 + nSeqs, 1 + nSeqs + taps.length);
     const nonSeqs = inputs.slice(1 + nSeqs + taps.length);
@@ -261,13 +308,18 @@ export class ScanOp extends TensorOp<TensorVariable[]> {
       const row = this.#initRow(inits[k]!, k, stateRows(taps[k]!) + t);
       return makeNdArray(row.data, row.shape, row.stride, row.offset);
     };
+    let ran = n;
     for (let t = 0; t < n; t++) {
+      if (t === rows) {
+        rows = Math.min(n, 2 * rows);
+        for (let j = 0; j < nStacked; j++) outs[j] = withRows(outs[j]!, rows, dtypes[j]!);
+      }
       const args: NdArray[] = [];
       for (let i = 0; i < nSeqs; i++) args.push(rowArray(inputs[1 + i]!, t));
       taps.forEach((ts, k) => ts.forEach((tap) => args.push(past(k, t + tap))));
       args.push(...nonSeqs);
       const results = executor.run(args) as NdArray[];
-      results.forEach((r, j) => {
+      results.slice(0, nStacked).forEach((r, j) => {
         const row = rowOf(outs[j]!, t);
         if (j < taps.length) this.#checkState(j, r.shape, row.shape, t);
         else if (r.shape.length !== row.shape.length || r.shape.some((d, a) => d !== row.shape[a])) {
@@ -275,15 +327,21 @@ export class ScanOp extends TensorOp<TensorVariable[]> {
         }
         if (sizeOf(r.shape) > 0) copyView(r, row);
       });
+      const cond = results[nStacked];
+      if (until && Number(cond!.data[cond!.offset]) !== 0) {
+        ran = t + 1;
+        break;
+      }
     }
-    finals.forEach((k, f) => copyView(past(k, n - 1), outs[taps.length + nNitsot + f]!));
+    if (until) for (let j = 0; j < nStacked; j++) outs[j] = withRows(outs[j]!, ran, dtypes[j]!);
+    finals.forEach((k, f) => copyView(past(k, ran - 1), outs[nStacked + f]!));
     return outs;
   }
 
-  /** [nSteps, ...the step's shape], the step's shape through the inner graph from the outer shapes. */
+  /** [nSteps (the rows run, with until), ...the step's shape], the step's through the inner graph from the outer shapes. */
   override inferShape(node: Apply, inputShapes: readonly SymbolicShape[]): SymbolicShape[] {
     const feature = (this.#shapeFeature ??= new ShapeFeature());
-    const { nSeqs, taps, nNitsot, finals } = this.spec;
+    const { nSeqs, taps, finals } = this.spec;
     const innerIns = this.inner.inputs as TensorVariable[];
     // Each inner input's lengths are lengths of an outer input (without its first axis for rows).
     const outerDims = (i: number): readonly Variable[] => {
@@ -294,13 +352,14 @@ export class ScanOp extends TensorOp<TensorVariable[]> {
     };
     const pairs: Array<[Variable, Variable]> = [];
     innerIns.forEach((v, i) => feature.shapeOf(v).forEach((d, a) => pairs.push([d, outerDims(i)[a]!])));
-    const step = this.inner.outputs.map((o, j) => (j < taps.length ? [] : cloneReplace(feature.shapeOf(o), pairs)));
+    const step = this.stepOutputs.map((o, j) => (j < taps.length ? [] : cloneReplace(feature.shapeOf(o), pairs)));
     const stranded = new Set<Variable>(innerIns);
     if (step.some((dims) => ancestors(dims).some((v) => stranded.has(v)))) throw new Error(`${this}: the step's output shapes depend on values inside the step`);
-    const n = node.inputs[0]!;
+    // With an until condition only running the loop tells how many rows it stacks.
+    const n = (j: number): Variable => (this.spec.until ? shapeI(node.outputs[j] as TensorVariable, 0) : node.inputs[0]!);
     return [
-      ...taps.map((t, k) => [n, ...inputShapes[1 + nSeqs + k]!.slice(isSitSot(t) ? 0 : 1)]),
-      ...step.slice(taps.length, taps.length + nNitsot).map((dims) => [n, ...dims]),
+      ...taps.map((t, k) => [n(k), ...inputShapes[1 + nSeqs + k]!.slice(isSitSot(t) ? 0 : 1)]),
+      ...step.slice(taps.length).map((dims, j) => [n(taps.length + j), ...dims]),
       ...finals.map((k) => inputShapes[1 + nSeqs + k]!),
     ];
   }

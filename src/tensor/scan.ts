@@ -33,8 +33,29 @@ export interface ScanOutputInfo {
 /** New values of shared variables (Theano's updates dictionary). */
 export type ScanUpdates = ReadonlyMap<SharedVariable, TensorLike> | ReadonlyArray<readonly [SharedVariable, TensorLike]>;
 
-/** What a step returns: its outputs, its updates, or both as [outputs, updates]. */
-export type ScanStepResult = TensorLike | readonly TensorLike[] | ScanUpdates | readonly [TensorLike | readonly TensorLike[], ScanUpdates];
+/** The condition that ends a loop (Theano's `until`): the step after which it holds is the last. */
+export class ScanUntil {
+  constructor(readonly condition: TensorVariable) {}
+}
+
+/**
+ * Ends the loop after the first step whose `condition` (a scalar: true or non-zero) holds; the
+ * step returns it last, after its outputs and updates: `[y, weft.until(y.gt(10))]`. nSteps
+ * (or the sequences) are then the most steps the loop may run.
+ */
+export function until(condition: TensorLike): ScanUntil {
+  const c = asTensorVariable(condition);
+  if (c.ndim !== 0) throw new TypeError(`until: the condition must be a scalar, got ${c} (${c.type})`);
+  return new ScanUntil(c);
+}
+
+type ScanStepBody = TensorLike | readonly TensorLike[] | ScanUpdates | readonly [TensorLike | readonly TensorLike[], ScanUpdates];
+
+/**
+ * What a step returns: its outputs, its updates, or both as [outputs, updates]; a loop that may
+ * stop early adds `until(condition)` as the last element, as Theano's step returns it last.
+ */
+export type ScanStepResult = ScanStepBody | ScanUntil | readonly [...ReadonlyArray<TensorLike | readonly TensorLike[] | ScanUpdates>, ScanUntil];
 
 export interface ScanOptions {
   readonly fn: (...args: TensorVariable[]) => ScanStepResult;
@@ -86,8 +107,19 @@ function isUpdates(x: unknown): x is ScanUpdates {
   return Array.isArray(x) && x.every((p) => Array.isArray(p) && p.length === 2 && p[0] instanceof SharedVariable);
 }
 
+/** Takes the until condition off what the step returned: [...rest, until(c)] reads as rest would. */
+function splitUntil(r: ScanStepResult): { body: ScanStepBody; stop: ScanUntil | undefined } {
+  if (r instanceof ScanUntil) return { body: [], stop: r };
+  if (!Array.isArray(r) || !(r[r.length - 1] instanceof ScanUntil)) return { body: r as ScanStepBody, stop: undefined };
+  const rest = r.slice(0, -1);
+  rest.forEach((x, i) => {
+    if (x instanceof ScanUntil) throw new TypeError(`scan: fn returned until() at position ${i}; it must be the last element, and only one`);
+  });
+  return { body: (rest.length === 1 ? rest[0] : rest) as ScanStepBody, stop: r[r.length - 1] as ScanUntil };
+}
+
 /** Splits what the step returned into outputs and updates (Theano accepts either, or both). */
-function splitResult(r: ScanStepResult): { outputs: readonly unknown[]; single: boolean; updates: ScanUpdates } {
+function splitResult(r: ScanStepBody): { outputs: readonly unknown[]; single: boolean; updates: ScanUpdates } {
   if (r instanceof Map) return { outputs: [], single: false, updates: r };
   if (Array.isArray(r) && r.length === 2 && isUpdates(r[1]) && !isUpdates(r[0])) {
     const outs = r[0] as unknown;
@@ -176,8 +208,8 @@ export function scan(options: ScanOptions): ScanResult {
   const recurrent = infos.flatMap((info) => (info.kind === 'recurrent' ? [info] : []));
 
   const nonSeqs = listOf<TensorLike>(options.nonSequences as TensorLike | readonly TensorLike[]).map((v) => asTensorVariable(v));
-  const result = fn(...seqInner, ...recurrent.flatMap((r) => r.inner), ...nonSeqs);
-  const split = splitResult(result);
+  const { body, stop } = splitUntil(fn(...seqInner, ...recurrent.flatMap((r) => r.inner), ...nonSeqs));
+  const split = splitResult(body);
   const outs = split.outputs.map((o, j) => {
     try {
       return asTensorVariable(o as TensorLike);
@@ -204,14 +236,15 @@ export function scan(options: ScanOptions): ScanResult {
   });
   const placeholders = new Set<Variable>([...seqInner, ...recurrent.flatMap((r) => r.inner)]);
   const updated = new Set<Variable>(given.map(([s]) => s));
-  const defaults = collectDefaultUpdates([...outs, ...given.map(([, v]) => v)], placeholders, { wanted: (s) => !updated.has(s), follow: true });
+  const cond = stop ? [stop.condition] : [];
+  const defaults = collectDefaultUpdates([...outs, ...given.map(([, v]) => v), ...cond], placeholders, { wanted: (s) => !updated.has(s), follow: true });
   const states = [...given, ...defaults];
   const stateInner = states.map(([s]) => s.type.makeVariable(`${s.name ?? 'shared'}[t-1]`));
   for (const v of stateInner) placeholders.add(v);
 
   // Everything else the step reads from outside: the non-sequences, listed ones first.
   const stateShared = new Set<Variable>(states.map(([s]) => s));
-  const read = graphInputs([...outs, ...states.map(([, v]) => v)], placeholders).filter((v) => !placeholders.has(v) && !isConstant(v) && !stateShared.has(v));
+  const read = graphInputs([...outs, ...states.map(([, v]) => v), ...cond], placeholders).filter((v) => !placeholders.has(v) && !isConstant(v) && !stateShared.has(v));
   const captured = [...nonSeqs.filter((v) => read.includes(v)), ...read.filter((v) => !nonSeqs.includes(v as TensorVariable))];
   captured.forEach((v) => {
     if (!isTensorVariable(v)) throw new TypeError(`scan: the step reads ${v} (${v.type}), which is not a tensor`);
@@ -221,7 +254,7 @@ export function scan(options: ScanOptions): ScanResult {
   const recOuts = infos.flatMap((info, j) => (info.kind === 'recurrent' ? [outs[j]!] : []));
   const nitsotOuts = infos.flatMap((info, j) => (info.kind === 'nitsot' ? [outs[j]!] : []));
   const replaced = cloneReplace(
-    [...recOuts, ...states.map(([, v]) => v), ...nitsotOuts],
+    [...recOuts, ...states.map(([, v]) => v), ...nitsotOuts, ...cond],
     [...states.map(([s], i): [Variable, Variable] => [s, stateInner[i]!]), ...captured.map((v, i): [Variable, Variable] => [v, capturedInner[i]!])],
   );
   const inner = new FunctionGraph([...seqInner, ...recurrent.flatMap((r) => r.inner), ...stateInner, ...capturedInner], replaced);
@@ -232,6 +265,7 @@ export function scan(options: ScanOptions): ScanResult {
     finals: states.map((_, f) => recurrent.length + f),
     nNonSeqs: captured.length,
     truncateGradient,
+    ...(stop ? { until: true } : {}),
   };
   const op = new ScanOp(inner, spec, name);
   const node = op.makeNode(n, ...seqOuter, ...recurrent.map((r) => r.init), ...states.map(([s]) => s), ...captured);

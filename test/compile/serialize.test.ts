@@ -468,6 +468,11 @@ t.test('Scan: a recurrence with taps, a shared variable inside, and its gradient
   const a = y.owner!.inputs.find((v) => v.name === 'a') as TV;
   const copy = await roundTrip(t, [y, ...weft.grad(y.sum(), [x, h0, a])], new Map<TV, unknown>([[x, r.normal([6])], [h0, r.normal([3])], [a, 0.7]]));
   t.ok(copy.outputs[0]!.owner!.op instanceof weft.ScanOp, 'a Scan again');
+  // A loop with an until condition keeps it.
+  const s = pt.vector('s');
+  const stop = weft.scan({ fn: (st: TV, acc: TV) => [acc.add(st), weft.until(acc.add(st).gt(2))], sequences: [s], outputsInfo: [pt.zeros([])] }).outputs as TV;
+  const back = await roundTrip(t, [stop, ...weft.grad(stop.sum(), [s])], new Map<TV, unknown>([[s, [1, 0.5, 1, 4]]]));
+  t.equal((back.outputs[0]!.owner!.op as weft.ScanOp).spec.until, true, 'until survives');
 });
 
 t.test('every tensor op codec was used by a round trip above', async (t) => {

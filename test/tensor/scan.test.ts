@@ -274,6 +274,102 @@ t.test('zero steps: gradients and tangents are zeros, what reaches the initial s
   }
 });
 
+t.test('until: the loop stops after the first step whose condition holds', async (t) => {
+  const n = pt.scalar('n', 'int32');
+  const doubling = one(weft.scan({ fn: (y: TV) => [y.mul(2), weft.until(y.mul(2).gt(40))], outputsInfo: [pt.constant(1)], nSteps: n }).outputs);
+  t.same(doubling.type.shape, [null], 'the number of rows is not static');
+  const pool = weft.createPool({ workers: 2 });
+  t.teardown(() => pool.close());
+  for (const options of [{ workers: 0 }, { pool }]) {
+    const fn = await weft.compile([n], [doubling, doubling.shape, doubling.sum().add(1)], options);
+    const [ys, shape, total] = await fn(100);
+    near(t, ys!, [2, 4, 8, 16, 32, 64], 0, 'stops after 64 > 40');
+    t.same(weft.tolist(shape!), [6], 'the shape of the steps run');
+    near(t, total!, 127, 0, 'nodes after the loop see the rows run');
+    near(t, (await fn(3))[0]!, [2, 4, 8], 0, 'nSteps bounds the loop');
+    t.same((await fn(0))[0]!.shape, [0], 'zero steps');
+    near(t, (await fn(6))[0]!, [2, 4, 8, 16, 32, 64], 0, 'the condition holds at the last step');
+  }
+  t.equal(doubling.owner!.op.kernel!(doubling.owner!, [rng(1).integers([], 5, 6), weft.pt.constant(1).data as weft.NdArray]), undefined, 'an until-scan runs on the calling thread');
+
+  // Sequences, an output not fed back, a shared variable updated per step, several outputs:
+  // [outputs, updates, until] as Theano's step returns them.
+  const x = pt.vector('x');
+  const count = weft.shared(0, { name: 'count' });
+  const { outputs, updates } = weft.scan({
+    fn: (xt: TV, acc: TV) => {
+      const next = acc.add(xt);
+      return [[next, xt.mul(10)], [[count, count.add(1)]], weft.until(next.gt(5))] as const;
+    },
+    sequences: [x],
+    outputsInfo: [pt.zeros([]), null],
+  });
+  const [sums, tens] = many(outputs);
+  const fn = await weft.compile([x], [sums!, tens!], { updates, workers: 0 });
+  const [s1, s2] = await fn([1, 2, 3, 4, 5]);
+  near(t, s1!, [1, 3, 6], 0);
+  near(t, s2!, [10, 20, 30], 0);
+  t.equal(weft.tolist(count.getValue()), 3, 'the shared variable went up once per step run');
+  const [l1] = await fn([1, 1, 1]);
+  near(t, l1!, [1, 2, 3], 0, 'a condition that never holds: all the steps');
+  t.equal(weft.tolist(count.getValue()), 6);
+  // Many steps: the stacks grow as the loop runs, nSteps is only a bound.
+  const big = one(weft.scan({ fn: (y: TV) => [y.add(1), weft.until(y.add(1).ge(1000))], outputsInfo: [pt.constant(0, { dtype: 'int32' })], nSteps: 1e9 }).outputs);
+  const counted = weft.tolist(await big.eval()) as number[];
+  t.equal(counted.length, 1000);
+  t.equal(counted[999], 1000);
+});
+
+t.test('until: gradients over the steps run, Rop stops with the loop', async (t) => {
+  // y_t = a y_{t-1} + x_t until y_t > 6; x = 1s, a = 2, y0 = 0: y = [1, 3, 7], three steps of five.
+  const x = pt.vector('x');
+  const a = pt.scalar('a');
+  const y0 = pt.scalar('y0');
+  const ys = (xs: TV, aa: TV, init: TV): TV =>
+    one(weft.scan({ fn: (xt: TV, y: TV, av: TV) => [av.mul(y).add(xt), weft.until(av.mul(y).add(xt).gt(6))], sequences: [xs], outputsInfo: [init], nonSequences: [aa] }).outputs);
+  const y = ys(x, a, y0);
+  const dx = pt.vector('dx');
+  const fn = await weft.compile([x, a, y0, dx], [y, ...weft.grad(y.sum(), [x, a, y0]), weft.Rop(y, x, dx) as TV], { workers: 0 });
+  const [values, gx, ga, gy0, tangent] = await fn([1, 1, 1, 1, 1], 2, 0, [1, 1, 1, 1, 1]);
+  near(t, values!, [1, 3, 7], 0);
+  near(t, gx!, [1 + 2 + 4, 1 + 2, 1, 0, 0], 1e-15, 'dx: rows beyond the steps run get zeros');
+  near(t, ga!, 0 + (1 + 2 * 0) + (3 + 2 * 1), 1e-15, 'da = sum of dy_t/da = 0 + 1 + 5');
+  near(t, gy0!, 2 + 4 + 8, 1e-15, 'dy0 = a + a^2 + a^3');
+  near(t, tangent!, [1, 3, 7], 1e-15, 'the tangent along dx = 1s, three rows');
+  // Points well away from the threshold: the condition does not move under finite differences.
+  const points = [[1.1, 0.9, 1.2, 1, 1], 2, 0.1].map((v) => weft.pt.constant(v, { dtype: 'float64' }).data as weft.NdArray);
+  await weft.verifyGrad((xs, aa, init) => ys(xs, aa, init).sum(), points, { rng: rng(70) });
+  await weft.checkRop((xs, aa, init) => ys(xs, aa, init), points, { rng: rng(71) });
+  t.pass('verifyGrad and checkRop through an until-scan');
+  // truncateGradient with until: the last k steps run.
+  const tr = one(weft.scan({ fn: (xt: TV, yv: TV, av: TV) => [av.mul(yv).add(xt), weft.until(av.mul(yv).add(xt).gt(6))], sequences: [x], outputsInfo: [y0], nonSequences: [a], truncateGradient: 2 }).outputs);
+  const ft = await weft.compile([x, a, y0], weft.grad(tr.get(-1), [x, y0]), { workers: 0 });
+  const [tx, ty0] = await ft([1, 1, 1, 1, 1], 2, 0);
+  near(t, tx!, [0, 2, 1, 0, 0], 1e-15, 'dx with k = 2 over the three steps run');
+  near(t, ty0!, 4, 1e-15, 'dy0 gets dy_2/dy_0 = a^2');
+});
+
+t.test('until: a shared variable carried as a state, and its gradient over the steps run', async (t) => {
+  // s doubles until the s a step reads exceeds 10: 1.5 -> 3 -> 6 -> 12 -> 24 (four steps).
+  const s = weft.shared(1.5, { name: 's' });
+  const { updates } = weft.scan({ fn: () => [[[s, s.mul(2)]], weft.until(s.gt(10))] as const, nSteps: 10 });
+  const fn = await weft.compile([], [updates[0]![1], weft.grad(updates[0]![1], s)], { workers: 0 });
+  const [last, g] = await fn();
+  near(t, last!, 24, 0);
+  near(t, g!, 16, 0, 'd final / d s = 2^4');
+});
+
+t.test('until: bad input', async (t) => {
+  const v = pt.vector('v');
+  await throwsExactly(t, () => weft.until(v), TypeError, 'until: the condition must be a scalar, got v (TensorType(float64, (?,)))');
+  await throwsExactly(
+    t,
+    () => weft.scan({ fn: (y: TV) => [weft.until(y.gt(1)), y.mul(2), weft.until(y.gt(2))] as never, outputsInfo: [pt.constant(1)], nSteps: 3 }),
+    TypeError,
+    'scan: fn returned until() at position 0; it must be the last element, and only one',
+  );
+});
+
 t.test('random draws inside the step: new numbers per step, the state advanced across calls', async (t) => {
   const draws = (seed: number) => {
     const stream = new weft.RandomStream(seed);
