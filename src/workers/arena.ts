@@ -3,6 +3,7 @@
 // in-flight call, and the bytes of plan descriptors. Blocks are recycled by size class; the
 // memory only grows (a shared memory cannot move or shrink), and views are re-made after growth.
 import { bytesPerElement, STORAGE, type Dtype, type TypedArray } from '../kernels/dtype.js';
+import { attachWasmMemory, WASM_SCRATCH_BYTES } from '../kernels/gemm-wasm.js';
 import { MemoryViews } from './team.js';
 
 const PAGE = 65536;
@@ -10,6 +11,21 @@ const PAGE = 65536;
 export const ALIGN = 64;
 /** Shared memories are reserved at their maximum up front: 4 GiB of address space. */
 const MAX_PAGES = 65536;
+/**
+ * Scratch for WebAssembly kernels, a block per thread that maps the memory (kernels run to
+ * completion, so a thread needs one): a counter that threads increment to claim a slot, then the
+ * slots. A thread beyond the last slot runs the JS kernels where they would need scratch.
+ */
+const SCRATCH_COUNTER = ALIGN;
+const SCRATCH_SLOTS = 256;
+const SCRATCH_BASE = 2 * ALIGN;
+const FIRST_BLOCK = SCRATCH_BASE + SCRATCH_SLOTS * WASM_SCRATCH_BYTES;
+
+/** Lets the calling thread run WebAssembly kernels on an arena's memory, with a scratch slot of its own. */
+export function attachThread(memory: WebAssembly.Memory): void {
+  const slot = Atomics.add(new Int32Array(memory.buffer, SCRATCH_COUNTER, 1), 0, 1);
+  attachWasmMemory(memory, slot < SCRATCH_SLOTS ? SCRATCH_BASE + slot * WASM_SCRATCH_BYTES : undefined);
+}
 
 function sizeClass(bytes: number): number {
   let c = 4096;
@@ -42,7 +58,7 @@ export class Arena {
   /** Arrays handed out by `array`, and the blocks behind them (given back when collected). */
   readonly #owned = new WeakMap<object, Block>();
   readonly #collected = new FinalizationRegistry<Block>((block) => this.release(block));
-  #top = ALIGN;
+  #top = FIRST_BLOCK;
   readonly #free = new Map<number, number[]>();
   /** Holders of idle blocks, asked to give them back when the memory cannot grow (held weakly). */
   readonly #idleHolders = new Set<WeakRef<IdleHolder>>();
@@ -51,6 +67,7 @@ export class Arena {
     const pages = Math.max(1, Math.ceil(initialBytes / PAGE));
     this.memory = new WebAssembly.Memory({ initial: pages, maximum: MAX_PAGES, shared: true });
     this.views = new MemoryViews(this.memory);
+    attachThread(this.memory);
   }
 
   get byteLength(): number {

@@ -4,7 +4,7 @@
 import '../kernels/builtin.js';
 import './inner-plan.js';
 import './scan-loop.js';
-import { readText } from './arena.js';
+import { attachThread, readText } from './arena.js';
 import type { PlanDescriptor, TeamJob, TeamMessage, TeamResult } from './protocol.js';
 import { BoundPlan, MemoryViews, runTeam } from './team.js';
 
@@ -32,6 +32,7 @@ function remember<K, V>(cache: Map<K, V>, key: K, value: V): void {
 /** A worker's handler of team messages over `memory`, reporting `thread` as its thread id. */
 export function teamMember(memory: WebAssembly.Memory, thread: number): (message: TeamMessage) => TeamResult | TeamResult[] {
   const views = new MemoryViews(memory);
+  attachThread(memory);
   const plans = new Map<number, PlanDescriptor>();
   const bound = new Map<string, BoundPlan>();
   let boundFor: ArrayBufferLike | undefined;

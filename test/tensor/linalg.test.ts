@@ -142,7 +142,10 @@ t.test('dot of matrices: many shapes, float32 and float64, against a naive tripl
       const b = r.normal([k, n], { dtype });
       const out = await fn(a, b);
       t.equal(out.data.constructor, dtype === 'float32' ? Float32Array : Float64Array, `${dtype} output storage`);
-      closeTo(t, out, expected(refDot(dense(a), dense(b))), dtype === 'float32' ? 2e-6 : 1e-12, `${dtype} [${m}, ${k}] x [${k}, ${n}]`);
+      // float32 products in shared memory accumulate in float32 (the WebAssembly kernel, as BLAS
+      // sgemm does), so their error grows with the depth k.
+      const tol = dtype === 'float32' ? 2e-6 * Math.max(1, k / 64) : 1e-12;
+      closeTo(t, out, expected(refDot(dense(a), dense(b))), tol, `${dtype} [${m}, ${k}] x [${k}, ${n}]`);
     }
   }
 });

@@ -1,0 +1,230 @@
+// The WebAssembly SIMD float32 matrix product: C = alpha * A·B + beta * C for rows of C, when A
+// and B are row-major float32 views of a WebAssembly.Memory that this thread has attached (the
+// pool's arena). Register-blocked micro-kernels (up to 4 rows x 8 columns in f32x4 accumulators)
+// are emitted at load time by wasm-emit.ts; gemm.ts falls back to JS for everything else.
+//
+// Numerics: each element of C is summed in float32, one product at a time in increasing k (a
+// multiply rounded, then an add rounded: no fused multiply-add), then C = alpha * sum + beta * C
+// in float32. The order does not depend on the tile, the row range or the thread, so a product
+// split across any number of workers is bitwise identical to one call. The JS kernel of gemm.ts
+// accumulates in float64 instead; both are within float32's usual error bounds of the exact sum.
+import { Body, emitModule, F32, I32, V128, type ExportedFunction, type ValType } from './wasm-emit.js';
+import type { TensorView } from './view.js';
+
+/** Rows of C per micro-kernel call. */
+const MR = 4;
+/** Column widths of the micro-kernels: two vectors, one vector, one scalar column. */
+const WIDTHS = [8, 4, 1] as const;
+/** Rows of A per block: 64 rows of depth 1024 (256 KiB) stay in L2 while B's strips stream. */
+const MC = 64;
+/** Bytes of per-thread scratch the kernel needs in the memory: one tile of C (MR x 8 float32). */
+export const WASM_SCRATCH_BYTES = 256;
+
+type MicroKernel = (a: number, b: number, c: number, k: number, lda: number, ldb: number, ldc: number, alpha: number, beta: number) => void;
+
+// ---------------------------------------------------------------------------------------------
+// Code generation: one micro-kernel per (rows, width). Parameters are byte addresses and byte
+// strides: a, b, c, k, lda, ldb, ldc, alpha, beta.
+
+const PARAMS: readonly ValType[] = [I32, I32, I32, I32, I32, I32, I32, F32, F32];
+const [PA, PB, PC, PK, PLDA, PLDB, PLDC, PALPHA, PBETA] = [0, 1, 2, 3, 4, 5, 6, 7, 8] as const;
+
+function microKernel(rows: number, width: number): Body {
+  const f = new Body(PARAMS);
+  const simd = width >= 4;
+  const vecs = simd ? width / 4 : 1;
+  const lane: ValType = simd ? V128 : F32;
+  const step = simd ? 16 : 4;
+  const aPtr = [PA, ...Array.from({ length: rows - 1 }, () => f.local(I32))];
+  const acc = Array.from({ length: rows }, () => Array.from({ length: vecs }, () => f.local(lane)));
+  const bv = Array.from({ length: vecs }, () => f.local(lane));
+  const av = f.local(lane);
+  const alpha = f.local(lane);
+  const beta = f.local(lane);
+  const mul = (): Body => (simd ? f.f32x4Mul() : f.f32Mul());
+  const add = (): Body => (simd ? f.f32x4Add() : f.f32Add());
+  const load = (offset: number): Body => (simd ? f.v128Load(offset) : f.f32Load(offset));
+  const store = (offset: number): Body => (simd ? f.v128Store(offset) : f.f32Store(offset));
+
+  for (let r = 1; r < rows; r++) f.get(aPtr[r - 1]!).get(PLDA).i32Add().set(aPtr[r]!);
+  // Accumulators start at zero (locals are zero-initialized). The loop runs k times.
+  f.block().get(PK).i32Eqz().brIf(0).loop();
+  for (let v = 0; v < vecs; v++) {
+    f.get(PB);
+    load(v * step);
+    f.set(bv[v]!);
+  }
+  for (let r = 0; r < rows; r++) {
+    f.get(aPtr[r]!);
+    if (simd) f.load32Splat();
+    else f.f32Load();
+    f.set(av);
+    for (let v = 0; v < vecs; v++) {
+      f.get(acc[r]![v]!).get(av).get(bv[v]!);
+      mul();
+      add();
+      f.set(acc[r]![v]!);
+    }
+  }
+  for (let r = 0; r < rows; r++) f.get(aPtr[r]!).i32(4).i32Add().set(aPtr[r]!);
+  f.get(PB).get(PLDB).i32Add().set(PB);
+  f.get(PK).i32(1).i32Sub().set(PK).get(PK).brIf(0).end().end();
+
+  // Epilogue: C = alpha * acc (C not read when beta is 0: it may hold NaN), else + beta * C.
+  f.get(PALPHA);
+  if (simd) f.f32x4Splat();
+  f.set(alpha).get(PBETA);
+  if (simd) f.f32x4Splat();
+  f.set(beta);
+  const writeRows = (withBeta: boolean): void => {
+    for (let r = 0; r < rows; r++) {
+      for (let v = 0; v < vecs; v++) {
+        f.get(PC).get(alpha).get(acc[r]![v]!);
+        mul();
+        if (withBeta) {
+          f.get(beta).get(PC);
+          load(v * step);
+          mul();
+          add();
+        }
+        store(v * step);
+      }
+      if (r + 1 < rows) f.get(PC).get(PLDC).i32Add().set(PC);
+    }
+  };
+  f.get(PBETA).f32(0).f32Eq().if();
+  writeRows(false);
+  f.else();
+  writeRows(true);
+  f.end();
+  return f;
+}
+
+/** The module's bytes: micro-kernels named `r{rows}w{width}`. */
+export function gemmModuleBytes(): Uint8Array<ArrayBuffer> {
+  const functions: ExportedFunction[] = [];
+  for (let rows = 1; rows <= MR; rows++) {
+    for (const width of WIDTHS) functions.push({ name: `r${rows}w${width}`, body: microKernel(rows, width) });
+  }
+  return emitModule(functions);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Memories this thread can run kernels on, found from a typed array's buffer.
+
+interface Attached {
+  readonly memory: WebAssembly.Memory;
+  /** Kernels by [rows - 1][width index]. */
+  readonly kernels: readonly (readonly MicroKernel[])[];
+  /** Byte address of this thread's scratch tile, if it has one. */
+  readonly scratch: number | undefined;
+}
+
+let compiled: WebAssembly.Module | undefined;
+/** Attached memories (weakly: a pool's memory goes when the pool does); each keeps its entry alive. */
+const attachedMemories = new Set<WeakRef<WebAssembly.Memory>>();
+const byMemory = new WeakMap<WebAssembly.Memory, Attached>();
+/** Every buffer a memory has had (a grown memory's older buffers still address its bytes). */
+const byBuffer = new WeakMap<ArrayBufferLike, Attached>();
+
+/**
+ * Lets this thread run the WebAssembly kernels on `memory` (the pool's arena). `scratch` is the
+ * byte address of WASM_SCRATCH_BYTES reserved for this thread in that memory, needed when C
+ * lives outside it; without it such products take the JS path.
+ */
+export function attachWasmMemory(memory: WebAssembly.Memory, scratch?: number): void {
+  compiled ??= new WebAssembly.Module(gemmModuleBytes());
+  const exports = new WebAssembly.Instance(compiled, { env: { memory } }).exports;
+  const kernels = Array.from({ length: MR }, (_, r) => WIDTHS.map((w) => exports[`r${r + 1}w${w}`] as MicroKernel));
+  const entry: Attached = { memory, kernels, scratch };
+  attachedMemories.add(new WeakRef(memory));
+  byMemory.set(memory, entry);
+  byBuffer.set(memory.buffer, entry);
+}
+
+function attachedFor(buffer: ArrayBufferLike): Attached | undefined {
+  const hit = byBuffer.get(buffer);
+  if (hit || !(buffer instanceof SharedArrayBuffer)) return hit;
+  // Perhaps a memory grew since: record the current buffers of the attached memories.
+  for (const ref of attachedMemories) {
+    const memory = ref.deref();
+    if (memory === undefined) attachedMemories.delete(ref);
+    else byBuffer.set(memory.buffer, byMemory.get(memory)!);
+  }
+  return byBuffer.get(buffer);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The driver: blocks of rows, strips of columns, one micro-kernel call per tile.
+
+/** A view's byte address and row stride in bytes, if it is float32 with contiguous rows. */
+function rowMajor(v: TensorView): { at: number; ld: number } | undefined {
+  const d = v.data;
+  if (!(d instanceof Float32Array)) return undefined;
+  const [rows, cols] = v.shape as [number, number];
+  const [rs, cs] = v.stride as [number, number];
+  if ((cs !== 1 && cols > 1) || (rs < 0 && rows > 1)) return undefined;
+  return { at: d.byteOffset + v.offset * 4, ld: rows > 1 ? rs * 4 : 0 };
+}
+
+/** Where one tile of C goes: C itself (in the kernel's memory) or the scratch tile, copied out by JS. */
+interface Target {
+  readonly direct: boolean;
+  readonly c: { at: number; ld: number };
+}
+
+/**
+ * Rows [start, end) of C = alpha * A·B + beta * C with the WebAssembly kernels, if A, B (and C,
+ * or this thread's scratch) are in an attached memory; returns false, having done nothing,
+ * otherwise. k must be at least 1 (gemm.ts handles k = 0).
+ */
+export function gemmWasm(a: TensorView, b: TensorView, c: TensorView, alpha: number, beta: number, start: number, end: number): boolean {
+  const ra = rowMajor(a);
+  const rb = rowMajor(b);
+  const rc = rowMajor(c);
+  if (!ra || !rb || !(c.data instanceof Float32Array) || (c.shape[1]! > 1 && c.stride[1] !== 1)) return false;
+  const mem = attachedFor(a.data.buffer);
+  if (!mem || attachedFor(b.data.buffer) !== mem) return false;
+  const direct = rc !== undefined && attachedFor(c.data.buffer) === mem;
+  if (!direct && mem.scratch === undefined) return false;
+  const target: Target = direct ? { direct, c: rc } : { direct, c: { at: mem.scratch!, ld: 8 * 4 } };
+  const tile = direct ? undefined : new Float32Array(mem.memory.buffer, mem.scratch, MR * 8);
+  const k = a.shape[1]!;
+  const n = b.shape[1]!;
+  const kAlpha = direct ? alpha : 1;
+  const kBeta = direct ? beta : 0;
+  for (let ic = start; ic < end; ic += MC) {
+    const icEnd = Math.min(end, ic + MC);
+    let j = 0;
+    for (const [wi, width] of WIDTHS.entries()) {
+      for (; j + width <= n; j += width) {
+        for (let i = ic; i < icEnd; i += MR) {
+          const rows = Math.min(MR, icEnd - i);
+          const cAt = direct ? target.c.at + i * target.c.ld + j * 4 : target.c.at;
+          mem.kernels[rows - 1]![wi]!(ra.at + i * ra.ld, rb.at + j * 4, cAt, k, ra.ld, rb.ld, target.c.ld, kAlpha, kBeta);
+          if (tile) storeTile(tile, c, i, j, rows, width, alpha, beta);
+        }
+      }
+    }
+  }
+  return true;
+}
+
+/**
+ * C's tile at (i, j) = alpha * sums + beta * C, rounded as the kernel's epilogue rounds (each
+ * product and the sum to float32: a float64 product or sum of two float32 values rounded once
+ * to float32 is the float32 operation's result).
+ */
+function storeTile(tile: Float32Array, c: TensorView, i: number, j: number, rows: number, width: number, alpha: number, beta: number): void {
+  const al = Math.fround(alpha);
+  const be = Math.fround(beta);
+  const d = c.data;
+  const [rs, cs] = c.stride as [number, number];
+  for (let r = 0; r < rows; r++) {
+    let q = c.offset + (i + r) * rs + j * cs;
+    for (let s = 0; s < width; s++, q += cs) {
+      const v = Math.fround(al * tile[r * 8 + s]!);
+      d[q] = be === 0 ? v : Math.fround(v + Math.fround(be * d[q]!));
+    }
+  }
+}

@@ -1,0 +1,221 @@
+// The WebAssembly SIMD float32 gemm: the emitter's encodings, the kernel against float64 sums on
+// odd shapes, strides and alpha/beta; row ranges in any split equal one call bit for bit (the
+// property that makes products identical for any number of workers); C outside the memory goes
+// through the scratch tile with the same bits; and a compiled product on 2 workers equals the
+// calling thread's.
+import t, { type Test } from 'tap';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { gemm } from '../../src/kernels/gemm.js';
+import { attachWasmMemory, gemmModuleBytes, gemmWasm } from '../../src/kernels/gemm-wasm.js';
+import type { TensorView } from '../../src/kernels/view.js';
+import { sleb, uleb } from '../../src/kernels/wasm-emit.js';
+import { pt, rng, weft } from '../helpers.js';
+
+const memory = new WebAssembly.Memory({ initial: 64, maximum: 65536, shared: true });
+const SCRATCH = 64;
+attachWasmMemory(memory, SCRATCH);
+let top = 1024;
+
+/** A [rows, cols] float32 matrix in the attached memory with row stride `ld` (>= cols), seeded values. */
+function matrix(rows: number, cols: number, seed: number, ld = cols): TensorView {
+  const n = Math.max(1, rows * ld);
+  top = (top + n * 4 + 63) & ~63;
+  if (top > memory.buffer.byteLength) memory.grow(Math.ceil((top - memory.buffer.byteLength) / 65536));
+  const data = new Float32Array(memory.buffer);
+  const offset = (top - n * 4) / 4;
+  const values = rng(seed).normal([n], { dtype: 'float32' }).data;
+  data.set(values, offset);
+  return { data, offset, shape: [rows, cols], stride: [ld, 1] };
+}
+
+function at(v: TensorView, i: number, j: number): number {
+  return v.data[v.offset + i * v.stride[0]! + j * v.stride[1]!]!;
+}
+
+function elements(v: TensorView): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < v.shape[0]!; i++) for (let j = 0; j < v.shape[1]!; j++) out.push(at(v, i, j));
+  return out;
+}
+
+/**
+ * Checks C (computed) against alpha * A·B + beta * C0 in float64, within a float32 bound: each
+ * product and partial sum rounds with relative error 2^-24, so the error is at most about
+ * (k + 2) * 2^-24 times the sum of absolute terms.
+ */
+function checkNear(t: Test, a: TensorView, b: TensorView, c: TensorView, c0: number[], alpha: number, beta: number): void {
+  const [m, k] = a.shape as [number, number];
+  const n = b.shape[1]!;
+  let worst = 0;
+  for (let i = 0; i < m; i++) {
+    for (let j = 0; j < n; j++) {
+      let s = 0;
+      let abs = 0;
+      for (let p = 0; p < k; p++) {
+        s += at(a, i, p) * at(b, p, j);
+        abs += Math.abs(at(a, i, p) * at(b, p, j));
+      }
+      const prior = beta === 0 ? 0 : beta * c0[i * n + j]!;
+      const want = alpha * s + prior;
+      const bound = (k + 3) * 2 ** -24 * (Math.abs(alpha) * abs + Math.abs(prior)) + 1e-30;
+      worst = Math.max(worst, Math.abs(at(c, i, j) - want) / bound);
+    }
+  }
+  t.ok(worst <= 1, `within the float32 bound (worst ${worst.toFixed(3)} of it)`);
+}
+
+t.test('LEB128 encodings and a module that validates', async (t) => {
+  t.same(uleb(0), [0]);
+  t.same(uleb(127), [0x7f]);
+  t.same(uleb(128), [0x80, 0x01]);
+  t.same(uleb(65536), [0x80, 0x80, 0x04]);
+  t.same(sleb(-1), [0x7f]);
+  t.same(sleb(63), [0x3f]);
+  t.same(sleb(64), [0xc0, 0x00]);
+  t.same(sleb(-64), [0x40]);
+  t.same(sleb(-65), [0xbf, 0x7f]);
+  const bytes = gemmModuleBytes();
+  t.ok(WebAssembly.validate(bytes), 'the emitted module validates');
+  const names = WebAssembly.Module.exports(new WebAssembly.Module(bytes)).map((e) => e.name);
+  t.same(names, ['r1w8', 'r1w4', 'r1w1', 'r2w8', 'r2w4', 'r2w1', 'r3w8', 'r3w4', 'r3w1', 'r4w8', 'r4w4', 'r4w1']);
+  t.same(WebAssembly.Module.imports(new WebAssembly.Module(bytes)), [{ module: 'env', name: 'memory', kind: 'memory' }]);
+});
+
+const SHAPES: ReadonlyArray<readonly [number, number, number]> = [
+  [1, 1, 1],
+  [3, 5, 7],
+  [17, 33, 65],
+  [64, 64, 64],
+  [130, 70, 257],
+  [9, 11, 3],
+  [6, 1, 2],
+  [5, 0, 6],
+];
+
+t.test('the kernel against float64 sums on odd shapes', async (t) => {
+  SHAPES.forEach(([m, k, n], s) => {
+    const a = matrix(m, k, 10 + s);
+    const b = matrix(k, n, 20 + s);
+    const c = matrix(m, n, 30 + s);
+    const c0 = elements(c);
+    if (k > 0) t.ok(gemmWasm(a, b, c, 1, 0, 0, m), `${m}x${k}x${n} runs in WebAssembly`);
+    else gemm(a, b, c);
+    checkNear(t, a, b, c, c0, 1, 0);
+    if (k === 0) t.ok(elements(c).every((v) => v === 0), 'k = 0 gives zeros');
+  });
+});
+
+t.test('row ranges split anywhere equal one call bit for bit', async (t) => {
+  const [m, k, n] = [130, 70, 257];
+  const a = matrix(m, k, 1);
+  const b = matrix(k, n, 2);
+  const whole = matrix(m, n, 3);
+  gemm(a, b, whole);
+  const r = rng(7);
+  for (let trial = 0; trial < 4; trial++) {
+    const parts = matrix(m, n, 4);
+    const cuts = [0, ...Array.from(r.integers([trial + 2], 0, m, 'int32').data).sort((x, y) => x - y), m];
+    for (let q = 0; q + 1 < cuts.length; q++) gemm(a, b, parts, 1, 0, { start: cuts[q]!, end: cuts[q + 1]! });
+    t.same(elements(parts), elements(whole), `cuts ${cuts.join(', ')}`);
+  }
+});
+
+t.test('row strides beyond the width (lda > k, ldb > n, ldc > n)', async (t) => {
+  const [m, k, n] = [19, 23, 29];
+  const a = matrix(m, k, 5, k + 3);
+  const b = matrix(k, n, 6, n + 5);
+  const c = matrix(m, n, 7, n + 1);
+  const c0 = elements(c);
+  t.ok(gemmWasm(a, b, c, 1, 0, 0, m));
+  checkNear(t, a, b, c, c0, 1, 0);
+  const dense = matrix(m, n, 8);
+  gemm(a, b, dense);
+  t.same(elements(dense), elements(c), 'the same bits as a contiguous C');
+});
+
+t.test('alpha and beta; beta = 0 never reads C (NaN stays out)', async (t) => {
+  const [m, k, n] = [13, 31, 21];
+  const a = matrix(m, k, 11);
+  const b = matrix(k, n, 12);
+  for (const [alpha, beta] of [[2, 0], [0.5, -1.5], [1, 1], [-3, 0.25]] as const) {
+    const c = matrix(m, n, 13);
+    if (beta === 0) for (let i = 0; i < m * n; i++) c.data[c.offset + i] = NaN;
+    const c0 = elements(c);
+    gemm(a, b, c, alpha, beta);
+    checkNear(t, a, b, c, c0, alpha, beta);
+    t.notOk(elements(c).some(Number.isNaN), `alpha ${alpha}, beta ${beta}: no NaN`);
+  }
+});
+
+t.test('C outside the memory: the scratch tile gives the same bits; no scratch or plain arrays: JS', async (t) => {
+  const [m, k, n] = [37, 45, 53];
+  const a = matrix(m, k, 21);
+  const b = matrix(k, n, 22);
+  for (const [alpha, beta] of [[1, 0], [0.75, -2]] as const) {
+    const inside = matrix(m, n, 23);
+    const outside: TensorView = { data: Float32Array.from(elements(inside)), offset: 0, shape: [m, n], stride: [n, 1] };
+    gemm(a, b, inside, alpha, beta);
+    t.ok(gemmWasm(a, b, outside, alpha, beta, 0, m));
+    t.same(Array.from(outside.data), elements(inside), `alpha ${alpha}, beta ${beta}`);
+  }
+  const plain = (v: TensorView): TensorView => ({ ...v, data: Float32Array.from(elements(v)), offset: 0, stride: [v.shape[1]!, 1] });
+  const c = matrix(m, n, 24);
+  t.notOk(gemmWasm(plain(a), plain(b), c, 1, 0, 0, m), 'A and B in plain arrays');
+  t.notOk(gemmWasm({ ...a, stride: [1, a.stride[0]!], shape: [k, m] }, b, c, 1, 0, 0, k), 'a transposed A');
+  const other = new WebAssembly.Memory({ initial: 1, maximum: 65536, shared: true });
+  attachWasmMemory(other);
+  const view = (v: TensorView): TensorView => {
+    const data = new Float32Array(other.buffer);
+    data.set(elements(v), 0);
+    return { data, offset: 0, shape: v.shape, stride: [v.shape[1]!, 1] };
+  };
+  t.notOk(gemmWasm(view(a), view(a), { data: new Float32Array(m * m), offset: 0, shape: [m, m], stride: [m, 1] }, 1, 0, 0, m), 'no scratch: JS');
+  // Growing the memory leaves older views valid: their buffer is still recognized.
+  const before = matrix(4, 4, 25);
+  memory.grow(1);
+  const c2 = matrix(4, 4, 26);
+  t.ok(gemmWasm(before, before, c2, 1, 0, 0, 4), 'after growth');
+});
+
+t.test('a grown memory whose first buffer was collected is still recognized', async (t) => {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  const grown = new WebAssembly.Memory({ initial: 1, maximum: 65536, shared: true });
+  attachWasmMemory(grown, 0);
+  grown.grow(1);
+  gc();
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  gc();
+  const data = new Float32Array(grown.buffer);
+  data.fill(1, 64, 64 + 3 * 16);
+  const v = (offset: number): TensorView => ({ data, offset, shape: [4, 4], stride: [4, 1] });
+  t.ok(gemmWasm(v(64), v(80), v(96), 1, 0, 0, 4));
+  t.same(Array.from(data.subarray(96, 112)), new Array(16).fill(4));
+});
+
+t.test('a compiled float32 product on 2 workers equals the calling thread bit for bit', async (t) => {
+  const pool = weft.createPool({ workers: 2 });
+  t.teardown(() => pool.close());
+  const x = pt.matrix('x', 'float32');
+  const y = pt.matrix('y', 'float32');
+  const z = x.dot(y);
+  const xs = rng(41).normal([150, 90], { dtype: 'float32' });
+  const ys = rng(42).normal([90, 77], { dtype: 'float32' });
+  const onPool = await weft.compile([x, y], z, { pool, workers: 2 });
+  const inline = await weft.compile([x, y], z, { workers: 0 });
+  const got = await onPool(xs, ys);
+  const want = await inline(xs, ys);
+  t.same(Array.from(got.data), Array.from(want.data), 'the same bits');
+  // Inputs already in the pool's memory are read in place: the same bits again.
+  const again = await onPool(pool.from(xs), pool.from(ys));
+  t.same(Array.from(again.data), Array.from(want.data), 'inputs in shared memory');
+  const a: TensorView = { data: xs.data, offset: 0, shape: [150, 90], stride: [90, 1] };
+  const b: TensorView = { data: ys.data, offset: 0, shape: [90, 77], stride: [77, 1] };
+  checkNear(t, a, b, { data: got.data, offset: 0, shape: [150, 77], stride: [77, 1] }, [], 1, 0);
+  let differs = 0;
+  const f64 = new Float32Array(150 * 77);
+  gemm(a, b, { data: f64, offset: 0, shape: [150, 77], stride: [77, 1] });
+  for (let i = 0; i < f64.length; i++) if (f64[i] !== got.data[i]) differs++;
+  t.ok(differs > 0, `float32 accumulation, not the JS kernel's float64 (${differs} elements differ in the last bits)`);
+});
