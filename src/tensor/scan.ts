@@ -72,9 +72,9 @@ export interface ScanOptions {
   readonly name?: string;
 }
 
-export interface ScanResult {
+export interface ScanResult<Outputs extends TensorVariable | TensorVariable[] = TensorVariable | TensorVariable[]> {
   /** The stacked results of the steps: one variable when the step has one output, else an array. */
-  readonly outputs: TensorVariable | TensorVariable[];
+  readonly outputs: Outputs;
   /** The shared variables' values after the last step, for `compile(..., { updates })`. */
   readonly updates: Array<[TensorSharedVariable, TensorVariable]>;
 }
@@ -146,6 +146,19 @@ function checkRecurrent(r: TensorVariable, state: TensorType, j: number): void {
   }
 }
 
+/** A step that returns one variable (with its updates, its until, or both): `outputs` is one variable. */
+type OneOutputStep = TensorVariable | readonly [TensorVariable, ScanUpdates] | readonly [TensorVariable, ScanUntil] | readonly [TensorVariable, ScanUpdates, ScanUntil];
+
+/** A step that returns a list of variables (with its updates, its until, or both): `outputs` is a list. */
+type ManyOutputStep =
+  | readonly TensorVariable[]
+  | readonly [readonly TensorVariable[], ScanUpdates]
+  | readonly [readonly TensorVariable[], ScanUntil]
+  | readonly [readonly TensorVariable[], ScanUpdates, ScanUntil];
+
+export function scan(options: ScanOptions & { readonly fn: (...args: TensorVariable[]) => OneOutputStep }): ScanResult<TensorVariable>;
+export function scan(options: ScanOptions & { readonly fn: (...args: TensorVariable[]) => ManyOutputStep }): ScanResult<TensorVariable[]>;
+export function scan(options: ScanOptions): ScanResult;
 export function scan(options: ScanOptions): ScanResult {
   const { fn, goBackwards = false, truncateGradient = -1, name = 'scan' } = options;
   if (typeof fn !== 'function') throw new TypeError('scan: fn must be a function');

@@ -370,6 +370,29 @@ t.test('until: bad input', async (t) => {
   );
 });
 
+t.test('outputs are typed by what the step returns: one variable, or a list', async (t) => {
+  const x = pt.vector('x');
+  // These annotations are checked by `npm run typecheck`: no cast is needed.
+  const single: TV = weft.scan({ fn: (xt: TV) => xt.mul(2), sequences: [x] }).outputs;
+  const pair: TV[] = weft.scan({ fn: (xt: TV) => [xt.mul(2), xt.add(1)], sequences: [x] }).outputs;
+  const stopping: TV = weft.scan({ fn: (xt: TV) => [xt.mul(2), weft.until(xt.gt(1))] as const, sequences: [x] }).outputs;
+  const counter = weft.shared(0, { name: 'counter' });
+  const updating: TV[] = weft.scan({ fn: (xt: TV) => [[xt.mul(2), xt.neg()], [[counter, counter.add(1)]]] as const, sequences: [x] }).outputs;
+  // @ts-expect-error a step that returns one variable gives one variable, not a list
+  const wrong: TV[] = weft.scan({ fn: (xt: TV) => xt.mul(2), sequences: [x] }).outputs;
+  t.notOk(Array.isArray(single));
+  t.notOk(Array.isArray(stopping));
+  t.notOk(Array.isArray(wrong));
+  t.equal(pair.length, 2);
+  t.equal(updating.length, 2);
+  const fn = await weft.compile([x], [single, ...pair, stopping], { workers: 0 });
+  const [a, b, c, d] = await fn([0.5, 2, 3]);
+  near(t, a!, [1, 4, 6], 0);
+  near(t, b!, [1, 4, 6], 0);
+  near(t, c!, [1.5, 3, 4], 0);
+  near(t, d!, [1, 4], 0, 'stops after 2 > 1');
+});
+
 t.test('random draws inside the step: new numbers per step, the state advanced across calls', async (t) => {
   const draws = (seed: number) => {
     const stream = new weft.RandomStream(seed);
