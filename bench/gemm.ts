@@ -1,16 +1,29 @@
 // The matrix kernel on its own, one thread: GFLOP/s of C = A·B for square float32 and float64
 // matrices (1024 by default; `npx tsx bench/gemm.ts [n] [repeats]`), with A contiguous and
-// transposed, checked against a naive sum on sampled elements before timing.
+// transposed, checked against a naive sum on sampled elements before timing: in plain arrays
+// (the JS kernel), then float32 in an attached shared WebAssembly memory (the SIMD kernel).
 import { gemm } from '../src/kernels/gemm.js';
+import { attachWasmMemory } from '../src/kernels/gemm-wasm.js';
 import type { TensorView } from '../src/kernels/view.js';
 import { Prng } from '../src/kernels/prng.js';
 
 const n = Number(process.argv[2] ?? 1024);
 const repeats = Number(process.argv[3] ?? 7);
 
-function matrix(ctor: Float32ArrayConstructor | Float64ArrayConstructor, rows: number, cols: number, seed: number): TensorView {
+/** A shared memory the SIMD kernel may run on (scratch tile at byte 0, matrices after it). */
+const memory = new WebAssembly.Memory({ initial: Math.ceil((3 * n * n * 4 + 4096) / 65536), maximum: 65536, shared: true });
+attachWasmMemory(memory, 0);
+let memoryTop = 4096;
+
+function inMemory(length: number): Float32Array {
+  const data = new Float32Array(memory.buffer, memoryTop, length);
+  memoryTop += length * 4;
+  return data;
+}
+
+function matrix(ctor: Float32ArrayConstructor | Float64ArrayConstructor | 'shared', rows: number, cols: number, seed: number): TensorView {
   const prng = new Prng(seed);
-  const data = new ctor(rows * cols);
+  const data = ctor === 'shared' ? inMemory(rows * cols) : new ctor(rows * cols);
   for (let i = 0; i < data.length; i++) data[i] = prng.nextFloat() * 2 - 1;
   return { data, offset: 0, shape: [rows, cols], stride: [cols, 1] };
 }
@@ -52,13 +65,14 @@ function bench(label: string, a: TensorView, b: TensorView, c: TensorView, tol: 
   }
   const ms = median(times);
   const gflops = (2 * n * n * n) / (ms * 1e6);
-  console.log(`${label.padEnd(28)} ${ms.toFixed(1).padStart(8)} ms  ${gflops.toFixed(2).padStart(6)} GFLOP/s  (median of ${repeats})`);
+  console.log(`${label.padEnd(36)} ${ms.toFixed(1).padStart(8)} ms  ${gflops.toFixed(2).padStart(6)} GFLOP/s  (median of ${repeats})`);
 }
 
 console.log(`gemm ${n}x${n}x${n}, one thread, Node ${process.version}`);
 for (const [name, ctor, tol] of [
   ['float32', Float32Array, 1e-5],
   ['float64', Float64Array, 1e-12],
+  ['float32 shared (SIMD)', 'shared', 1e-5],
 ] as const) {
   const a = matrix(ctor, n, n, 1);
   const b = matrix(ctor, n, n, 2);

@@ -1,6 +1,6 @@
 // The WebAssembly SIMD float32 matrix product: C = alpha * A·B + beta * C for rows of C, when A
-// and B are row-major float32 views of a WebAssembly.Memory that this thread has attached (the
-// pool's arena). Register-blocked micro-kernels (up to 4 rows x 8 columns in f32x4 accumulators)
+// (contiguous rows or columns) and B (contiguous rows) are float32 views of a WebAssembly.Memory
+// that this thread has attached (the pool's arena). Register-blocked micro-kernels (up to 4 rows x 8 columns in f32x4 accumulators)
 // are emitted at load time by wasm-emit.ts; gemm.ts falls back to JS for everything else.
 //
 // Numerics: each element of C is summed in float32, one product at a time in increasing k (a
@@ -20,14 +20,15 @@ const MC = 64;
 /** Bytes of per-thread scratch the kernel needs in the memory: one tile of C (MR x 8 float32). */
 export const WASM_SCRATCH_BYTES = 256;
 
-type MicroKernel = (a: number, b: number, c: number, k: number, lda: number, ldb: number, ldc: number, alpha: number, beta: number) => void;
+type MicroKernel = (a: number, b: number, c: number, k: number, lda: number, ak: number, ldb: number, ldc: number, alpha: number, beta: number) => void;
 
 // ---------------------------------------------------------------------------------------------
 // Code generation: one micro-kernel per (rows, width). Parameters are byte addresses and byte
-// strides: a, b, c, k, lda, ldb, ldc, alpha, beta.
+// strides: a, b, c, k, lda (A's step from row to row), ak (A's step along k: 4 for row-major A,
+// lda of the stored matrix for a transposed one), ldb, ldc, alpha, beta.
 
-const PARAMS: readonly ValType[] = [I32, I32, I32, I32, I32, I32, I32, F32, F32];
-const [PA, PB, PC, PK, PLDA, PLDB, PLDC, PALPHA, PBETA] = [0, 1, 2, 3, 4, 5, 6, 7, 8] as const;
+const PARAMS: readonly ValType[] = [I32, I32, I32, I32, I32, I32, I32, I32, F32, F32];
+const [PA, PB, PC, PK, PLDA, PAK, PLDB, PLDC, PALPHA, PBETA] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9] as const;
 
 function microKernel(rows: number, width: number): Body {
   const f = new Body(PARAMS);
@@ -66,7 +67,7 @@ function microKernel(rows: number, width: number): Body {
       f.set(acc[r]![v]!);
     }
   }
-  for (let r = 0; r < rows; r++) f.get(aPtr[r]!).i32(4).i32Add().set(aPtr[r]!);
+  for (let r = 0; r < rows; r++) f.get(aPtr[r]!).get(PAK).i32Add().set(aPtr[r]!);
   f.get(PB).get(PLDB).i32Add().set(PB);
   f.get(PK).i32(1).i32Sub().set(PK).get(PK).brIf(0).end().end();
 
@@ -157,20 +158,34 @@ function attachedFor(buffer: ArrayBufferLike): Attached | undefined {
 // ---------------------------------------------------------------------------------------------
 // The driver: blocks of rows, strips of columns, one micro-kernel call per tile.
 
-/** A view's byte address and row stride in bytes, if it is float32 with contiguous rows. */
-function rowMajor(v: TensorView): { at: number; ld: number } | undefined {
+/** A float32 matrix view's byte address and byte steps along rows (ld) and columns (step). */
+interface Layout {
+  readonly at: number;
+  readonly ld: number;
+  readonly step: number;
+}
+
+/** The layout of a float32 view with contiguous rows (step 4), if it is one. */
+function rowMajor(v: TensorView): Layout | undefined {
   const d = v.data;
   if (!(d instanceof Float32Array)) return undefined;
   const [rows, cols] = v.shape as [number, number];
   const [rs, cs] = v.stride as [number, number];
   if ((cs !== 1 && cols > 1) || (rs < 0 && rows > 1)) return undefined;
-  return { at: d.byteOffset + v.offset * 4, ld: rows > 1 ? rs * 4 : 0 };
+  return { at: d.byteOffset + v.offset * 4, ld: rows > 1 ? rs * 4 : 0, step: 4 };
+}
+
+/** The layout of A: contiguous rows, or contiguous columns (a transposed matrix: the kernel steps along k by its row stride). */
+function layoutA(a: TensorView): Layout | undefined {
+  const t: TensorView = { ...a, shape: [a.shape[1]!, a.shape[0]!], stride: [a.stride[1]!, a.stride[0]!] };
+  const byColumns = rowMajor(t);
+  return rowMajor(a) ?? (byColumns && { at: byColumns.at, ld: 4, step: byColumns.ld });
 }
 
 /** Where one tile of C goes: C itself (in the kernel's memory) or the scratch tile, copied out by JS. */
 interface Target {
   readonly direct: boolean;
-  readonly c: { at: number; ld: number };
+  readonly c: Layout;
 }
 
 /**
@@ -179,7 +194,7 @@ interface Target {
  * otherwise. k must be at least 1 (gemm.ts handles k = 0).
  */
 export function gemmWasm(a: TensorView, b: TensorView, c: TensorView, alpha: number, beta: number, start: number, end: number): boolean {
-  const ra = rowMajor(a);
+  const ra = layoutA(a);
   const rb = rowMajor(b);
   const rc = rowMajor(c);
   if (!ra || !rb || !(c.data instanceof Float32Array) || (c.shape[1]! > 1 && c.stride[1] !== 1)) return false;
@@ -187,7 +202,7 @@ export function gemmWasm(a: TensorView, b: TensorView, c: TensorView, alpha: num
   if (!mem || attachedFor(b.data.buffer) !== mem) return false;
   const direct = rc !== undefined && attachedFor(c.data.buffer) === mem;
   if (!direct && mem.scratch === undefined) return false;
-  const target: Target = direct ? { direct, c: rc } : { direct, c: { at: mem.scratch!, ld: 8 * 4 } };
+  const target: Target = direct ? { direct, c: rc } : { direct, c: { at: mem.scratch!, ld: 8 * 4, step: 4 } };
   const tile = direct ? undefined : new Float32Array(mem.memory.buffer, mem.scratch, MR * 8);
   const k = a.shape[1]!;
   const n = b.shape[1]!;
@@ -201,7 +216,7 @@ export function gemmWasm(a: TensorView, b: TensorView, c: TensorView, alpha: num
         for (let i = ic; i < icEnd; i += MR) {
           const rows = Math.min(MR, icEnd - i);
           const cAt = direct ? target.c.at + i * target.c.ld + j * 4 : target.c.at;
-          mem.kernels[rows - 1]![wi]!(ra.at + i * ra.ld, rb.at + j * 4, cAt, k, ra.ld, rb.ld, target.c.ld, kAlpha, kBeta);
+          mem.kernels[rows - 1]![wi]!(ra.at + i * ra.ld, rb.at + j * 4, cAt, k, ra.ld, ra.step, rb.ld, target.c.ld, kAlpha, kBeta);
           if (tile) storeTile(tile, c, i, j, rows, width, alpha, beta);
         }
       }

@@ -2,7 +2,7 @@
 // non-contiguous operands are packed first), computed for a range of C's rows so that one
 // product can be split into tasks. Floats run through packed panels and a 4x4 register-blocked
 // micro-kernel that accumulates in float64 and rounds once on store; integers wrap modulo 2^32.
-// Row-major float32 products in an attached WebAssembly memory run gemm-wasm.ts's SIMD kernels.
+// float32 products in an attached WebAssembly memory run gemm-wasm.ts's SIMD kernels.
 import { copyView } from './copy.js';
 import { gemmWasm } from './gemm-wasm.js';
 import type { TypedArray } from './dtype.js';
@@ -206,8 +206,9 @@ function gemmInt(a: TensorView, b: TensorView, c: TensorView, alpha: number, bet
 /**
  * C = alpha * A·B + beta * C for the rows of C in `rows` (all by default). A is [m, k], B [k, n],
  * C [m, n], with any strides; C must not overlap A or B. When beta is 0, C is not read. Float
- * outputs accumulate in float64 and are rounded once, except float32 products whose A and B are
- * row-major in an attached WebAssembly memory: those accumulate in float32 (gemm-wasm.ts); integer outputs (all operands integer) wrap
+ * outputs accumulate in float64 and are rounded once, except float32 products whose B has
+ * contiguous rows and A contiguous rows or columns in an attached WebAssembly memory: those
+ * accumulate in float32 (gemm-wasm.ts); integer outputs (all operands integer) wrap
  * modulo 2^32 and then to C's width, as NumPy's integer products do; alpha and beta are then
  * integers.
  */

@@ -134,6 +134,24 @@ t.test('row strides beyond the width (lda > k, ldb > n, ldc > n)', async (t) => 
   t.same(elements(dense), elements(c), 'the same bits as a contiguous C');
 });
 
+t.test('a transposed A (contiguous columns) runs in WebAssembly: the same bits as a copy with contiguous rows', async (t) => {
+  const [m, k, n] = [21, 35, 19];
+  const stored = matrix(k, m, 31, m + 2);
+  const a: TensorView = { ...stored, shape: [m, k], stride: [1, stored.stride[0]!] };
+  const b = matrix(k, n, 32);
+  const c = matrix(m, n, 33);
+  t.ok(gemmWasm(a, b, c, 1, 0, 0, m));
+  checkNear(t, a, b, c, [], 1, 0);
+  const rows = matrix(m, k, 34);
+  for (let i = 0; i < m; i++) for (let p = 0; p < k; p++) rows.data[rows.offset + i * k + p] = at(a, i, p);
+  const c2 = matrix(m, n, 35);
+  gemm(rows, b, c2);
+  t.same(elements(c), elements(c2));
+  const parts = matrix(m, n, 36);
+  for (const [start, end] of [[0, 5], [5, 6], [6, 21]] as const) gemm(a, b, parts, 1, 0, { start, end });
+  t.same(elements(parts), elements(c), 'row ranges');
+});
+
 t.test('alpha and beta; beta = 0 never reads C (NaN stays out)', async (t) => {
   const [m, k, n] = [13, 31, 21];
   const a = matrix(m, k, 11);
@@ -162,7 +180,7 @@ t.test('C outside the memory: the scratch tile gives the same bits; no scratch o
   const plain = (v: TensorView): TensorView => ({ ...v, data: Float32Array.from(elements(v)), offset: 0, stride: [v.shape[1]!, 1] });
   const c = matrix(m, n, 24);
   t.notOk(gemmWasm(plain(a), plain(b), c, 1, 0, 0, m), 'A and B in plain arrays');
-  t.notOk(gemmWasm({ ...a, stride: [1, a.stride[0]!], shape: [k, m] }, b, c, 1, 0, 0, k), 'a transposed A');
+  t.notOk(gemmWasm(a, { ...b, stride: [1, b.stride[0]!], shape: [n, k] }, matrix(m, k, 27), 1, 0, 0, m), 'a transposed B');
   const other = new WebAssembly.Memory({ initial: 1, maximum: 65536, shared: true });
   attachWasmMemory(other);
   const view = (v: TensorView): TensorView => {
