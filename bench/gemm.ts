@@ -3,17 +3,17 @@
 // transposed, checked against a naive sum on sampled elements before timing: in plain arrays
 // (the JS kernel), then float32 in an attached shared WebAssembly memory (the SIMD kernel).
 import { gemm } from '../src/kernels/gemm.js';
-import { attachWasmMemory } from '../src/kernels/gemm-wasm.js';
+import { attachWasmMemory, WASM_PACK_BYTES } from '../src/kernels/gemm-wasm.js';
 import type { TensorView } from '../src/kernels/view.js';
 import { Prng } from '../src/kernels/prng.js';
 
 const n = Number(process.argv[2] ?? 1024);
 const repeats = Number(process.argv[3] ?? 7);
 
-/** A shared memory the SIMD kernel may run on (scratch tile at byte 0, matrices after it). */
-const memory = new WebAssembly.Memory({ initial: Math.ceil((3 * n * n * 4 + 4096) / 65536), maximum: 65536, shared: true });
-attachWasmMemory(memory, 0);
-let memoryTop = 4096;
+/** A shared memory the SIMD kernel may run on (scratch tile at byte 0, packing scratch, then the matrices). */
+const memory = new WebAssembly.Memory({ initial: Math.ceil((3 * n * n * 4 + 4096 + WASM_PACK_BYTES) / 65536), maximum: 65536, shared: true });
+attachWasmMemory(memory, 0, 4096);
+let memoryTop = 4096 + WASM_PACK_BYTES;
 
 function inMemory(length: number): Float32Array {
   const data = new Float32Array(memory.buffer, memoryTop, length);

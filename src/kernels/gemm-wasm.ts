@@ -1,7 +1,8 @@
 // The WebAssembly SIMD float32 matrix product: C = alpha * A·B + beta * C for rows of C, when A
 // (contiguous rows or columns) and B (contiguous rows) are float32 views of a WebAssembly.Memory
-// that this thread has attached (the pool's arena). Register-blocked micro-kernels (up to 4 rows x 8 columns in f32x4 accumulators)
-// are emitted at load time by wasm-emit.ts; gemm.ts falls back to JS for everything else.
+// that this thread has attached (the pool's arena). Register-blocked micro-kernels (up to 4 rows
+// x 8 columns in f32x4 accumulators) read 8-column strips of B packed contiguously in scratch,
+// and are emitted at load time by wasm-emit.ts; gemm.ts falls back to JS for everything else.
 //
 // Numerics: each element of C is summed in float32, one product at a time in increasing k (a
 // multiply rounded, then an add rounded: no fused multiply-add), then C = alpha * sum + beta * C
@@ -15,10 +16,17 @@ import type { TensorView } from './view.js';
 const MR = 4;
 /** Column widths of the micro-kernels: two vectors, one vector, one scalar column. */
 const WIDTHS = [8, 4, 1] as const;
-/** Rows of A per block: 64 rows of depth 1024 (256 KiB) stay in L2 while B's strips stream. */
-const MC = 64;
+/** Bytes of a block of A's rows that stays in L2 while B's strips stream through L1. */
+const A_BLOCK_BYTES = 384 << 10;
 /** Bytes of per-thread scratch the kernel needs in the memory: one tile of C (MR x 8 float32). */
 export const WASM_SCRATCH_BYTES = 256;
+/**
+ * Bytes of per-thread scratch for a packed strip of B (k rows of 8 float32: k up to 2048).
+ * Packing only moves B's values (a strip read in place gives the same bits), so a thread without
+ * it, or a deeper product, reads B in place: more slowly, as B's rows are often 4 KiB apart and
+ * fall into the same L1 sets.
+ */
+export const WASM_PACK_BYTES = 64 << 10;
 
 type MicroKernel = (a: number, b: number, c: number, k: number, lda: number, ak: number, ldb: number, ldc: number, alpha: number, beta: number) => void;
 
@@ -101,9 +109,22 @@ function microKernel(rows: number, width: number): Body {
   return f;
 }
 
-/** The module's bytes: micro-kernels named `r{rows}w{width}`. */
+/** pack(src, dst, k, ldb): copies k rows of 32 bytes, ldb bytes apart, to dst contiguously. */
+function packStrip(): Body {
+  const f = new Body([I32, I32, I32, I32]);
+  const [src, dst, k, ldb] = [0, 1, 2, 3];
+  f.block().get(k).i32Eqz().brIf(0).loop();
+  f.get(dst).get(src).v128Load(0).v128Store(0);
+  f.get(dst).get(src).v128Load(16).v128Store(16);
+  f.get(src).get(ldb).i32Add().set(src);
+  f.get(dst).i32(32).i32Add().set(dst);
+  f.get(k).i32(1).i32Sub().set(k).get(k).brIf(0).end().end();
+  return f;
+}
+
+/** The module's bytes: micro-kernels named `r{rows}w{width}`, and `pack`. */
 export function gemmModuleBytes(): Uint8Array<ArrayBuffer> {
-  const functions: ExportedFunction[] = [];
+  const functions: ExportedFunction[] = [{ name: 'pack', body: packStrip() }];
   for (let rows = 1; rows <= MR; rows++) {
     for (const width of WIDTHS) functions.push({ name: `r${rows}w${width}`, body: microKernel(rows, width) });
   }
@@ -117,8 +138,11 @@ interface Attached {
   readonly memory: WebAssembly.Memory;
   /** Kernels by [rows - 1][width index]. */
   readonly kernels: readonly (readonly MicroKernel[])[];
+  readonly pack: (src: number, dst: number, k: number, ldb: number) => void;
   /** Byte address of this thread's scratch tile, if it has one. */
   readonly scratch: number | undefined;
+  /** Byte address of this thread's WASM_PACK_BYTES for a strip of B, if it has them. */
+  readonly packed: number | undefined;
 }
 
 let compiled: WebAssembly.Module | undefined;
@@ -131,13 +155,15 @@ const byBuffer = new WeakMap<ArrayBufferLike, Attached>();
 /**
  * Lets this thread run the WebAssembly kernels on `memory` (the pool's arena). `scratch` is the
  * byte address of WASM_SCRATCH_BYTES reserved for this thread in that memory, needed when C
- * lives outside it; without it such products take the JS path.
+ * lives outside it; without it such products take the JS path. `packed` is the address of
+ * WASM_PACK_BYTES for packing B (optional: without it B is read in place, with the same results).
  */
-export function attachWasmMemory(memory: WebAssembly.Memory, scratch?: number): void {
+export function attachWasmMemory(memory: WebAssembly.Memory, scratch?: number, packed?: number): void {
   compiled ??= new WebAssembly.Module(gemmModuleBytes());
   const exports = new WebAssembly.Instance(compiled, { env: { memory } }).exports;
   const kernels = Array.from({ length: MR }, (_, r) => WIDTHS.map((w) => exports[`r${r + 1}w${w}`] as MicroKernel));
-  const entry: Attached = { memory, kernels, scratch };
+  const pack = exports['pack'] as Attached['pack'];
+  const entry: Attached = { memory, kernels, pack, scratch, packed };
   attachedMemories.add(new WeakRef(memory));
   byMemory.set(memory, entry);
   byBuffer.set(memory.buffer, entry);
@@ -208,15 +234,25 @@ export function gemmWasm(a: TensorView, b: TensorView, c: TensorView, alpha: num
   const n = b.shape[1]!;
   const kAlpha = direct ? alpha : 1;
   const kBeta = direct ? beta : 0;
-  for (let ic = start; ic < end; ic += MC) {
-    const icEnd = Math.min(end, ic + MC);
+  const fits = mem.packed !== undefined && k * 32 <= WASM_PACK_BYTES && mem.packed + k * 32 <= mem.memory.buffer.byteLength;
+  const packed = fits ? mem.packed : undefined;
+  const mc = Math.max(MR, Math.floor(A_BLOCK_BYTES / (k * 4 * MR)) * MR);
+  for (let ic = start; ic < end; ic += mc) {
+    const icEnd = Math.min(end, ic + mc);
     let j = 0;
     for (const [wi, width] of WIDTHS.entries()) {
       for (; j + width <= n; j += width) {
+        let bAt = rb.at + j * 4;
+        let ldb = rb.ld;
+        if (width === 8 && packed !== undefined && icEnd - ic > MR) {
+          mem.pack(bAt, packed, k, ldb);
+          bAt = packed;
+          ldb = 32;
+        }
         for (let i = ic; i < icEnd; i += MR) {
           const rows = Math.min(MR, icEnd - i);
           const cAt = direct ? target.c.at + i * target.c.ld + j * 4 : target.c.at;
-          mem.kernels[rows - 1]![wi]!(ra.at + i * ra.ld, rb.at + j * 4, cAt, k, ra.ld, ra.step, rb.ld, target.c.ld, kAlpha, kBeta);
+          mem.kernels[rows - 1]![wi]!(ra.at + i * ra.ld, bAt, cAt, k, ra.ld, ra.step, ldb, target.c.ld, kAlpha, kBeta);
           if (tile) storeTile(tile, c, i, j, rows, width, alpha, beta);
         }
       }

@@ -3,7 +3,7 @@
 // in-flight call, and the bytes of plan descriptors. Blocks are recycled by size class; the
 // memory only grows (a shared memory cannot move or shrink), and views are re-made after growth.
 import { bytesPerElement, STORAGE, type Dtype, type TypedArray } from '../kernels/dtype.js';
-import { attachWasmMemory, WASM_SCRATCH_BYTES } from '../kernels/gemm-wasm.js';
+import { attachWasmMemory, WASM_PACK_BYTES, WASM_SCRATCH_BYTES } from '../kernels/gemm-wasm.js';
 import { MemoryViews } from './team.js';
 
 const PAGE = 65536;
@@ -12,19 +12,24 @@ export const ALIGN = 64;
 /** Shared memories are reserved at their maximum up front: 4 GiB of address space. */
 const MAX_PAGES = 65536;
 /**
- * Scratch for WebAssembly kernels, a block per thread that maps the memory (kernels run to
- * completion, so a thread needs one): a counter that threads increment to claim a slot, then the
- * slots. A thread beyond the last slot runs the JS kernels where they would need scratch.
+ * Scratch for WebAssembly kernels, a slot per thread that maps the memory (kernels run to
+ * completion, so a thread needs one): a counter that threads increment to claim a slot, then
+ * the slots' small blocks, then fewer, larger packing blocks (pages are only touched by threads
+ * that use them). A thread beyond the last small slot runs the JS kernels where they would need
+ * scratch; one beyond the last packing block runs without packing (the same results, slower).
  */
 const SCRATCH_COUNTER = ALIGN;
 const SCRATCH_SLOTS = 256;
 const SCRATCH_BASE = 2 * ALIGN;
-const FIRST_BLOCK = SCRATCH_BASE + SCRATCH_SLOTS * WASM_SCRATCH_BYTES;
+const PACK_SLOTS = 32;
+const PACK_BASE = SCRATCH_BASE + SCRATCH_SLOTS * WASM_SCRATCH_BYTES;
+const FIRST_BLOCK = PACK_BASE + PACK_SLOTS * WASM_PACK_BYTES;
 
-/** Lets the calling thread run WebAssembly kernels on an arena's memory, with a scratch slot of its own. */
+/** Lets the calling thread run WebAssembly kernels on an arena's memory, with scratch of its own. */
 export function attachThread(memory: WebAssembly.Memory): void {
   const slot = Atomics.add(new Int32Array(memory.buffer, SCRATCH_COUNTER, 1), 0, 1);
-  attachWasmMemory(memory, slot < SCRATCH_SLOTS ? SCRATCH_BASE + slot * WASM_SCRATCH_BYTES : undefined);
+  const scratch = slot < SCRATCH_SLOTS ? SCRATCH_BASE + slot * WASM_SCRATCH_BYTES : undefined;
+  attachWasmMemory(memory, scratch, slot < PACK_SLOTS ? PACK_BASE + slot * WASM_PACK_BYTES : undefined);
 }
 
 function sizeClass(bytes: number): number {

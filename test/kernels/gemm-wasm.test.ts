@@ -7,15 +7,16 @@ import t, { type Test } from 'tap';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { gemm } from '../../src/kernels/gemm.js';
-import { attachWasmMemory, gemmModuleBytes, gemmWasm } from '../../src/kernels/gemm-wasm.js';
+import { attachWasmMemory, gemmModuleBytes, gemmWasm, WASM_PACK_BYTES } from '../../src/kernels/gemm-wasm.js';
 import type { TensorView } from '../../src/kernels/view.js';
 import { sleb, uleb } from '../../src/kernels/wasm-emit.js';
 import { pt, rng, weft } from '../helpers.js';
 
 const memory = new WebAssembly.Memory({ initial: 64, maximum: 65536, shared: true });
 const SCRATCH = 64;
-attachWasmMemory(memory, SCRATCH);
-let top = 1024;
+const PACKED = 4096;
+attachWasmMemory(memory, SCRATCH, PACKED);
+let top = PACKED + WASM_PACK_BYTES;
 
 /** A [rows, cols] float32 matrix in the attached memory with row stride `ld` (>= cols), seeded values. */
 function matrix(rows: number, cols: number, seed: number, ld = cols): TensorView {
@@ -78,7 +79,7 @@ t.test('LEB128 encodings and a module that validates', async (t) => {
   const bytes = gemmModuleBytes();
   t.ok(WebAssembly.validate(bytes), 'the emitted module validates');
   const names = WebAssembly.Module.exports(new WebAssembly.Module(bytes)).map((e) => e.name);
-  t.same(names, ['r1w8', 'r1w4', 'r1w1', 'r2w8', 'r2w4', 'r2w1', 'r3w8', 'r3w4', 'r3w1', 'r4w8', 'r4w4', 'r4w1']);
+  t.same(names, ['pack', 'r1w8', 'r1w4', 'r1w1', 'r2w8', 'r2w4', 'r2w1', 'r3w8', 'r3w4', 'r3w1', 'r4w8', 'r4w4', 'r4w1']);
   t.same(WebAssembly.Module.imports(new WebAssembly.Module(bytes)), [{ module: 'env', name: 'memory', kind: 'memory' }]);
 });
 
@@ -119,6 +120,26 @@ t.test('row ranges split anywhere equal one call bit for bit', async (t) => {
     for (let q = 0; q + 1 < cuts.length; q++) gemm(a, b, parts, 1, 0, { start: cuts[q]!, end: cuts[q + 1]! });
     t.same(elements(parts), elements(whole), `cuts ${cuts.join(', ')}`);
   }
+});
+
+t.test('B packed into scratch or read in place: the same bits', async (t) => {
+  const [m, k, n] = [70, 90, 45];
+  const a = matrix(m, k, 51);
+  const b = matrix(k, n, 52);
+  const c = matrix(m, n, 53);
+  t.ok(gemmWasm(a, b, c, 1, 0, 0, m));
+  const strip = new Float32Array(memory.buffer, PACKED, k * 8);
+  t.ok(strip.every((v, q) => v === at(b, Math.floor(q / 8), 32 + (q % 8))), 'the last strip of B was packed');
+  const plain = new WebAssembly.Memory({ initial: 4, maximum: 65536, shared: true });
+  attachWasmMemory(plain, 0);
+  const data = new Float32Array(plain.buffer);
+  const copy = (v: TensorView, offset: number): TensorView => {
+    data.set(elements(v), offset);
+    return { data, offset, shape: v.shape, stride: [v.shape[1]!, 1] };
+  };
+  const c2 = copy(c, 64 + m * k + k * n);
+  t.ok(gemmWasm(copy(a, 64), copy(b, 64 + m * k), c2, 1, 0, 0, m));
+  t.same(elements(c2), elements(c));
 });
 
 t.test('row strides beyond the width (lda > k, ldb > n, ldc > n)', async (t) => {
