@@ -1,5 +1,5 @@
 // The matrix kernel on its own, one thread: GFLOP/s of C = A·B for square float32 and float64
-// matrices (1024 by default; `npx tsx bench/gemm.ts [n] [repeats]`), with A contiguous and
+// matrices (1024 by default; `npx tsx bench/gemm.ts [n] [repeats]`), contiguous and with A or B
 // transposed, checked against a naive sum on sampled elements before timing: in plain arrays
 // (the JS kernel), then float32 in an attached shared WebAssembly memory (the SIMD kernel).
 import { gemm } from '../src/kernels/gemm.js';
@@ -79,4 +79,5 @@ for (const [name, ctor, tol] of [
   const c = matrix(ctor, n, n, 3);
   bench(`${name} A·B`, a, b, c, tol);
   bench(`${name} A^T·B`, transposed(a), b, c, tol);
+  bench(`${name} A·B^T`, a, transposed(b), c, tol);
 }

@@ -1,5 +1,5 @@
 // The WebAssembly SIMD float32 matrix product: C = alpha * A·B + beta * C for rows of C, when A
-// (contiguous rows or columns) and B (contiguous rows) are float32 views of a WebAssembly.Memory
+// and B (contiguous rows or columns each) are float32 views of a WebAssembly.Memory
 // that this thread has attached (the pool's arena). Register-blocked micro-kernels (up to 4 rows
 // x 8 columns in f32x4 accumulators) read 8-column strips of B packed contiguously in scratch,
 // and are emitted at load time by wasm-emit.ts; gemm.ts falls back to JS for everything else.
@@ -31,6 +31,7 @@ export const WASM_SCRATCH_BYTES = 256;
  */
 export const WASM_PACK_BYTES = 64 << 10;
 
+type Pack = (src: number, dst: number, k: number, ld: number) => void;
 type MicroKernel = (a: number, b: number, c: number, k: number, lda: number, ak: number, ldb: number, ldc: number, alpha: number, beta: number) => void;
 
 // ---------------------------------------------------------------------------------------------
@@ -125,9 +126,35 @@ function packStrip(): Body {
   return f;
 }
 
-/** The module's bytes: micro-kernels named `r{rows}w{width}`, and `pack`. */
+/**
+ * packT(src, dst, k, ld): gathers `width` columns of B stored transposed (each column contiguous,
+ * ld bytes apart) into k rows of `width` float32 at dst, the layout packStrip gives.
+ */
+function packTransposed(width: number): Body {
+  const f = new Body([I32, I32, I32, I32]);
+  const [src, dst, k, ld] = [0, 1, 2, 3];
+  const [from, to, left] = [f.local(I32), f.local(I32), f.local(I32)];
+  f.block().get(k).i32Eqz().brIf(0);
+  for (let s = 0; s < width; s++) {
+    f.get(src).set(from).get(dst).i32(4 * s).i32Add().set(to).get(k).set(left);
+    f.loop();
+    f.get(to).get(from).f32Load().f32Store();
+    f.get(from).i32(4).i32Add().set(from);
+    f.get(to).i32(4 * width).i32Add().set(to);
+    f.get(left).i32(1).i32Sub().set(left).get(left).brIf(0).end();
+    f.get(src).get(ld).i32Add().set(src);
+  }
+  f.end();
+  return f;
+}
+
+/** The module's bytes: micro-kernels named `r{rows}w{width}`, `pack`, and `packT8`, `packT4`. */
 export function gemmModuleBytes(): Uint8Array<ArrayBuffer> {
-  const functions: ExportedFunction[] = [{ name: 'pack', body: packStrip() }];
+  const functions: ExportedFunction[] = [
+    { name: 'pack', body: packStrip() },
+    { name: 'packT8', body: packTransposed(8) },
+    { name: 'packT4', body: packTransposed(4) },
+  ];
   for (let rows = 1; rows <= MR; rows++) {
     for (const width of WIDTHS) functions.push({ name: `r${rows}w${width}`, body: microKernel(rows, width) });
   }
@@ -141,7 +168,9 @@ interface Attached {
   readonly memory: WebAssembly.Memory;
   /** Kernels by [rows - 1][width index]. */
   readonly kernels: readonly (readonly MicroKernel[])[];
-  readonly pack: (src: number, dst: number, k: number, ldb: number) => void;
+  readonly pack: Pack;
+  /** Transposing packs by width (8, 4); a single column of a transposed B is contiguous already. */
+  readonly packT: ReadonlyMap<number, Pack>;
   /** Byte address of this thread's scratch tile, if it has one. */
   readonly scratch: number | undefined;
   /** Byte address of this thread's WASM_PACK_BYTES for a strip of B, if it has them. */
@@ -165,8 +194,9 @@ export function attachWasmMemory(memory: WebAssembly.Memory, scratch?: number, p
   compiled ??= new WebAssembly.Module(gemmModuleBytes());
   const exports = new WebAssembly.Instance(compiled, { env: { memory } }).exports;
   const kernels = Array.from({ length: MR }, (_, r) => WIDTHS.map((w) => exports[`r${r + 1}w${w}`] as MicroKernel));
-  const pack = exports['pack'] as Attached['pack'];
-  const entry: Attached = { memory, kernels, pack, scratch, packed };
+  const pack = exports['pack'] as Pack;
+  const packT = new Map([8, 4].map((w) => [w, exports[`packT${w}`] as Pack]));
+  const entry: Attached = { memory, kernels, pack, packT, scratch, packed };
   attachedMemories.add(new WeakRef(memory));
   byMemory.set(memory, entry);
   byBuffer.set(memory.buffer, entry);
@@ -204,11 +234,15 @@ function rowMajor(v: TensorView): Layout | undefined {
   return { at: d.byteOffset + v.offset * 4, ld: rows > 1 ? rs * 4 : 0, step: 4 };
 }
 
+/** The layout of a float32 view with contiguous columns (ld 4, step: the stored rows' stride), if it is one. */
+function columnMajor(v: TensorView): Layout | undefined {
+  const stored = rowMajor({ ...v, shape: [v.shape[1]!, v.shape[0]!], stride: [v.stride[1]!, v.stride[0]!] });
+  return stored && { at: stored.at, ld: 4, step: stored.ld };
+}
+
 /** The layout of A: contiguous rows, or contiguous columns (a transposed matrix: the kernel steps along k by its row stride). */
 function layoutA(a: TensorView): Layout | undefined {
-  const t: TensorView = { ...a, shape: [a.shape[1]!, a.shape[0]!], stride: [a.stride[1]!, a.stride[0]!] };
-  const byColumns = rowMajor(t);
-  return rowMajor(a) ?? (byColumns && { at: byColumns.at, ld: 4, step: byColumns.ld });
+  return rowMajor(a) ?? columnMajor(a);
 }
 
 /** Where one tile of C goes: C itself (in the kernel's memory) or the scratch tile, copied out by JS. */
@@ -225,8 +259,9 @@ interface Target {
 export function gemmWasm(a: TensorView, b: TensorView, c: TensorView, alpha: number, beta: number, start: number, end: number): boolean {
   const ra = layoutA(a);
   const rb = rowMajor(b);
+  const bt = rb ? undefined : columnMajor(b);
   const rc = rowMajor(c);
-  if (!ra || !rb || !(c.data instanceof Float32Array) || (c.shape[1]! > 1 && c.stride[1] !== 1)) return false;
+  if (!ra || !(rb ?? bt) || !(c.data instanceof Float32Array) || (c.shape[1]! > 1 && c.stride[1] !== 1)) return false;
   const mem = attachedFor(a.data.buffer);
   if (!mem || attachedFor(b.data.buffer) !== mem) return false;
   const direct = rc !== undefined && attachedFor(c.data.buffer) === mem;
@@ -239,18 +274,21 @@ export function gemmWasm(a: TensorView, b: TensorView, c: TensorView, alpha: num
   const kBeta = direct ? beta : 0;
   const fits = mem.packed !== undefined && k * 32 <= WASM_PACK_BYTES && mem.packed + k * 32 <= mem.memory.buffer.byteLength;
   const packed = fits ? mem.packed : undefined;
+  // A transposed B is always packed (its rows are not contiguous): without scratch, the JS path.
+  if (bt && packed === undefined) return false;
   const mc = Math.max(MR, Math.floor(A_BLOCK_BYTES / (k * 4 * MR)) * MR);
   for (let ic = start; ic < end; ic += mc) {
     const icEnd = Math.min(end, ic + mc);
     let j = 0;
     for (const [wi, width] of WIDTHS.entries()) {
       for (; j + width <= n; j += width) {
-        let bAt = rb.at + j * 4;
-        let ldb = rb.ld;
-        if (width === 8 && packed !== undefined && icEnd - ic > MR) {
-          mem.pack(bAt, packed, k, ldb);
-          bAt = packed;
-          ldb = 32;
+        let bAt = rb ? rb.at + j * 4 : bt!.at + j * bt!.step;
+        let ldb = rb ? rb.ld : 4;
+        const packT = bt && mem.packT.get(width);
+        if (packT || (width === 8 && packed !== undefined && icEnd - ic > MR)) {
+          (packT ?? mem.pack)(bAt, packed!, k, rb ? ldb : bt!.step);
+          bAt = packed!;
+          ldb = width * 4;
         }
         for (let i = ic; i < icEnd; i += MR) {
           const rows = Math.min(MR, icEnd - i);

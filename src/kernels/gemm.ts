@@ -206,9 +206,9 @@ function gemmInt(a: TensorView, b: TensorView, c: TensorView, alpha: number, bet
 /**
  * C = alpha * A·B + beta * C for the rows of C in `rows` (all by default). A is [m, k], B [k, n],
  * C [m, n], with any strides; C must not overlap A or B. When beta is 0, C is not read. Float
- * outputs accumulate in float64 and are rounded once, except float32 products whose B has
- * contiguous rows and A contiguous rows or columns in an attached WebAssembly memory: those
- * accumulate in float32 (gemm-wasm.ts); integer outputs (all operands integer) wrap
+ * outputs accumulate in float64 and are rounded once, except float32 products whose A and B have
+ * contiguous rows or columns in an attached WebAssembly memory: those accumulate in float32
+ * (gemm-wasm.ts); integer outputs (all operands integer) wrap
  * modulo 2^32 and then to C's width, as NumPy's integer products do; alpha and beta are then
  * integers.
  */

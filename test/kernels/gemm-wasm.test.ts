@@ -79,7 +79,7 @@ t.test('LEB128 encodings and a module that validates', async (t) => {
   const bytes = gemmModuleBytes();
   t.ok(WebAssembly.validate(bytes), 'the emitted module validates');
   const names = WebAssembly.Module.exports(new WebAssembly.Module(bytes)).map((e) => e.name);
-  t.same(names, ['pack', 'r1w8', 'r1w4', 'r1w1', 'r2w8', 'r2w4', 'r2w1', 'r3w8', 'r3w4', 'r3w1', 'r4w8', 'r4w4', 'r4w1']);
+  t.same(names, ['pack', 'packT8', 'packT4', 'r1w8', 'r1w4', 'r1w1', 'r2w8', 'r2w4', 'r2w1', 'r3w8', 'r3w4', 'r3w1', 'r4w8', 'r4w4', 'r4w1']);
   t.same(WebAssembly.Module.imports(new WebAssembly.Module(bytes)), [{ module: 'env', name: 'memory', kind: 'memory' }]);
 });
 
@@ -173,6 +173,25 @@ t.test('a transposed A (contiguous columns) runs in WebAssembly: the same bits a
   t.same(elements(parts), elements(c), 'row ranges');
 });
 
+t.test('a transposed B (contiguous columns) is packed by a gather: the same bits as a copy with contiguous rows', async (t) => {
+  for (const [m, k, n] of [[21, 35, 19], [9, 1, 13], [6, 40, 3]] as const) {
+    const stored = matrix(n, k, 41, k + 1);
+    const b: TensorView = { ...stored, shape: [k, n], stride: [1, stored.stride[0]!] };
+    const a = matrix(m, k, 42);
+    const c = matrix(m, n, 43);
+    t.ok(gemmWasm(a, b, c, 1, 0, 0, m), `${m}x${k}x${n}`);
+    checkNear(t, a, b, c, [], 1, 0);
+    const rows = matrix(k, n, 44);
+    for (let p = 0; p < k; p++) for (let j = 0; j < n; j++) rows.data[rows.offset + p * n + j] = at(b, p, j);
+    const c2 = matrix(m, n, 45);
+    gemm(a, rows, c2);
+    t.same(elements(c), elements(c2), 'the same bits');
+    const parts = matrix(m, n, 46);
+    for (const [start, end] of [[0, 2], [2, 7], [7, m]] as const) gemm(a, b, parts, 1, 0, { start, end });
+    t.same(elements(parts), elements(c), 'row ranges');
+  }
+});
+
 t.test('alpha and beta; beta = 0 never reads C (NaN stays out)', async (t) => {
   const [m, k, n] = [13, 31, 21];
   const a = matrix(m, k, 11);
@@ -201,7 +220,6 @@ t.test('C outside the memory: the scratch tile gives the same bits; no scratch o
   const plain = (v: TensorView): TensorView => ({ ...v, data: Float32Array.from(elements(v)), offset: 0, stride: [v.shape[1]!, 1] });
   const c = matrix(m, n, 24);
   t.notOk(gemmWasm(plain(a), plain(b), c, 1, 0, 0, m), 'A and B in plain arrays');
-  t.notOk(gemmWasm(a, { ...b, stride: [1, b.stride[0]!], shape: [n, k] }, matrix(m, k, 27), 1, 0, 0, m), 'a transposed B');
   const other = new WebAssembly.Memory({ initial: 1, maximum: 65536, shared: true });
   attachWasmMemory(other);
   const view = (v: TensorView): TensorView => {
@@ -210,6 +228,9 @@ t.test('C outside the memory: the scratch tile gives the same bits; no scratch o
     return { data, offset: 0, shape: v.shape, stride: [v.shape[1]!, 1] };
   };
   t.notOk(gemmWasm(view(a), view(a), { data: new Float32Array(m * m), offset: 0, shape: [m, m], stride: [m, 1] }, 1, 0, 0, m), 'no scratch: JS');
+  const va = view(a);
+  const transposed: TensorView = { ...va, shape: [k, m], stride: [1, k] };
+  t.notOk(gemmWasm(va, transposed, { ...va, offset: m * k, shape: [m, m], stride: [m, 1] }, 1, 0, 0, m), 'a transposed B without packing scratch: JS');
   // Growing the memory leaves older views valid: their buffer is still recognized.
   const before = matrix(4, 4, 25);
   memory.grow(1);
