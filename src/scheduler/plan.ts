@@ -97,12 +97,12 @@ function units(call: KernelCall, out: ViewDescriptor): number {
 }
 
 /** Kernels whose work grows with a contracted length as well as with their output. */
-const PRODUCTS = new Set(['matmul', 'gemm', 'tensordot']);
+const PRODUCTS = new Set(['matmul', 'gemm', 'gemmInplace', 'tensordot']);
 
 function workOf(call: KernelCall, ins: readonly ViewDescriptor[], outs: readonly ViewDescriptor[]): number {
   if (PRODUCTS.has(call.name)) {
     // Multiply-adds: each output element sums over the contracted length(s) of the first factor.
-    const a = call.name === 'gemm' ? ins[2]! : ins[0]!;
+    const a = call.name === 'gemm' || call.name === 'gemmInplace' ? ins[2]! : ins[0]!;
     const free = Math.max(1, sizeOf(outs[0]!.shape));
     const contracted =
       call.name === 'tensordot'
