@@ -8,7 +8,7 @@ import type { Apply } from '../graph/apply.js';
 import type { Feature } from '../graph/feature.js';
 import { FunctionGraph } from '../graph/fgraph.js';
 import { cloneGraph } from '../graph/clone.js';
-import { NodeError } from '../graph/node-error.js';
+import { NodeError, performNode } from '../graph/node-error.js';
 import type { IndexMap, KernelCall } from '../graph/op.js';
 import type { RewriteContext } from '../graph/rewriting/context.js';
 import { ReferenceExecutor } from '../graph/reference-executor.js';
@@ -277,15 +277,7 @@ class DebugRuntime implements ModeRuntime {
       if (signal?.aborted) throw new AbortError(`${this.#name}: the call was aborted`);
       const args = node.inputs.map(valueOf);
       const given = args.map((a, i) => privateCopy(node.inputs[i]!.type, a));
-      let outs: unknown[];
-      try {
-        outs = node.op.perform(node, given);
-        if (outs.length !== node.outputs.length) {
-          throw new Error(`${node.op}.perform returned ${outs.length} values for ${node.outputs.length} outputs`);
-        }
-      } catch (e) {
-        throw new NodeError(node, k, args, e);
-      }
+      const outs = performNode(node, k, given, args);
       this.#checkTypes(node, k, outs);
       this.#checkInputsKept(node, k, args, given, '');
       this.#checkAliases(node, k, outs, given, owners);

@@ -3,7 +3,7 @@
 // big values (absolute value above 1e10). The first bad value stops the call with a NanGuardError
 // that names the input, or the node and output, that held it and the index of the bad element.
 import type { Apply } from '../graph/apply.js';
-import { NodeError } from '../graph/node-error.js';
+import { NodeError, performNode } from '../graph/node-error.js';
 import { SharedVariable } from '../graph/shared.js';
 import { isConstant, type Variable } from '../graph/variable.js';
 import { dtypeOfTypedArray, isFloatDtype } from '../kernels/dtype.js';
@@ -135,15 +135,7 @@ class NanGuardRuntime implements ModeRuntime {
     this.#order.forEach((node, k) => {
       if (signal?.aborted) throw new AbortError(`${name}: the call was aborted`);
       const args = node.inputs.map(valueOf);
-      let outs: unknown[];
-      try {
-        outs = node.op.perform(node, args);
-        if (outs.length !== node.outputs.length) {
-          throw new Error(`${node.op}.perform returned ${outs.length} values for ${node.outputs.length} outputs`);
-        }
-      } catch (e) {
-        throw new NodeError(node, k, args, e);
-      }
+      const outs = performNode(node, k, args);
       node.outputs.forEach((o, j) => {
         const bad = firstBad(outs[j], this.#flags);
         if (bad) {

@@ -27,3 +27,20 @@ export class NodeError extends Error {
     this.name = 'NodeError';
   }
 }
+
+/**
+ * Runs a node's perform on `args` and checks that it returned one value per output; any failure
+ * becomes a NodeError naming the node and `described` (the inputs as the caller holds them, when
+ * perform was given private copies).
+ */
+export function performNode(node: Apply, position: number, args: readonly unknown[], described: readonly unknown[] = args): unknown[] {
+  try {
+    const outs = node.op.perform(node, args);
+    if (outs.length !== node.outputs.length) {
+      throw new Error(`${node.op}.perform returned ${outs.length} values for ${node.outputs.length} outputs`);
+    }
+    return outs;
+  } catch (e) {
+    throw new NodeError(node, position, described, e);
+  }
+}

@@ -6,7 +6,7 @@
 import type { Apply } from './apply.js';
 import { destroyedInputs } from './destroy-handler.js';
 import type { FunctionGraph } from './fgraph.js';
-import { NodeError } from './node-error.js';
+import { performNode } from './node-error.js';
 import { isConstant, type Variable } from './variable.js';
 
 /** Hears when each node runs (for profiles). */
@@ -52,16 +52,8 @@ export class ReferenceExecutor {
     };
     this.order.forEach((node, k) => {
       const args = node.inputs.map(valueOf);
-      let outs: unknown[];
       const start = observer?.now();
-      try {
-        outs = node.op.perform(node, args);
-        if (outs.length !== node.outputs.length) {
-          throw new Error(`${node.op}.perform returned ${outs.length} values for ${node.outputs.length} outputs`);
-        }
-      } catch (e) {
-        throw new NodeError(node, k, args, e);
-      }
+      const outs = performNode(node, k, args);
       if (observer) observer.node(node, start!, observer.now());
       node.outputs.forEach((o, j) => values.set(o, outs[j]));
       for (const v of this.#freeAfter[k]!) values.delete(v);

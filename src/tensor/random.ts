@@ -146,7 +146,9 @@ export abstract class RandomVariable extends TensorOp<TensorVariable[]> {
   }
 
   /** Is the parameter's dtype acceptable? (The message ending when it is not.) */
-  protected abstract paramProblem(p: TensorVariable): string | undefined;
+  protected paramProblem(p: TensorVariable): string | undefined {
+    return p.dtype === 'bool' ? 'must be numeric' : undefined;
+  }
 
   /** Checks the parameters' values (n elements, or one when both are numbers); throws a RangeError. */
   protected abstract checkValues(a: number | Float64Array, b: number | Float64Array): void;
@@ -266,10 +268,6 @@ export class UniformRV extends RandomVariable {
     if (!isFloatDtype(dtype)) throw new TypeError(`UniformRV: dtype must be float32 or float64, got ${dtype}`);
   }
 
-  protected paramProblem(p: TensorVariable): string | undefined {
-    return p.dtype === 'bool' ? 'must be numeric' : undefined;
-  }
-
   protected checkValues(a: number | Float64Array, b: number | Float64Array): void {
     for (let i = 0, n = countOf(a, b); i < n; i++) {
       const low = valueAt(a, i);
@@ -304,10 +302,6 @@ export class NormalRV extends RandomVariable {
     if (!isFloatDtype(dtype)) throw new TypeError(`NormalRV: dtype must be float32 or float64, got ${dtype}`);
   }
 
-  protected paramProblem(p: TensorVariable): string | undefined {
-    return p.dtype === 'bool' ? 'must be numeric' : undefined;
-  }
-
   protected checkValues(a: number | Float64Array, b: number | Float64Array): void {
     for (let i = 0, n = typeof b === 'number' ? 1 : b.length; i < n; i++) {
       const std = valueAt(b, i);
@@ -334,10 +328,6 @@ export class IntegersRV extends RandomVariable {
   constructor(dtype: Dtype, ndim: number) {
     super(dtype, ndim);
     if (!isIntDtype(dtype)) throw new TypeError(`IntegersRV: dtype must be an integer dtype, got ${dtype}`);
-  }
-
-  protected paramProblem(p: TensorVariable): string | undefined {
-    return p.dtype === 'bool' ? 'must be numeric' : undefined;
   }
 
   protected checkValues(a: number | Float64Array, b: number | Float64Array): void {
