@@ -89,3 +89,7 @@ export function nearlyFullPool(t: Test): { pool: weft.Pool; x: weft.pt.TensorVar
   const n = 2 ** 24;
   return { pool, x: weft.pt.vector('x', 'float32'), n, big: new Float32Array(n).fill(0.5) };
 }
+
+// Tests that need a program a fresh machine lacks (Chromium, redis-server) ask for it through
+// requires(): skipped without it, failed under its required variable (.ci/run sets it).
+export { requires, CHROMIUM, type Program } from './requires.js';

@@ -1,16 +1,17 @@
 // weft in a browser: real headless Chromium (Debian's /usr/bin/chromium, driven by playwright-core)
 // loads a cross-origin isolated page that runs the browser bundle on pools of real Web Workers.
 // Outputs must have the same bits as the same functions in Node (same kernels, same chunks), and
-// the profiles must show that the tasks ran on the workers. WEFT_SKIP_BROWSER=1 skips it.
-import { existsSync } from 'node:fs';
+// the profiles must show that the tasks ran on the workers. Without Chromium it is skipped, and
+// under WEFT_REQUIRE_BROWSER=1 (as .ci/run sets) it fails instead (test/requires.ts).
 import { chromium, type Browser, type Page } from 'playwright-core';
 import t, { type Test } from 'tap';
 import { buildBrowser } from '../../scripts/build-browser.js';
 import { weft } from '../helpers.js';
+import { CHROMIUM as CHROMIUM_PROGRAM, requires } from '../requires.js';
 import { encode, mlp, small, type Case, type Encoded } from './cases.js';
 import { serve, type TestServer } from './server.js';
 
-const CHROMIUM = process.env.WEFT_CHROMIUM ?? '/usr/bin/chromium';
+const CHROMIUM = requires(t, CHROMIUM_PROGRAM, 'weft in headless Chromium');
 
 /** What the page's scenarios answer (see page.ts). */
 interface Run {
@@ -79,11 +80,7 @@ async function inNode(c: Case, pool: weft.Pool, k = 0): Promise<{ pooled: Encode
   return result;
 }
 
-if (!existsSync(CHROMIUM)) {
-  const why = `Chromium not found at ${CHROMIUM}: install Debian's chromium (apt-get install -y chromium; .ci/run does) or set WEFT_SKIP_BROWSER=1 to skip the browser test`;
-  if (process.env.WEFT_SKIP_BROWSER === '1') t.test('weft in headless Chromium', { skip: `WEFT_SKIP_BROWSER=1, and ${why.split(':')[0]}` }, () => undefined);
-  else t.fail(why);
-} else {
+if (CHROMIUM !== undefined) {
   let server: TestServer;
   let browser: Browser;
   let page: Page;
