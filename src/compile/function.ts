@@ -213,6 +213,8 @@ export async function compile(
   outputs: OutputSpec | readonly OutputSpec[],
   options: CompileOptions = {},
 ): Promise<WeftFunction<NdArray | NdArray[]>> {
+  // The pool's kernel modules are loaded on this thread too: small calls run their kernels here.
+  await options.pool?.ready;
   return build(inputs, outputs, options);
 }
 

@@ -2,10 +2,12 @@
 // kernels (weft's and the users' kernel modules) from workerData; each job then joins its call
 // as a team member (member.ts).
 import { threadId, workerData } from 'node:worker_threads';
+import { setRegistryThreadName } from '../kernels/registry.js';
 import { teamMember } from './member.js';
 import type { TeamMessage, TeamResult } from './protocol.js';
 
 const { memory, kernelModules } = workerData as { memory: WebAssembly.Memory; kernelModules: readonly string[] };
+setRegistryThreadName(`worker thread ${threadId}`);
 for (const m of kernelModules) await import(m);
 
 const member = teamMember(memory, threadId);

@@ -6,10 +6,13 @@ import type { TeamMessage, TeamResult } from './protocol.js';
 /** How a pool's workers are made (options of createPool). */
 export interface WorkerOptions {
   /**
-   * Modules every worker imports at start: users' kernel registrations. In Node paths (from the
-   * working directory) or file URLs; in browsers URLs of ES modules (relative to the page).
+   * Modules every worker and the calling thread import: users' kernel registrations. In Node
+   * URLs (`new URL('./my-kernels.mjs', import.meta.url)`: relative to your module, whatever the
+   * working directory), file: URL strings or absolute paths; a relative path is refused, since
+   * it would depend on the working directory. In browsers URLs of ES modules (a relative one is
+   * relative to the page).
    */
-  readonly kernelModules?: readonly string[];
+  readonly kernelModules?: readonly (string | URL)[];
   /** Milliseconds an idle worker lives before it exits (default: ten minutes; Node only). */
   readonly idleTimeout?: number;
   /** V8 heap limits per worker (megabytes), as worker_threads' resourceLimits (Node only). */
@@ -24,7 +27,9 @@ export interface WorkerOptions {
 }
 
 /** What a platform needs to start a pool's workers. */
-export interface WorkerSetOptions extends WorkerOptions {
+export interface WorkerSetOptions extends Omit<WorkerOptions, 'kernelModules'> {
+  /** The kernel modules as absolute URLs (Platform.resolveModule's). */
+  readonly kernelModules: readonly string[];
   readonly size: number;
   /** The pool's shared memory: every worker maps it. */
   readonly memory: WebAssembly.Memory;
@@ -43,5 +48,7 @@ export interface WorkerSet {
 export interface Platform {
   /** Workers of a pool made without a count: the machine's parallelism. */
   defaultWorkers(): number;
+  /** A kernel module's absolute URL, or a RangeError saying which forms are accepted. */
+  resolveModule(module: string | URL): string;
   start(options: WorkerSetOptions): WorkerSet;
 }

@@ -31,14 +31,20 @@ export class Pool {
   readonly arena: Arena;
   readonly #workers: WorkerSet;
   readonly #jobs: JobQueue;
+  /** The users' kernel modules imported on the calling thread too (small calls run there). */
+  readonly ready: Promise<void>;
   #closed = false;
 
   constructor(options: PoolOptions = {}) {
     const size = options.workers ?? platform.defaultWorkers();
     if (!Number.isInteger(size) || size < 1) throw new RangeError(`createPool: workers must be a positive integer, got ${size}`);
     this.size = size;
+    const kernelModules = (options.kernelModules ?? []).map((m) => platform.resolveModule(m));
     this.arena = new Arena(options.arenaBytes);
-    this.#workers = platform.start({ ...options, size, memory: this.arena.memory });
+    this.#workers = platform.start({ ...options, kernelModules, size, memory: this.arena.memory });
+    this.ready = importAll(kernelModules);
+    // A module that fails to load rejects compile() on this pool, which awaits `ready`.
+    this.ready.catch(() => undefined);
     this.#jobs = new JobQueue(size, (message) => this.#workers.run(message));
   }
 
@@ -80,6 +86,10 @@ export class Pool {
     this.#closed = true;
     await this.#workers.close();
   }
+}
+
+async function importAll(modules: readonly string[]): Promise<void> {
+  for (const m of modules) await import(/* @vite-ignore */ m);
 }
 
 let defaultPool: Pool | undefined;

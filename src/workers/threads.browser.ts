@@ -31,7 +31,7 @@ function start(options: WorkerSetOptions): WorkerSet {
     );
   }
   const url = options.workerUrl ?? new URL('./worker.js', import.meta.url);
-  const kernelModules = (options.kernelModules ?? []).map((m) => new URL(m, globalThis.location?.href).href);
+  const kernelModules = options.kernelModules;
   const members = new Set<Member>();
   const idle: Member[] = [];
   const waiting: Job[] = [];
@@ -114,5 +114,7 @@ function start(options: WorkerSetOptions): WorkerSet {
 
 export const platform: Platform = {
   defaultWorkers: () => globalThis.navigator?.hardwareConcurrency || 4,
+  // Relative to the page, as a browser resolves any URL in it.
+  resolveModule: (module) => new URL(module, globalThis.location?.href).href,
   start,
 };

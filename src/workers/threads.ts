@@ -3,7 +3,8 @@
 // entry-loader.cts. An idle pool does not keep the process alive. The browser build replaces
 // this module with threads.browser.ts.
 import { availableParallelism } from 'node:os';
-import { fileURLToPath } from 'node:url';
+import { isAbsolute } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Piscina } from 'piscina';
 import type { Platform, WorkerSet, WorkerSetOptions } from './platform.js';
 import type { TeamMessage, TeamResult } from './protocol.js';
@@ -16,8 +17,18 @@ function entryFile(): string {
   return here.replace(/[\\/]src[\\/]workers[\\/]threads\.ts$/, '/dist/src/workers/entry-loader.cjs');
 }
 
+function resolveModule(module: string | URL): string {
+  if (module instanceof URL) return module.href;
+  if (/^(file|data|node):/.test(module)) return module;
+  if (isAbsolute(module)) return pathToFileURL(module).href;
+  throw new RangeError(
+    `createPool: the kernel module '${module}' is a relative path, which would depend on the working directory; ` +
+      `give a URL relative to your module (new URL('${module}', import.meta.url)) or an absolute path`,
+  );
+}
+
 function start(options: WorkerSetOptions): WorkerSet {
-  const kernelModules = (options.kernelModules ?? []).map((m) => (m.startsWith('file:') ? m : new URL(m, `file://${process.cwd()}/`).href));
+  const kernelModules = options.kernelModules;
   const piscina = new Piscina({
     filename: entryFile(),
     minThreads: options.size,
@@ -38,4 +49,4 @@ function start(options: WorkerSetOptions): WorkerSet {
   };
 }
 
-export const platform: Platform = { defaultWorkers: availableParallelism, start };
+export const platform: Platform = { defaultWorkers: availableParallelism, resolveModule, start };

@@ -2,6 +2,7 @@
 // memory, the users' kernel modules and a thread id to `start`; each `run` then joins its call as
 // a team member (member.ts), as Node's entry.ts does for piscina. Built as dist/browser/worker.js.
 import { expose } from 'comlink';
+import { setRegistryThreadName } from '../kernels/registry.js';
 import { teamMember } from './member.js';
 import type { TeamMessage, TeamResult } from './protocol.js';
 
@@ -10,6 +11,7 @@ type Member = (message: TeamMessage) => TeamResult | TeamResult[];
 let member: Promise<Member> | undefined;
 
 async function load(memory: WebAssembly.Memory, kernelModules: readonly string[], thread: number): Promise<Member> {
+  setRegistryThreadName(`Web Worker ${thread}`);
   for (const m of kernelModules) await import(/* @vite-ignore */ m);
   return teamMember(memory, thread);
 }

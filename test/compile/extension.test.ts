@@ -101,6 +101,47 @@ t.test('a custom op with a kernel from a module every worker imports', async (t)
   near(t, await (await weft.compile([x], g, { pool }))(new Float64Array(BIG)), Array(BIG).fill(3), 0, 'its gradient');
 });
 
+t.test('kernel modules load on the calling thread too: small calls on such a pool run there (issue 21, item 3)', async (t) => {
+  const pool = weft.createPool({ workers: 2, kernelModules: [new URL('../fixtures/scale-kernel.mjs', import.meta.url)] });
+  t.teardown(() => pool.close());
+  const x = pt.vector('x');
+  const fn = await weft.compile([x], new Scale(2).call(x), { pool, profile: true });
+  near(t, await fn([1, 2, 3]), [2, 4, 6], 0, 'a URL object; a call too small for the workers');
+  t.ok(fn.profile!.events.every((e) => e.thread === 0), 'it ran on the calling thread');
+  const inline = await weft.compile([x], new Scale(5).call(x), { pool, workers: 0 });
+  near(t, await inline([1, -1]), [5, -5], 0, 'workers: 0 on that pool');
+});
+
+t.test('kernel modules: a relative path is refused (it would depend on the working directory); absolute paths are taken', async (t) => {
+  await throwsExactly(
+    t,
+    () => weft.createPool({ workers: 1, kernelModules: ['./scale-kernel.mjs'] }),
+    RangeError,
+    "createPool: the kernel module './scale-kernel.mjs' is a relative path, which would depend on the working directory; give a URL relative to your module (new URL('./scale-kernel.mjs', import.meta.url)) or an absolute path",
+  );
+  const pool = weft.createPool({ workers: 1, kernelModules: [new URL('../fixtures/scale-kernel.mjs', import.meta.url).pathname] });
+  t.teardown(() => pool.close());
+  const x = pt.vector('x');
+  near(t, await (await weft.compile([x], new Scale(3).call(x), { pool }))([2]), [6], 0);
+});
+
+t.test('a kernel nobody registered: the error names the kernel and the thread that lacks it', async (t) => {
+  class Missing extends Scale {
+    override kernel(): KernelCall {
+      return { name: 'test.nowhere', params: {}, chunking: { by: 'elements' } };
+    }
+  }
+  const x = pt.vector('x');
+  const fn = await weft.compile([x], new Missing(1).call(x), { workers: 0 });
+  await t.rejects(fn([1]), {
+    message: /no kernel is registered as 'test\.nowhere' on the calling thread \(load the module that registers it with createPool\(\{ kernelModules \}\): every worker and the calling thread import them\)/,
+  });
+  const pool = weft.createPool({ workers: 1 });
+  t.teardown(() => pool.close());
+  const big = await weft.compile([x], new Missing(1).call(x.add(1)), { pool });
+  await t.rejects(big(new Float64Array(4 * BIG)), { message: /no kernel is registered as 'test\.nowhere' on worker thread \d+/ });
+});
+
 /** A custom op whose kernel is given as source. */
 class Offset extends weft.Op {
   static override readonly props = ['amount', 'version'] as const;
