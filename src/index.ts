@@ -29,7 +29,7 @@ export {
   NullGradientError,
 } from './graph/gradient.js';
 
-export { tolist, type NdArray, type NestedArray } from './tensor/ndarray.js';
+export { tolist, wrapTypedArray as ndarray, type NdArray, type NestedArray } from './tensor/ndarray.js';
 export { slice, Slice } from './tensor/slice.js';
 export { Rng } from './tensor/rng.js';
 export { RandomStream, type UniformOptions, type NormalOptions } from './tensor/random-stream.js';
@@ -42,12 +42,14 @@ export { ScanOp, type ScanSpec } from './tensor/scan-op.js';
 export { TensorType, ValueTypeError, type StaticShape } from './tensor/type.js';
 export { ShapeMismatchError } from './tensor/elemwise.js';
 export type { TensorLike, IndexEntry, ReduceOptions, VarOptions, ShapeLike } from './tensor/variable.js';
+// Also at the root, so that `const { pt } = weft` (a value) leaves the types in reach: weft.TensorVariable.
+export { TensorVariable, TensorConstant, TensorSharedVariable } from './tensor/variable.js';
 
 export { Apply } from './graph/apply.js';
 export { Variable, Constant } from './graph/variable.js';
 export { SharedVariable } from './graph/shared.js';
 export { Type, type FilterOptions } from './graph/type.js';
-export type { IndexMap, SymbolicShape } from './graph/op.js';
+export type { IndexMap, SymbolicShape, KernelCall, Chunking } from './graph/op.js';
 export { FunctionGraph, MissingInputError } from './graph/fgraph.js';
 export { DestroyHandler, type DestroyHandlerOptions } from './graph/destroy-handler.js';
 export { InconsistencyError, type Feature, type Client } from './graph/feature.js';

@@ -44,6 +44,28 @@ export function makeNdArray(data: TypedArray, shape: readonly number[], stride?:
   return made;
 }
 
+/**
+ * A scijs ndarray over `data` (weft.ndarray, so that programs need not install ndarray
+ * themselves): C-order strides unless given, a 1-d array of the whole data without a shape.
+ * Every element the view can reach must lie inside `data`.
+ */
+export function wrapTypedArray(data: TypedArray, shape: readonly number[] = [data.length], stride?: readonly number[], offset = 0): NdArray {
+  if (!ArrayBuffer.isView(data) || data instanceof DataView) throw new TypeError(`weft.ndarray: data must be a typed array, got ${Object.prototype.toString.call(data)}`);
+  const bad = shape.findIndex((n) => !Number.isInteger(n) || n < 0);
+  if (bad >= 0) throw new RangeError(`weft.ndarray: shape[${bad}] must be a non-negative integer, got ${shape[bad]}`);
+  const strides = stride ?? contiguousStrides(shape);
+  if (strides.length !== shape.length) throw new RangeError(`weft.ndarray: ${strides.length} strides for ${shape.length} axes`);
+  if (shape.every((n) => n > 0)) {
+    let lo = offset;
+    let hi = offset;
+    shape.forEach((n, a) => (strides[a]! < 0 ? (lo += (n - 1) * strides[a]!) : (hi += (n - 1) * strides[a]!)));
+    if (!Number.isInteger(offset) || lo < 0 || hi >= data.length) {
+      throw new RangeError(`weft.ndarray: shape ${shapeText(shape)} with strides (${strides.join(', ')}) at offset ${offset} reaches elements ${lo}..${hi}, outside the data's ${data.length}`);
+    }
+  }
+  return makeNdArray(data, shape, strides, offset);
+}
+
 /** A new contiguous, zero-filled array. */
 export function empty(dtype: Dtype, shape: readonly number[]): NdArray {
   return makeNdArray(new STORAGE[dtype](sizeOf(shape)), shape);
