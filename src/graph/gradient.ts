@@ -2,6 +2,7 @@
 // against a small algebra that the value layer supplies (zeros, ones, sums, casts), so that the
 // graph layer stays ignorant of tensors. Disconnected and undefined gradients are typed values.
 import { Apply } from './apply.js';
+import { connectionPatternOf as connectionPattern } from './connection-pattern.js';
 import { Op } from './op.js';
 import { ioToposort } from './traversal.js';
 import { Type } from './type.js';
@@ -127,10 +128,11 @@ export interface GradOptions {
   readonly disconnectedInputs?: 'raise' | 'warn' | 'ignore';
   /** What to return for such a variable (default 'zero'). */
   readonly returnDisconnected?: 'zero' | 'null' | 'disconnected';
-}
-
-function connectionPattern(node: Apply): boolean[][] {
-  return node.op.connectionPattern?.(node) ?? node.inputs.map(() => node.outputs.map(() => true));
+  /**
+   * What to do when the gradient with respect to a `wrt` variable is undefined (a NullType
+   * gradient): throw a NullGradientError (default 'raise'), or return the NullType variable.
+   */
+  readonly nullGradients?: 'raise' | 'return';
 }
 
 function opGrads(node: Apply, outputGrads: Variable[]): Variable[] {
@@ -144,6 +146,23 @@ function opGrads(node: Apply, outputGrads: Variable[]): Variable[] {
     throw new Error(`${op}.grad returned ${grads.length} gradients for ${node.inputs.length} inputs`);
   }
   return grads;
+}
+
+/**
+ * The gradient terms that a node passes to its inputs, given its outputs' gradients (undefined
+ * where an output does not reach the cost). As in Theano, an undefined (NullType) output gradient
+ * becomes the gradient of every input connected to that output, unless the op reports that input
+ * disconnected; the op computes the others, with zeros for the undefined ones.
+ */
+function inputGrads(algebra: GradAlgebra, node: Apply, outGrads: ReadonlyArray<Variable | undefined>, pattern: readonly (readonly boolean[])[]): Variable[] {
+  const isNull = outGrads.map((g) => g !== undefined && isNullGrad(g));
+  const nullFor = (i: number): Variable | undefined => {
+    const j = isNull.findIndex((n, k) => n && pattern[i]![k]);
+    return j < 0 ? undefined : outGrads[j];
+  };
+  if (outGrads.every((g, j) => g === undefined || isNull[j])) return node.inputs.map((_, i) => nullFor(i) ?? disconnected());
+  const grads = opGrads(node, outGrads.map((g, j) => (g === undefined || isNull[j] ? algebra.zerosLike(node.outputs[j]!) : g)));
+  return grads.map((g, i) => (isDisconnected(g) ? g : (nullFor(i) ?? g)));
 }
 
 /**
@@ -195,23 +214,27 @@ export function gradWith(
     terms.set(v, [cast]);
     return cast;
   };
+  // Inputs of nodes whose op reported their gradient disconnected although its pattern connects
+  // them to an output with a gradient (an OpFromGraph override may say so): no path through them.
+  const cut = new Map<Apply, Set<number>>();
   for (let k = nodes.length - 1; k >= 0; k--) {
     const node = nodes[k]!;
     if (!node.inputs.some((inp) => depends.has(inp))) continue;
     const outGrads = node.outputs.map((o) => total(o));
     if (outGrads.every((g) => g === undefined)) continue;
-    const nullOut = outGrads.find((g) => g !== undefined && isNullGrad(g));
     const pattern = connectionPattern(node);
-    const inGrads: Variable[] = nullOut
-      ? node.inputs.map(() => nullOut)
-      : opGrads(node, outGrads.map((g, j) => g ?? algebra.zerosLike(node.outputs[j]!)));
+    const inGrads = inputGrads(algebra, node, outGrads, pattern);
     node.inputs.forEach((inp, i) => {
       if (!depends.has(inp)) return;
       const reachesCost = node.outputs.some((_, j) => pattern[i]![j] && outGrads[j] !== undefined);
       if (!reachesCost) return;
-      const g = inGrads[i]!;
-      if (isDisconnected(g)) return;
+      // Discrete values have a zero gradient, not an absent one (step 3 gives the zeros).
       if (algebra.isDiscrete(inp)) return;
+      const g = inGrads[i]!;
+      if (isDisconnected(g)) {
+        cut.set(node, (cut.get(node) ?? new Set()).add(i));
+        return;
+      }
       const list = terms.get(inp) ?? [];
       list.push(g);
       terms.set(inp, list);
@@ -219,13 +242,15 @@ export function gradWith(
   }
 
   // Does a known-gradient variable depend on `v` at all (perhaps only through discrete values,
-  // whose gradient is zero rather than absent)?
+  // whose gradient is zero rather than absent), other than through inputs an op cut off?
   const reachesCost = (v: Variable): boolean => {
     const reached = new Set<Variable>([v]);
     for (const node of nodes) {
       const pattern = connectionPattern(node);
+      const cutHere = cut.get(node);
       node.outputs.forEach((out, j) => {
-        if (!constants.has(out) && node.inputs.some((inp, i) => reached.has(inp) && pattern[i]![j])) reached.add(out);
+        const connected = node.inputs.some((inp, i) => reached.has(inp) && pattern[i]![j] && !cutHere?.has(i));
+        if (connected && !constants.has(out)) reached.add(out);
       });
     }
     return [...known.keys()].some((k) => reached.has(k) && !constants.has(k));
@@ -236,6 +261,7 @@ export function gradWith(
   return wrt.map((v) => {
     const g = total(v);
     if (g !== undefined && isNullGrad(g)) {
+      if (options.nullGradients === 'return') return g;
       throw new NullGradientError(`grad: the gradient with respect to ${v} is needed but ${g.type.why}`);
     }
     if (g === undefined && !algebra.isDiscrete(v) && !constants.has(v) && reachesCost(v)) {
@@ -269,7 +295,9 @@ export function gradWith(
  * `wrt` variable, of its type). Outputs that do not depend on `wrt` get zeros. Discrete variables
  * (integers, bools, random states) have no tangent, as grad gives them no gradient: a discrete
  * `wrt` variable moves nothing, and an op's rop gets `disconnected()` as the eval point of each
- * discrete input (zeros for a continuous input that does not move).
+ * discrete input (zeros for a continuous input that does not move). An undefined (NullType)
+ * derivative that an op returns flows to what depends on it, and an output that needs one throws
+ * a NullGradientError.
  */
 export function ropWith(
   algebra: GradAlgebra,
@@ -297,16 +325,33 @@ export function ropWith(
       (o, j) => !algebra.isDiscrete(o) && node.inputs.some((inp, i) => tangent.has(inp) && pattern[i]![j]),
     );
     if (!moving.some(Boolean)) continue;
-    if (!node.op.rop) throw new Error(`Rop: ${node.op} has no rop (used by ${node})`);
-    const evs = node.inputs.map((inp) => tangent.get(inp) ?? (algebra.isDiscrete(inp) ? disconnected() : algebra.zerosLike(inp)));
-    const outs = node.op.rop(node.inputs, evs);
-    if (outs.length !== node.outputs.length) {
-      throw new Error(`${node.op}.rop returned ${outs.length} values for ${node.outputs.length} outputs`);
+    // An undefined (NullType) tangent of an input is the tangent of every output it connects to.
+    const nullFor = (j: number): Variable | undefined =>
+      node.inputs.map((inp, i) => (pattern[i]![j] ? tangent.get(inp) : undefined)).find((t) => t !== undefined && isNullGrad(t));
+    const nulls = node.outputs.map((_, j) => (moving[j] ? nullFor(j) : undefined));
+    let outs: Variable[] = [];
+    if (moving.some((m, j) => m && nulls[j] === undefined)) {
+      if (!node.op.rop) throw new Error(`Rop: ${node.op} has no rop (used by ${node})`);
+      const evs = node.inputs.map((inp) => {
+        const t = tangent.get(inp);
+        if (t !== undefined && !isNullGrad(t)) return t;
+        return algebra.isDiscrete(inp) ? disconnected() : algebra.zerosLike(inp);
+      });
+      outs = node.op.rop(node.inputs, evs);
+      if (outs.length !== node.outputs.length) {
+        throw new Error(`${node.op}.rop returned ${outs.length} values for ${node.outputs.length} outputs`);
+      }
     }
     node.outputs.forEach((o, j) => {
-      const t = outs[j]!;
-      if (moving[j] && !isDisconnected(t)) tangent.set(o, algebra.castLike(t, o));
+      if (!moving[j]) return;
+      const t = nulls[j] ?? outs[j]!;
+      if (isNullGrad(t)) tangent.set(o, t);
+      else if (!isDisconnected(t)) tangent.set(o, algebra.castLike(t, o));
     });
   }
-  return outputs.map((o) => tangent.get(o) ?? algebra.zerosLike(o));
+  return outputs.map((o) => {
+    const t = tangent.get(o);
+    if (t !== undefined && isNullGrad(t)) throw new NullGradientError(`Rop: the derivative of ${o} is needed but ${t.type.why}`);
+    return t ?? algebra.zerosLike(o);
+  });
 }

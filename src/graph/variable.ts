@@ -4,8 +4,20 @@
 import type { Type } from './type.js';
 import type { Apply } from './apply.js';
 import { evaluate } from './evaluate.js';
+import { graphInputs } from './traversal.js';
 
 let nextId = 0;
+
+/** What `eval` takes: a Map from input variables to values, or an object keyed by input names. */
+export type Givens = ReadonlyMap<Variable, unknown> | Readonly<Record<string, unknown>>;
+
+/**
+ * The id the next variable will get: variables with a smaller id existed before this call (scan
+ * tells what a step function read from outside from what it computed).
+ */
+export function nextVariableId(): number {
+  return nextId;
+}
 
 export class Variable<T extends Type = Type> {
   /** Creation order; gives printing and hashing a stable order. */
@@ -26,11 +38,16 @@ export class Variable<T extends Type = Type> {
   }
 
   /**
-   * Evaluates this variable on the calling thread (for debugging and tests). `givens` maps the
-   * graph's inputs to values.
+   * Evaluates this variable on the calling thread (for debugging and tests). `givens` gives the
+   * graph's inputs their values: a Map from variables, or a plain object keyed by the inputs'
+   * names (`x.eval({ x: [1, 2] })`, as PyTensor's `eval({'x': ...})`).
    */
-  eval(givens?: ReadonlyMap<Variable, unknown>): Promise<unknown> {
-    return evaluate(this, givens ?? new Map());
+  eval(givens?: Givens): Promise<unknown> {
+    try {
+      return evaluate(this, givensOf(this, givens));
+    } catch (e) {
+      return Promise.reject(e);
+    }
   }
 
   toString(): string {
@@ -41,6 +58,28 @@ export class Variable<T extends Type = Type> {
     }
     return `<${this.type}>`;
   }
+}
+
+/** The Map form of eval's givens: a Map as it is, a plain object by the names of `v`'s inputs. */
+function givensOf(v: Variable, givens: unknown): ReadonlyMap<Variable, unknown> {
+  if (givens === undefined) return new Map();
+  if (givens instanceof Map) return givens;
+  const isPlain = typeof givens === 'object' && givens !== null && [Object.prototype, null].includes(Object.getPrototypeOf(givens));
+  if (!isPlain) {
+    throw new TypeError(`${v}.eval: givens must be a Map from variables to values or an object keyed by input names ({ x: [1, 2] }), got ${Array.isArray(givens) ? 'an array' : typeof givens}`);
+  }
+  const inputs = graphInputs([v]).filter((i) => !(i instanceof Constant));
+  const out = new Map<Variable, unknown>();
+  for (const [name, value] of Object.entries(givens as Record<string, unknown>)) {
+    const named = inputs.filter((i) => i.name === name);
+    if (named.length !== 1) {
+      const names = inputs.map((i) => i.name).filter((n) => n !== undefined);
+      const why = named.length === 0 ? 'no input has that name' : `${named.length} inputs have that name (give a Map of variables instead)`;
+      throw new TypeError(`${v}.eval: givens key '${name}': ${why}; the named inputs are ${names.length > 0 ? names.join(', ') : 'none'}`);
+    }
+    out.set(named[0]!, value);
+  }
+  return out;
 }
 
 export class Constant<T extends Type = Type, V = unknown> extends Variable<T> {

@@ -7,17 +7,17 @@ import { gradNotImplemented } from '../graph/gradient.js';
 import { UnknownShapesError } from '../graph/op.js';
 import type { Variable } from '../graph/variable.js';
 import type { TensorView } from '../kernels/view.js';
-import { asTensorArgs } from './as-tensor.js';
+import { asTensorOfDtype } from './as-tensor.js';
 import { isNdArray, shapeText, type NdArray } from './ndarray.js';
 import { TensorOp } from './op.js';
 import { TensorType } from './type.js';
 import type { TensorLike, TensorVariable } from './variable.js';
 
-export interface AsOpSpec {
+export interface AsOpSpec<OT extends readonly TensorType[] = readonly TensorType[]> {
   /** The type of each input. */
   readonly itypes: readonly TensorType[];
-  /** The type of each output. */
-  readonly otypes: readonly TensorType[];
+  /** The type of each output (one type: `call` returns one variable, else an array). */
+  readonly otypes: OT;
   /** Output shapes from input shapes (numbers), so that calls can be planned ahead. */
   readonly inferShape?: (inputShapes: readonly (readonly number[])[]) => ReadonlyArray<readonly number[]>;
   readonly name?: string;
@@ -28,7 +28,14 @@ export type AsOpFunction = (...inputs: NdArray[]) => unknown;
 const ids = new WeakMap<object, number>();
 let nextId = 1;
 
-export class AsOp extends TensorOp<TensorVariable | TensorVariable[]> {
+/** What `call` returns for these output types: one variable for one output, else an array. */
+export type AsOpResult<OT extends readonly TensorType[]> = OT extends readonly [TensorType]
+  ? TensorVariable
+  : number extends OT['length']
+    ? TensorVariable | TensorVariable[]
+    : TensorVariable[];
+
+export class AsOp<OT extends readonly TensorType[] = readonly TensorType[]> extends TensorOp<AsOpResult<OT>> {
   static override readonly props = ['fnId', 'itypes', 'otypes'] as const;
   readonly fnId: number;
   readonly itypes: readonly TensorType[];
@@ -36,7 +43,7 @@ export class AsOp extends TensorOp<TensorVariable | TensorVariable[]> {
   readonly name: string;
 
   constructor(
-    readonly spec: AsOpSpec,
+    readonly spec: AsOpSpec<OT>,
     readonly fn: AsOpFunction,
   ) {
     super();
@@ -59,8 +66,9 @@ export class AsOp extends TensorOp<TensorVariable | TensorVariable[]> {
     if (args.length !== this.itypes.length) {
       throw new TypeError(`${this}: expected ${this.itypes.length} input${this.itypes.length === 1 ? '' : 's'}, got ${args.length}`);
     }
-    const inputs = asTensorArgs(args as TensorLike[], String(this)).map((v, i) => {
+    const inputs = args.map((a, i) => {
       const want = this.itypes[i]!;
+      const v = asTensorOfDtype(a as TensorLike, want.dtype, `${this}: input ${i}`);
       if (want.equals(v.type) || want.convertVariable(v)) return v;
       throw new TypeError(`${this}: input ${i} (${v}) has type ${v.type}, expected ${want}`);
     });
@@ -108,6 +116,6 @@ export class AsOp extends TensorOp<TensorVariable | TensorVariable[]> {
 }
 
 /** Wraps a JS function of ndarrays as an op (`asOp(spec, fn).call(x, y)`). */
-export function asOp(spec: AsOpSpec, fn: AsOpFunction): AsOp {
-  return new AsOp(spec, fn);
+export function asOp<const OT extends readonly TensorType[]>(spec: AsOpSpec<OT>, fn: AsOpFunction): AsOp<OT> {
+  return new AsOp<OT>(spec, fn);
 }

@@ -1,9 +1,10 @@
 // Turning what users pass (variables, numbers, booleans, nested arrays, ndarrays, typed
 // arrays) into tensor variables. Plain JS literals are "weak": next to typed operands they take
-// the operands' dtype where their values fit (so x_float32.mul(2) stays float32).
+// the operands' dtype where their values fit (so x_float32.mul(2) stays float32); alone they are
+// floatX (bool for booleans), since JS cannot write 1.0 apart from 1 (see literalDtype).
 import { dtypeOfTypedArray, intRange, isIntDtype, type Dtype } from '../kernels/dtype.js';
 import { Variable } from '../graph/variable.js';
-import { dtypeOfValues, literalDtype, upcast } from './dtype.js';
+import { literalDtype, upcast } from './dtype.js';
 import { flattenNested, isNdArray, nestedShape, type NdArray } from './ndarray.js';
 import { TensorType } from './type.js';
 import { isTensorVariable, TensorConstant, type TensorLike, type TensorVariable } from './variable.js';
@@ -26,7 +27,7 @@ export function constant(value: TensorLike, options: ConstantOptions = {}): Tens
     else if (ArrayBuffer.isView(value)) dtype = dtypeOfTypedArray(value);
     else if (isLiteral(value)) {
       nestedShape(value, 'constant');
-      dtype = dtypeOfValues(flattenNested(value));
+      dtype = literalDtype(flattenNested(value), undefined);
     }
     if (dtype === undefined) throw new TypeError(`constant: cannot make a constant from ${typeof value}`);
   }
@@ -82,4 +83,24 @@ export function asTensorArgs(args: readonly (TensorLike | Variable)[], where: st
       throw new TypeError(`${where}: argument ${i}: ${(e as Error).message}`);
     }
   });
+}
+
+/**
+ * An argument for an input of a declared type (asOp's itypes): a JS literal takes that dtype,
+ * as a weak literal takes its operand's, and is refused when its values do not fit it; anything
+ * else is converted as asTensorVariable does. `where` names the input for errors.
+ */
+export function asTensorOfDtype(a: TensorLike | Variable, dtype: Dtype, where: string): TensorVariable {
+  if (isLiteral(a)) {
+    nestedShape(a, where);
+    const values = flattenNested(a);
+    const fits = dtype === 'bool' ? values.every((v) => typeof v === 'boolean' || v === 0 || v === 1) : literalDtype(values, dtype) === dtype;
+    if (!fits) throw new TypeError(`${where}: ${JSON.stringify(a)} is not a value of ${dtype}`);
+    return constant(a as TensorLike, { dtype });
+  }
+  try {
+    return asTensorVariable(a);
+  } catch (e) {
+    throw new TypeError(`${where}: ${(e as Error).message}`);
+  }
 }

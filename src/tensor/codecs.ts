@@ -27,6 +27,7 @@ import { MapOp } from './map.js';
 import { LogSoftmax, Softmax, SoftmaxGrad } from './nnet.js';
 import type { TensorOp } from './op.js';
 import { OpFromGraph } from './op-from-graph.js';
+import { TracedOverride, type OverrideSlot } from './op-from-graph-overrides.js';
 import { IntegersRV, NormalRV, UniformRV, type RandomVariable } from './random.js';
 import { ArgReduce, CAReduce } from './reduce.js';
 import { Reshape } from './reshape.js';
@@ -259,25 +260,48 @@ interface OpFromGraphParams {
   readonly inline: boolean;
   readonly name: string | undefined;
   readonly connectionPattern: boolean[][] | undefined;
-  readonly lopOverrides: OpPlan | undefined;
-  readonly ropOverrides: OpPlan | undefined;
+  readonly lopOverrides: OverridePlan | undefined;
+  readonly ropOverrides: OverridePlan | undefined;
 }
 
-function encodeOverride(op: OpFromGraph, which: 'lopOverrides' | 'ropOverrides', enc: OpEncoder): Json {
-  const o = op.options[which];
+/** An override as read: an OpFromGraph given as such, or a traced one (its op, if any, and slots). */
+type OverridePlan = { readonly given: OpPlan } | { readonly traced: OpPlan | undefined; readonly slots: OverrideSlot[] };
+
+/**
+ * An override: an OpFromGraph the user gave is written as that op; a function or a list was
+ * traced at construction, and is written as the traced op and its slots (never as code).
+ */
+function encodeOverride(o: TracedOverride | undefined, enc: OpEncoder): Json {
   if (o === undefined) return null;
-  if (o instanceof OpFromGraph) return enc.op(o);
-  throw new TypeError(
-    `serialize: ${op} has ${which} given as a JS function, which a document cannot carry (reading a document never evaluates code); ` +
-      `give ${which} as an OpFromGraph to serialize it`,
-  );
+  if (o.given && o.op) return enc.op(o.op);
+  return { op: o.op ? enc.op(o.op) : null, slots: o.slots.map((s) => (typeof s === 'object' ? { undefined: s.undefined } : s)) };
 }
 
-function readOverride(r: JsonReader, dec: OpDecoder): OpPlan | undefined {
-  if (r.value === null) return undefined;
+function readOverrideOp(r: JsonReader, dec: OpDecoder): OpPlan {
   const plan = dec.op(r);
   if (plan.type !== 'OpFromGraph') r.field('type').fail('"OpFromGraph" (overrides are OpFromGraph ops)');
   return plan;
+}
+
+function readOverride(r: JsonReader, dec: OpDecoder): OverridePlan | undefined {
+  if (r.value === null) return undefined;
+  if (!r.has('slots')) return { given: readOverrideOp(r, dec) };
+  r.object(['op', 'slots']);
+  const op = r.field('op');
+  return { traced: op.value === null ? undefined : readOverrideOp(op, dec), slots: r.field('slots').array(65536).map(readSlot) };
+}
+
+function readSlot(r: JsonReader): OverrideSlot {
+  if (typeof r.value === 'number') return r.int(0, 65535);
+  if (typeof r.value === 'string') return r.oneOf(['default', 'disconnected'] as const);
+  if (!r.has('undefined')) r.fail('an output index, "default", "disconnected" or { "undefined": reason }');
+  return { undefined: r.object(['undefined']).field('undefined').string() };
+}
+
+function buildOverride(p: OverridePlan | undefined, ctx: OpBuildContext): OpFromGraph | TracedOverride | undefined {
+  if (p === undefined) return undefined;
+  if ('given' in p) return ctx.op(p.given) as OpFromGraph;
+  return new TracedOverride(p.traced ? (ctx.op(p.traced) as OpFromGraph) : undefined, p.slots);
 }
 
 function buildOpFromGraph(p: OpFromGraphParams, ctx: OpBuildContext): OpFromGraph {
@@ -295,13 +319,14 @@ function buildOpFromGraph(p: OpFromGraphParams, ctx: OpBuildContext): OpFromGrap
       throw new TypeError(`connectionPattern must have one row per input (${explicit.length}) and one column per output (${g.outputs.length})`);
     }
   }
-  const over = (plan: OpPlan | undefined): OpFromGraph | undefined => (plan ? (ctx.op(plan) as OpFromGraph) : undefined);
+  const lop = buildOverride(p.lopOverrides, ctx);
+  const rop = buildOverride(p.ropOverrides, ctx);
   const op = new OpFromGraph(explicit, g.outputs as TensorVariable[], {
     ...(p.inline ? { inline: true } : {}),
     ...(p.name !== undefined ? { name: p.name } : {}),
     ...(p.connectionPattern ? { connectionPattern: p.connectionPattern } : {}),
-    ...(p.lopOverrides ? { lopOverrides: over(p.lopOverrides) } : {}),
-    ...(p.ropOverrides ? { ropOverrides: over(p.ropOverrides) } : {}),
+    ...(lop ? { lopOverrides: lop } : {}),
+    ...(rop ? { ropOverrides: rop } : {}),
   });
   if (op.shared.length !== recordedShared.length || op.shared.some((s, i) => s !== recordedShared[i])) {
     throw new TypeError('the inner graph reads other shared variables than its inputs list');
@@ -541,8 +566,8 @@ function allCodecs(): ReadonlyArray<OpCodec<TensorOp<TensorVariable | TensorVari
         inline: op.inline,
         name: op.options.name ?? null,
         connectionPattern: op.options.connectionPattern ? op.options.connectionPattern.map((row) => [...row]) : null,
-        lopOverrides: encodeOverride(op, 'lopOverrides', enc),
-        ropOverrides: encodeOverride(op, 'ropOverrides', enc),
+        lopOverrides: encodeOverride(op.lopOverride, enc),
+        ropOverrides: encodeOverride(op.ropOverride, enc),
       }),
       (r, dec) => {
         r.object(['graph', 'inline', 'name', 'connectionPattern', 'lopOverrides', 'ropOverrides']);

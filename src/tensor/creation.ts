@@ -8,7 +8,7 @@ import { disconnected } from '../graph/gradient.js';
 import type { KernelCall, SymbolicShape } from '../graph/op.js';
 import type { Variable } from '../graph/variable.js';
 import { evalPointOrZeros, zerosLike } from './alloc.js';
-import { asTensorArgs, asTensorVariable } from './as-tensor.js';
+import { asTensorArgs, asTensorVariable, constant } from './as-tensor.js';
 import { config } from './config.js';
 import { upcast } from './dtype.js';
 import { add, cast, ceil, maximum, mul, sub, trueDiv } from './math.js';
@@ -163,7 +163,10 @@ export function arange(
   dtype?: Dtype,
 ): TensorVariable {
   const hasStop = stop !== undefined && stop !== null;
-  const args = asTensorArgs([hasStop ? startOrStop : 0, hasStop ? stop : startOrStop, step ?? 1], 'arange');
+  const given = [hasStop ? startOrStop : 0, hasStop ? stop : startOrStop, step ?? 1];
+  // Whole JS numbers alone count positions, as NumPy's arange(5) does: int32, not floatX.
+  const positions = given.every((a) => typeof a === 'number' && Number.isInteger(a));
+  const args = positions ? given.map((a) => constant(a as number, { dtype: 'int32' })) : asTensorArgs(given, 'arange');
   args.forEach((v, i) => {
     if (v.ndim !== 0 || v.dtype === 'bool') {
       throw new TypeError(`arange: ${ARANGE_ARGS[i]} must be a scalar number, got ${v} (${v.type})`);

@@ -1,5 +1,5 @@
 // Dtype arithmetic of the tensor layer: NumPy's promotion rules for weft's dtypes, the dtype a
-// plain JS literal takes next to typed operands (literals are "weak", as in NumPy 2), and the
+// plain JS literal takes (weak next to typed operands, as in NumPy 2; floatX alone), and the
 // float dtype that transcendental functions compute in.
 import { intRange, isFloatDtype, isUnsignedDtype, type Dtype } from '../kernels/dtype.js';
 import { config } from './config.js';
@@ -48,27 +48,19 @@ export function upgradeToFloat(d: Dtype): Dtype {
   return BITS[d] <= 16 ? 'float32' : 'float64';
 }
 
-/** The smallest dtype that holds every one of these numbers (booleans give bool). */
-export function dtypeOfValues(values: Iterable<number | boolean>): Dtype {
-  let allBool = true;
-  let allInt = true;
-  let any = false;
+/**
+ * The smallest integer dtype that holds all of these integers (booleans as 0 and 1): int8, int16,
+ * int32, then uint32; float64 beyond (weft has no int64). Undefined when one is not an integer.
+ */
+export function integerDtypeOf(values: Iterable<number | boolean>): Dtype | undefined {
   let lo = 0;
   let hi = 0;
-  for (const v of values) {
-    any = true;
-    if (typeof v === 'boolean') continue;
-    allBool = false;
-    if (!Number.isInteger(v)) {
-      allInt = false;
-      break;
-    }
+  for (const b of values) {
+    const v = +b;
+    if (!Number.isInteger(v)) return undefined;
     if (v < lo) lo = v;
     if (v > hi) hi = v;
   }
-  if (!any) return config.floatX;
-  if (allBool) return 'bool';
-  if (!allInt) return config.floatX;
   for (const d of ['int8', 'int16', 'int32'] as const) {
     const [min, max] = intRange(d);
     if (lo >= min && hi <= max) return d;
@@ -77,17 +69,24 @@ export function dtypeOfValues(values: Iterable<number | boolean>): Dtype {
 }
 
 /**
- * The dtype of a JS literal (number, boolean or plain array) used next to operands of dtype
- * `strong`: it takes the operand's dtype when its values fit that kind, as NumPy 2 does with
- * Python scalars, so `x_float32.mul(2)` stays float32.
+ * The dtype of a JS literal (a number, a boolean or a nested array of them) used next to operands
+ * of dtype `strong` (undefined: none). JS has no float literals (1.0 === 1), so literals are weak,
+ * as Python scalars are in NumPy 2: next to numeric operands a literal takes their dtype where its
+ * values fit that kind (`x_float32.mul(2)` stays float32, `i_int32.add(1)` int32; 0.5 next to
+ * integers gives floatX, 300 next to int8 int16). Next to bools, booleans stay bool and whole
+ * numbers take the smallest integer dtype that holds them (`x_bool + 1` is int8, as bool sits
+ * below every integer in NumPy's order). Alone, booleans are bool and numbers `config.floatX`
+ * (so `pt.constant(1)` is a float, as `1.0` would be). Indices, lengths and shapes do not come here: they are
+ * integers (asIntScalar). The rule is documented in docs/numbers-and-dtypes.md.
  */
 export function literalDtype(values: readonly (number | boolean)[], strong: Dtype | undefined): Dtype {
-  const own = dtypeOfValues(values);
-  if (strong === undefined) return own;
+  if (strong === undefined || strong === 'bool') {
+    if (values.length > 0 && values.every((v) => typeof v === 'boolean')) return 'bool';
+    return strong === 'bool' ? (integerDtypeOf(values) ?? config.floatX) : config.floatX;
+  }
   if (isFloatDtype(strong)) return strong;
-  if (isFloatDtype(own)) return own;
-  if (own === 'bool') return strong;
-  if (strong === 'bool') return own;
+  const own = integerDtypeOf(values);
+  if (own === undefined) return config.floatX;
   const [min, max] = intRange(strong);
   const fits = values.every((v) => typeof v === 'boolean' || (v >= min && v <= max));
   return fits ? strong : upcast(strong, own);

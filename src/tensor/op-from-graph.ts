@@ -2,7 +2,8 @@
 // invisibly, the shared variables the graph reads (their current values are used at each call,
 // and outer updates of them work). Equal inner graphs make equal ops, so their applications
 // merge. It is differentiated by a pullback that is itself an OpFromGraph, built once; Lop and
-// Rop can be overridden. With `inline: true` an early rewrite expands it into the outer graph.
+// Rop can be overridden (as a whole or per input/output; see op-from-graph-overrides.ts). With
+// `inline: true` an early rewrite expands it into the outer graph.
 // A shared variable read inside whose default update the graph computes (a random draw's state)
 // gets that update as a hidden output of every application: `call` returns the user's outputs,
 // and compile() asks `defaultUpdates(node)` for the rest, so each call advances the state. As in
@@ -12,61 +13,69 @@
 import { Apply } from '../graph/apply.js';
 import { DestroyHandler } from '../graph/destroy-handler.js';
 import { cloneReplace } from '../graph/clone.js';
+import { ioConnectionPattern } from '../graph/connection-pattern.js';
 import { FunctionGraph } from '../graph/fgraph.js';
-import { disconnected, gradUndefined, isDisconnected, isNullGrad, NullGradientError } from '../graph/gradient.js';
+import { disconnected, gradUndefined, isDisconnected, isNullGrad, NullGradientError, NullType } from '../graph/gradient.js';
 import type { KernelCall, SymbolicShape } from '../graph/op.js';
 import { ReferenceExecutor } from '../graph/reference-executor.js';
 import { SharedVariable } from '../graph/shared.js';
 import { graphStructure } from '../graph/structure.js';
-import { ancestors, graphInputs, ioToposort } from '../graph/traversal.js';
-import { isConstant, type Variable } from '../graph/variable.js';
-import { isDiscreteDtype } from '../kernels/dtype.js';
+import { graphInputs, ioToposort } from '../graph/traversal.js';
+import { isConstant, Variable } from '../graph/variable.js';
+import { isDiscreteDtype, isFloatDtype } from '../kernels/dtype.js';
 import type { TensorView } from '../kernels/view.js';
 import { evalPointOrZeros } from './alloc.js';
-import { asTensorArgs } from './as-tensor.js';
+import { asTensorVariable, constant } from './as-tensor.js';
+import { config } from './config.js';
+import { literalDtype } from './dtype.js';
 import { Lop, Rop } from './grad.js';
-import { copyArray, type NdArray } from './ndarray.js';
+import { copyArray, flattenNested, nestedShape, type NdArray } from './ndarray.js';
 import { TensorOp } from './op.js';
+import { traceOverride, TracedOverride, type LopOverride, type OverrideResult, type RopOverride } from './op-from-graph-overrides.js';
 import { ShapeFeature } from './rewriting/shape-feature.js';
+import { TensorType } from './type.js';
 import { isTensorVariable, TensorSharedVariable, type TensorLike, type TensorVariable } from './variable.js';
 
-/** Replaces the pullback: one gradient per (explicit) input, or null for "no gradient". */
-export type LopOverride = (
-  inputs: readonly TensorVariable[],
-  outputs: readonly TensorVariable[],
-  outputGrads: readonly TensorVariable[],
-) => ReadonlyArray<Variable | null>;
-
-/** Replaces the pushforward: one directional derivative per output. */
-export type RopOverride = (inputs: readonly TensorVariable[], evalPoints: readonly TensorVariable[]) => ReadonlyArray<Variable | null>;
+export type { LopOverride, RopOverride } from './op-from-graph-overrides.js';
 
 export interface OpFromGraphOptions {
   /** Expand the op into the outer graph early in compilation, so outer rewrites see inside. */
   readonly inline?: boolean;
   readonly name?: string;
-  readonly lopOverrides?: LopOverride | OpFromGraph;
-  readonly ropOverrides?: RopOverride | OpFromGraph;
+  /** Replaces the pullback, as a whole or per explicit input (traced once, at construction). */
+  readonly lopOverrides?: LopOverride;
+  /** Replaces the pushforward, as a whole or per output (traced once, at construction). */
+  readonly ropOverrides?: RopOverride;
   /** pattern[i][j]: does output j depend on input i (explicit inputs)? Computed when omitted. */
   readonly connectionPattern?: readonly (readonly boolean[])[];
 }
 
-/** Override functions have no structure to compare: each one is its own identity. */
-const overrideIds = new WeakMap<object, number>();
-let nextOverrideId = 1;
-function overrideId(x: object | undefined): number {
-  if (x === undefined) return 0;
-  let id = overrideIds.get(x);
-  if (id === undefined) overrideIds.set(x, (id = nextOverrideId++));
-  return id;
+/** The overrides in normal form: their identity (a prop) is that of their traced graphs. */
+export interface Overrides {
+  readonly lop: TracedOverride | null;
+  readonly rop: TracedOverride | null;
 }
 
-export class OpFromGraph extends TensorOp<TensorVariable | TensorVariable[]> {
+/** The outputs an OpFromGraph is made with: one variable, or a list of them. */
+export type GraphOutputs = TensorVariable | readonly [] | readonly TensorVariable[];
+/** What `call` returns for those outputs: one variable for one output, else an array. */
+export type CallResult<O extends GraphOutputs> = O extends TensorVariable
+  ? TensorVariable
+  : O extends readonly [TensorVariable]
+    ? TensorVariable
+    : O extends readonly TensorVariable[]
+      ? number extends O['length']
+        ? TensorVariable | TensorVariable[] // a list of unknown length: either
+        : TensorVariable[]
+      : never;
+
+export class OpFromGraph<O extends GraphOutputs = GraphOutputs> extends TensorOp<CallResult<O>> {
   static override readonly props = ['structure', 'inline', 'overrides'] as const;
   /** The encapsulated graph: the explicit inputs, then the shared variables it reads. */
   readonly inner: FunctionGraph;
   readonly structure: string;
   readonly inline: boolean;
-  readonly overrides: string;
+  readonly overrides: Overrides;
   readonly name: string;
   /** Shared variables the graph reads: inputs of every application, after the explicit ones. */
   readonly shared: readonly TensorSharedVariable[];
@@ -80,14 +89,16 @@ export class OpFromGraph extends TensorOp<TensorVariable | TensorVariable[]> {
   readonly #undefinedGrads = new Map<number, string>();
   #executor: ReferenceExecutor | undefined;
   #compiled: FunctionGraph | undefined;
-  #pullback: OpFromGraph | undefined;
-  #pushforward: OpFromGraph | undefined;
+  #pattern: boolean[][] | undefined;
+  /** Pullbacks and pushforwards for subsets of the inputs / outputs (the others are overridden). */
+  readonly #pullbacks = new Map<string, OpFromGraph>();
+  readonly #pushforwards = new Map<string, OpFromGraph>();
   #shapeFeature: ShapeFeature | undefined;
   #shapeProgram: { ranks: number[]; executor: ReferenceExecutor } | undefined;
 
   constructor(
     inputs: readonly TensorVariable[],
-    outputs: TensorVariable | readonly TensorVariable[],
+    outputs: O,
     readonly options: OpFromGraphOptions = {},
   ) {
     super();
@@ -121,8 +132,46 @@ export class OpFromGraph extends TensorOp<TensorVariable | TensorVariable[]> {
     this.inner = new FunctionGraph([...inputs, ...shared], [...outs, ...hidden.map(([, v]) => v)]);
     this.structure = graphStructure(this.inner);
     this.inline = options.inline ?? false;
-    this.overrides = `${overrideId(options.lopOverrides)}:${overrideId(options.ropOverrides)}`;
     this.name = options.name ?? 'OpFromGraph';
+    checkPattern(options.connectionPattern, this.nExplicit, this.nVisible, String(this));
+    this.overrides = { lop: this.#traceLop(options.lopOverrides), rop: this.#traceRop(options.ropOverrides) };
+  }
+
+  /** The Lop override, traced on (inputs, outputs, output gradients) placeholders. */
+  #traceLop(override: LopOverride | undefined): TracedOverride | null {
+    if (override === undefined) return null;
+    const xs = this.innerInputs.slice(0, this.nExplicit).map((x) => x.type.makeVariable(x.name));
+    const ys = this.visibleOutputs.map((y) => y.type.makeVariable(y.name));
+    const gys = this.visibleOutputs.map((y, j) => tangentType(y.type).makeVariable(`g${j}`));
+    return traceOverride({ ...this.#traceContext('lopOverrides', 'lop'), groups: [xs, ys, gys], targets: xs, targetKind: 'input' }, override);
+  }
+
+  /** The Rop override, traced on (inputs, eval points) placeholders. */
+  #traceRop(override: RopOverride | undefined): TracedOverride | null {
+    if (override === undefined) return null;
+    const xs = this.innerInputs.slice(0, this.nExplicit).map((x) => x.type.makeVariable(x.name));
+    const evs = xs.map((x, i) => tangentType(x.type).makeVariable(`v${i}`));
+    return traceOverride({ ...this.#traceContext('ropOverrides', 'rop'), groups: [xs, evs], targets: this.visibleOutputs, targetKind: 'output' }, override);
+  }
+
+  #traceContext(which: 'lopOverrides' | 'ropOverrides', suffix: string) {
+    return {
+      which,
+      where: String(this),
+      isGraphOp: (x: unknown): x is OpFromGraph => x instanceof OpFromGraph,
+      // As in PyTensor, the traced override is an OpFromGraph, inlined when this op is.
+      build: (ins: readonly TensorVariable[], outs: readonly TensorVariable[]) => new OpFromGraph(ins, outs, { name: `${this.name}.${suffix}`, inline: this.inline }),
+    } as const;
+  }
+
+  /** The Lop override in normal form (undefined without one). */
+  get lopOverride(): TracedOverride | undefined {
+    return this.overrides.lop ?? undefined;
+  }
+
+  /** The Rop override in normal form (undefined without one). */
+  get ropOverride(): TracedOverride | undefined {
+    return this.overrides.rop ?? undefined;
   }
 
   get innerInputs(): readonly TensorVariable[] {
@@ -146,9 +195,9 @@ export class OpFromGraph extends TensorOp<TensorVariable | TensorVariable[]> {
   }
 
   /** The user's outputs of an application (one variable, or an array when there are several). */
-  override call(...inputs: unknown[]): TensorVariable | TensorVariable[] {
+  override call(...inputs: unknown[]): CallResult<O> {
     const outs = this.makeNode(...inputs).outputs.slice(0, this.nVisible) as TensorVariable[];
-    return outs.length === 1 ? outs[0]! : outs;
+    return (outs.length === 1 ? outs[0]! : outs) as CallResult<O>;
   }
 
   /**
@@ -166,14 +215,29 @@ export class OpFromGraph extends TensorOp<TensorVariable | TensorVariable[]> {
     if (args.length !== this.nExplicit) {
       throw new TypeError(`${this}: expected ${this.nExplicit} input${this.nExplicit === 1 ? '' : 's'}, got ${args.length}`);
     }
-    const given = asTensorArgs(args as TensorLike[], String(this));
-    const inputs = given.map((v, i) => {
-      const want = this.innerInputs[i]!.type;
+    const inputs = args.map((a, i) => {
+      const want = this.innerInputs[i]!.type as TensorType;
+      const v = this.#asInput(a, i, want);
       if (want.equals(v.type) || want.convertVariable(v)) return v;
       throw new TypeError(`${this}: input ${i} (${v}) has type ${v.type}, the graph expects ${want}`);
     });
     const outputs = this.innerOutputs.map((o) => o.type.makeVariable());
     return new Apply(this, [...inputs, ...this.shared], outputs);
+  }
+
+  /** An argument as a variable; JS numbers and nested arrays of them take the input's dtype where they fit. */
+  #asInput(a: unknown, i: number, want: TensorType): TensorVariable {
+    if (typeof a === 'number' || typeof a === 'boolean' || Array.isArray(a)) {
+      nestedShape(a, `${this}: input ${i}`);
+      const dtype = literalDtype(flattenNested(a), want.dtype);
+      if (dtype !== want.dtype) throw new TypeError(`${this}: input ${i} (${JSON.stringify(a)}) does not fit the graph's ${want}`);
+      return constant(a as TensorLike, { dtype });
+    }
+    try {
+      return asTensorVariable(a as TensorLike);
+    } catch (e) {
+      throw new TypeError(`${this}: input ${i}: ${(e as Error).message}`);
+    }
   }
 
   /** The inner graph as it runs: rewritten once, as FAST_RUN rewrites functions. */
@@ -216,65 +280,70 @@ export class OpFromGraph extends TensorOp<TensorVariable | TensorVariable[]> {
     return this.innerOutputs.map((o) => cloneReplace(feature.shapeOf(o), outer));
   }
 
+  /**
+   * pattern[i][j]: does output j depend on input i, through the connections the inner ops declare
+   * (Theano's io_connection_pattern)? Rows are all inputs (explicit, then shared), columns all
+   * outputs (the user's, then the hidden updates); a given pattern replaces the explicit part.
+   */
   override connectionPattern(): boolean[][] {
+    const computed = (this.#pattern ??= ioConnectionPattern(this.inner.inputs, this.innerOutputs));
     const given = this.options.connectionPattern;
-    const computed = this.inner.inputs.map((x) => this.innerOutputs.map((o) => ancestors([o]).includes(x)));
-    if (!given) return computed;
-    // The given pattern covers the explicit inputs and the user's outputs.
-    return computed.map((row, i) => (i < this.nExplicit ? [...given[i]!, ...row.slice(this.nVisible)] : row));
+    return computed.map((row, i) => (given && i < this.nExplicit ? [...given[i]!, ...row.slice(this.nVisible)] : [...row]));
   }
 
   override Lop(inputs: readonly TensorVariable[], allOutputs: readonly TensorVariable[], allGrads: readonly TensorVariable[]): Variable[] {
     const pattern = this.connectionPattern();
-    const override = this.options.lopOverrides;
     // Hidden outputs (default updates) carry no gradient: only the user's outputs enter here.
     const outputs = allOutputs.slice(0, this.nVisible);
     const outputGrads = allGrads.slice(0, this.nVisible);
-    let grads: ReadonlyArray<Variable | null>;
-    if (override instanceof OpFromGraph) {
-      const r = override.call(...inputs.slice(0, this.nExplicit), ...outputs, ...outputGrads);
-      grads = Array.isArray(r) ? r : [r];
-    } else if (override) {
-      grads = override(inputs.slice(0, this.nExplicit), outputs, outputGrads);
-      if (grads.length < inputs.length) {
-        // The override covers the explicit inputs; shared variables keep the inner graph's gradient.
-        const r = this.pullback().call(...inputs, ...outputGrads);
-        const full = Array.isArray(r) ? r : [r];
-        grads = [...grads, ...full.slice(grads.length)];
-      }
-    } else {
-      const pull = this.pullback();
-      const r = pull.call(...inputs, ...outputGrads);
-      grads = Array.isArray(r) ? r : [r];
-    }
+    const overridden = this.lopOverride?.apply([...inputs.slice(0, this.nExplicit), ...outputs, ...outputGrads]);
+    // Shared inputs, and explicit ones the override leaves to the default, get the inner graph's gradient.
+    const sources = inputs.map((_, i): OverrideResult => overridden?.[i] ?? 'default');
+    const needed = inputs.map((x, i) => sources[i] === 'default' && pattern[i]!.some(Boolean) && !isDiscreteDtype(x.dtype));
+    const defaults = needed.some(Boolean) ? asArray(this.#pullbackFor(needed).call(...inputs, ...outputGrads)) : [];
+    const position = positions(needed);
     return inputs.map((x, i) => {
-      const g = i < grads.length ? grads[i] : undefined;
-      if (!pattern[i]!.some(Boolean) || isDiscreteDtype(x.dtype) || g === null || g === undefined) return disconnected();
-      const why = override ? undefined : this.#undefinedGrads.get(i);
-      return why === undefined ? g : gradUndefined(this, i, why);
+      const s = sources[i]!;
+      if (!pattern[i]!.some(Boolean) || isDiscreteDtype(x.dtype) || s === 'disconnected') return disconnected();
+      if (s instanceof Variable) return s;
+      if (s !== 'default') return gradUndefined(this, i, s.undefined);
+      const why = this.#undefinedGrads.get(i);
+      return why === undefined ? defaults[position[i]!]! : gradUndefined(this, i, why);
     });
   }
 
   /** The pullback as an OpFromGraph over (inputs..., output gradients...), built once. */
   pullback(): OpFromGraph {
-    if (!this.#pullback) {
+    return this.#pullbackFor(this.innerInputs.map(() => true));
+  }
+
+  /**
+   * The pullback for the inputs marked in `which`: an OpFromGraph over (inputs..., output
+   * gradients...) with one output per marked input, built once per subset.
+   */
+  #pullbackFor(which: readonly boolean[]): OpFromGraph {
+    const cacheKey = which.map(Number).join('');
+    let op = this.#pullbacks.get(cacheKey);
+    if (!op) {
       const xs = this.innerInputs.map((x) => x.type.makeVariable(x.name && `${x.name}`));
       const ys = cloneReplace(this.visibleOutputs, this.inner.inputs.map((v, i): [Variable, Variable] => [v, xs[i]!])) as TensorVariable[];
-      const gys = ys.map((y, j) => y.type.makeVariable(`g${j}`));
-      const wrt = xs.filter((x) => !isDiscreteDtype(x.dtype));
+      const gys = ys.map((y, j) => tangentType(y.type).makeVariable(`g${j}`));
+      const wrt = xs.filter((x, i) => which[i] && !isDiscreteDtype(x.dtype));
       const grads = this.#innerGrads(ys, wrt, gys, xs);
       // Discrete inputs have no gradient, nor those the graph leaves undefined (the outer Lop says
       // so); their slots hold zeros that the outer Lop drops.
-      const byInput = xs.map((x, i) => {
+      const byInput = xs.flatMap((x, i) => {
+        if (!which[i]) return [];
         const k = wrt.indexOf(x);
-        return k < 0 || this.#undefinedGrads.has(i) ? x.mul(0) : grads[k]!;
+        return [k < 0 || this.#undefinedGrads.has(i) ? x.mul(0) : grads[k]!];
       });
       if (byInput.some((g) => isDisconnected(g) || isNullGrad(g))) {
         throw new Error(`${this}: the inner graph has a gradient that is not defined`);
       }
-      this.#pullback = new OpFromGraph([...xs, ...gys], byInput, { name: `${this.name}.grad` });
+      op = new OpFromGraph([...xs, ...gys], byInput, { name: `${this.name}.grad` });
+      this.#pullbacks.set(cacheKey, op);
     }
-    return this.#pullback;
+    return op;
   }
 
   /**
@@ -299,39 +368,47 @@ export class OpFromGraph extends TensorOp<TensorVariable | TensorVariable[]> {
   }
 
   override rop(inputs: readonly TensorVariable[], evalPoints: readonly Variable[]): Variable[] {
-    const override = this.options.ropOverrides;
     // Overrides get a tensor in every slot: zeros where an input is discrete (its eval point is disconnected).
-    const explicitPoints = (): TensorVariable[] => evalPoints.slice(0, this.nExplicit).map((e, i) => evalPointOrZeros(e, inputs[i]!));
-    let r: ReadonlyArray<Variable | null>;
-    if (override instanceof OpFromGraph) {
-      const out = override.call(...inputs.slice(0, this.nExplicit), ...explicitPoints());
-      r = Array.isArray(out) ? out : [out];
-    } else if (override) {
-      r = override(inputs.slice(0, this.nExplicit), explicitPoints());
-    } else {
-      const push = this.pushforward();
-      // Discrete inputs have no tangent (the pushforward ignores their slots, and their eval
-      // points are disconnected): the input itself stands there.
-      const evs = evalPoints.map((e, i) => (isDiscreteDtype(inputs[i]!.dtype) ? inputs[i]! : e));
-      const out = push.call(...inputs, ...evs);
-      r = Array.isArray(out) ? out : [out];
-    }
+    const explicitPoints = evalPoints.slice(0, this.nExplicit).map((e, i) => evalPointOrZeros(e, inputs[i]!));
+    const overridden = this.ropOverride?.apply([...inputs.slice(0, this.nExplicit), ...explicitPoints]);
+    const sources = this.visibleOutputs.map((_, j): OverrideResult => overridden?.[j] ?? 'default');
+    const needed = sources.map((s) => s === 'default');
+    // Discrete inputs have no tangent (the pushforward ignores their slots, and their eval points
+    // are disconnected): the input itself stands there.
+    const evs = evalPoints.map((e, i) => (isDiscreteDtype(inputs[i]!.dtype) ? inputs[i]! : e));
+    const defaults = needed.some(Boolean) ? asArray(this.#pushforwardFor(needed).call(...inputs, ...evs)) : [];
+    const position = positions(needed);
     // Hidden outputs (default updates) move with nothing.
-    return this.innerOutputs.map((o, j) => (j >= this.nVisible ? disconnected() : (r[j] ?? o.mul(0))));
+    return this.innerOutputs.map((_, j) => {
+      const s = sources[j];
+      if (s === undefined || s === 'disconnected') return disconnected();
+      if (s instanceof Variable) return s;
+      if (s === 'default') return defaults[position[j]!]!;
+      return new NullType(`the Rop of ${this} for output ${j} is undefined: ${s.undefined}`).makeVariable();
+    });
   }
 
   /** The pushforward as an OpFromGraph over (inputs..., directions...), built once. */
   pushforward(): OpFromGraph {
-    if (!this.#pushforward) {
+    return this.#pushforwardFor(this.visibleOutputs.map(() => true));
+  }
+
+  /** The pushforward of the outputs marked in `which` (one output each), built once per subset. */
+  #pushforwardFor(which: readonly boolean[]): OpFromGraph {
+    const cacheKey = which.map(Number).join('');
+    let op = this.#pushforwards.get(cacheKey);
+    if (!op) {
       const xs = this.innerInputs.map((x) => x.type.makeVariable(x.name));
-      const ys = cloneReplace(this.visibleOutputs, this.inner.inputs.map((v, i): [Variable, Variable] => [v, xs[i]!])) as TensorVariable[];
+      const outs = this.visibleOutputs.filter((_, j) => which[j]);
+      const ys = cloneReplace(outs, this.inner.inputs.map((v, i): [Variable, Variable] => [v, xs[i]!])) as TensorVariable[];
       const evs = xs.map((x, i) => x.type.makeVariable(`v${i}`));
       // Discrete inputs (lengths, indices, random states) have no tangent.
       const moving = xs.map((x) => !isDiscreteDtype(x.dtype));
       const jv = Rop(ys, xs.filter((_, i) => moving[i]), evs.filter((_, i) => moving[i])) as TensorVariable[];
-      this.#pushforward = new OpFromGraph([...xs, ...evs], jv, { name: `${this.name}.rop` });
+      op = new OpFromGraph([...xs, ...evs], jv, { name: `${this.name}.rop` });
+      this.#pushforwards.set(cacheKey, op);
     }
-    return this.#pushforward;
+    return op;
   }
 
   /** The inner graph applied to `inputs` (explicit inputs then shared ones): what inlining does. */
@@ -341,6 +418,29 @@ export class OpFromGraph extends TensorOp<TensorVariable | TensorVariable[]> {
 
   override toString(): string {
     return `OpFromGraph{${this.name}}`;
+  }
+}
+
+/** The type of a derivative of a variable of type `t`: t itself when it is a float, else floatX. */
+function tangentType(t: TensorType): TensorType {
+  return isFloatDtype(t.dtype) ? t : new TensorType(config.floatX, t.shape);
+}
+
+function asArray(r: TensorVariable | TensorVariable[]): TensorVariable[] {
+  return Array.isArray(r) ? r : [r];
+}
+
+/** For each marked entry, its position among the marked ones. */
+function positions(marked: readonly boolean[]): number[] {
+  let k = 0;
+  return marked.map((m) => (m ? k++ : -1));
+}
+
+/** A given connection pattern must have one row per explicit input and one column per output. */
+function checkPattern(pattern: OpFromGraphOptions['connectionPattern'], rows: number, columns: number, where: string): void {
+  if (pattern === undefined) return;
+  if (pattern.length !== rows || pattern.some((row) => row.length !== columns || row.some((b) => typeof b !== 'boolean'))) {
+    throw new TypeError(`${where}: connectionPattern must have one row per input (${rows}) and one boolean per output in each (${columns})`);
   }
 }
 

@@ -28,6 +28,17 @@ function lastOr(stacked: TensorVariable, before: TensorVariable): TensorVariable
   return concatenate([asRow(before.astype(stacked.dtype)), stacked.get(slice(-1, null))]).get(-1);
 }
 
+/**
+ * The gradients sent to each distinct variable: a step may return one variable as several
+ * outputs (`[q, q]`), and each output's gradient reaches it, so they add up (a list of pairs
+ * keyed by variable would keep only the last).
+ */
+function sumByVariable(fs: readonly TensorVariable[], gs: readonly TensorVariable[]): Array<[TensorVariable, TensorVariable]> {
+  const terms = new Map<TensorVariable, TensorVariable[]>();
+  fs.forEach((f, i) => terms.set(f, [...(terms.get(f) ?? []), gs[i]!]));
+  return [...terms].map(([f, ts]) => [f, ts.length === 1 ? ts[0]! : add(...ts).astype(f.dtype)]);
+}
+
 /** pattern[i][j]: does output j depend on input i, through any number of steps? */
 export function scanConnectionPattern(op: ScanOp, node: Apply): boolean[][] {
   const { nSeqs, taps, nNitsot, finals } = op.spec;
@@ -118,7 +129,8 @@ export function scanLop(op: ScanOp, inputs: readonly TensorVariable[], outputs: 
     const wrtSeq = seqRows.filter((_, i) => floatSeqs[i]);
     const wrtTaps = tapRows.filter((_, t) => diffRec[tapOwner[t]!]);
     const wrtNs = ns.filter((_, i) => floatNonSeqs[i]);
-    const g = Lop(fs, [...wrtSeq, ...wrtTaps, ...wrtNs], [...totals, ...gNitsot]) as TensorVariable[];
+    const known = sumByVariable(fs, [...totals, ...gNitsot]);
+    const g = Lop(known.map(([f]) => f), [...wrtSeq, ...wrtTaps, ...wrtNs], known.map(([, gf]) => gf)) as TensorVariable[];
     const gSeq = g.slice(0, wrtSeq.length);
     const gTaps = g.slice(wrtSeq.length, wrtSeq.length + wrtTaps.length);
     const gNs = g.slice(wrtSeq.length + wrtTaps.length);

@@ -1,17 +1,18 @@
 // weft.scan (Theano's scan): builds a Scan from a step function. The step function is called
 // once, on placeholders, in Theano's argument order (sequence rows, past states, non-sequences);
-// what it reads from outside becomes inputs of the op, and the shared variables it updates (its
-// returned updates, and default updates such as random draws' states) become states of the loop
-// whose last values are the returned updates.
+// the non-sequences and what it reads from outside become inputs of the op (computed once), and
+// the shared variables it updates (its returned updates, and default updates computed in the step
+// such as its random draws' states) become states of the loop whose last values are the updates.
 import { cloneReplace } from '../graph/clone.js';
 import { FunctionGraph } from '../graph/fgraph.js';
 import { SharedVariable } from '../graph/shared.js';
 import { graphInputs } from '../graph/traversal.js';
-import { isConstant, type Variable } from '../graph/variable.js';
+import { isConstant, nextVariableId, type Variable } from '../graph/variable.js';
 import { asTensorVariable } from './as-tensor.js';
 import { minimum } from './math.js';
 import { collectDefaultUpdates } from './op-from-graph.js';
 import { isSitSot, ScanOp, stateRows, type ScanSpec } from './scan-op.js';
+import { outerReads } from './scan-reads.js';
 import { asIntScalar, constantScalar, shapeI } from './shape.js';
 import { slice } from './slice.js';
 import { TensorType } from './type.js';
@@ -118,10 +119,14 @@ function splitUntil(r: ScanStepResult): { body: ScanStepBody; stop: ScanUntil | 
   return { body: (rest.length === 1 ? rest[0] : rest) as ScanStepBody, stop: r[r.length - 1] as ScanUntil };
 }
 
-/** Splits what the step returned into outputs and updates (Theano accepts either, or both). */
+/**
+ * Splits what the step returned into outputs and updates (Theano accepts either, or both). In a
+ * pair, an empty list first is no outputs (PyTensor's `return [], {s: ...}`), not empty updates.
+ */
 function splitResult(r: ScanStepBody): { outputs: readonly unknown[]; single: boolean; updates: ScanUpdates } {
   if (r instanceof Map) return { outputs: [], single: false, updates: r };
-  if (Array.isArray(r) && r.length === 2 && isUpdates(r[1]) && !isUpdates(r[0])) {
+  const noOutputs = (x: unknown): boolean => Array.isArray(x) && x.length === 0;
+  if (Array.isArray(r) && r.length === 2 && isUpdates(r[1]) && (noOutputs(r[0]) || !isUpdates(r[0]))) {
     const outs = r[0] as unknown;
     return { outputs: Array.isArray(outs) ? outs : [outs], single: !Array.isArray(outs), updates: r[1] };
   }
@@ -221,6 +226,8 @@ export function scan(options: ScanOptions): ScanResult {
   const recurrent = infos.flatMap((info) => (info.kind === 'recurrent' ? [info] : []));
 
   const nonSeqs = listOf<TensorLike>(options.nonSequences as TensorLike | readonly TensorLike[]).map((v) => asTensorVariable(v));
+  // What the step computes is made while fn runs; what existed before is read from outside.
+  const madeBefore = nextVariableId();
   const { body, stop } = splitUntil(fn(...seqInner, ...recurrent.flatMap((r) => r.inner), ...nonSeqs));
   const split = splitResult(body);
   const outs = split.outputs.map((o, j) => {
@@ -250,14 +257,23 @@ export function scan(options: ScanOptions): ScanResult {
   const placeholders = new Set<Variable>([...seqInner, ...recurrent.flatMap((r) => r.inner)]);
   const updated = new Set<Variable>(given.map(([s]) => s));
   const cond = stop ? [stop.condition] : [];
-  const defaults = collectDefaultUpdates([...outs, ...given.map(([, v]) => v), ...cond], placeholders, { wanted: (s) => !updated.has(s), follow: true });
+  const roots = [...outs, ...given.map(([, v]) => v), ...cond];
+  // The step ends at what it reads from outside: the non-sequences (whatever computes them) and
+  // what it captured, which are inputs of the node, computed once (a draw among them is one draw).
+  const boundary = { placeholders, declared: new Set<Variable>(nonSeqs), madeBefore, states: updated };
+  const fence = (vars: readonly Variable[]): Set<Variable> => new Set([...placeholders, ...outerReads(vars, boundary)]);
+  // Default updates computed in the step (its draws' next states, those of ops it calls) are
+  // states of the loop. One made outside (y.defaultUpdate = y + 1 before scan) is not: as in
+  // PyTensor, y keeps its value through the loop and the function's call updates it once.
+  const inStep = (v: Variable): boolean => v.id >= madeBefore;
+  const defaults = collectDefaultUpdates(roots, fence(roots), { wanted: (s) => !updated.has(s), usable: inStep, follow: true });
   const states = [...given, ...defaults];
   const stateInner = states.map(([s]) => s.type.makeVariable(`${s.name ?? 'shared'}[t-1]`));
-  for (const v of stateInner) placeholders.add(v);
 
-  // Everything else the step reads from outside: the non-sequences, listed ones first.
+  // Everything the step reads from outside: the non-sequences, listed ones first.
   const stateShared = new Set<Variable>(states.map(([s]) => s));
-  const read = graphInputs([...outs, ...states.map(([, v]) => v), ...cond], placeholders).filter((v) => !placeholders.has(v) && !isConstant(v) && !stateShared.has(v));
+  const stepRoots = [...outs, ...states.map(([, v]) => v), ...cond];
+  const read = graphInputs(stepRoots, fence(stepRoots)).filter((v) => !placeholders.has(v) && !isConstant(v) && !stateShared.has(v));
   const captured = [...nonSeqs.filter((v) => read.includes(v)), ...read.filter((v) => !nonSeqs.includes(v as TensorVariable))];
   captured.forEach((v) => {
     if (!isTensorVariable(v)) throw new TypeError(`scan: the step reads ${v} (${v.type}), which is not a tensor`);

@@ -192,7 +192,7 @@ t.test('givens: bad replacements', async (t) => {
   );
   await throwsExactly(
     t,
-    () => weft.compile([], x.sum(), { givens: [[x, pt.constant([1, 2])]] }),
+    () => weft.compile([], x.sum(), { givens: [[x, pt.constant([1, 2], { dtype: 'int8' })]] }),
     TypeError,
     'compile (the function): givens[0] replaces x (TensorType(float64, (?,))) with TensorConstant{[1,2]} (TensorType(int8, (2,))); ' +
       'the replacement must have the same type (or a more specific static shape)',
@@ -214,6 +214,8 @@ t.test('givens: bad replacements', async (t) => {
   near(t, await (await weft.compile([], x.sum(), { givens: [[x, [1, 2]]] }))(), 3, 0, 'a plain value takes the dtype of what it replaces');
   const fine = await weft.compile([], x.sum(), { givens: [[x, pt.constant([1, 2], { dtype: 'float64' })]] });
   near(t, await fine(), 3, 0, 'a constant of static length replaces a vector');
+  const literal = await weft.compile([], x.sum(), { givens: [[x, pt.constant([1, 2])]] });
+  near(t, await literal(), 3, 0, 'a constant of plain numbers is floatX, so it replaces a float64 vector');
   await throwsExactly(
     t,
     () => weft.compile([], x.sum(), { givens: [[3 as never, x]] }),

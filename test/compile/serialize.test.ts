@@ -26,7 +26,9 @@ function collectOpTypes(op: { type: string; props: Record<string, Json> }): void
   seen.add(op.type);
   for (const k of ['lopOverrides', 'ropOverrides']) {
     const o = op.props[k];
-    if (o && typeof o === 'object' && !Array.isArray(o)) collectOpTypes(o as { type: string; props: Record<string, Json> });
+    // An override is an op, or a traced one: { op, slots }.
+    const nested = o && typeof o === 'object' && !Array.isArray(o) && 'slots' in o ? (o as Record<string, Json>).op : o;
+    if (nested && typeof nested === 'object' && !Array.isArray(nested)) collectOpTypes(nested as { type: string; props: Record<string, Json> });
   }
 }
 
@@ -268,21 +270,24 @@ t.test('OpFromGraph: shared inside, multiple outputs, unused input, nested, inli
   copy.shared[0]!.setValue(twice);
   sameBits(t, ((await f1(0.5, -1.25, 2)) as weft.NdArray[])[0]!, ((await f2(0.5, -1.25, 2)) as weft.NdArray[])[0]!, 'after setValue');
 
-  // Function overrides cannot be written.
+  // Function and list overrides were traced at construction: the document carries the traced
+  // graphs and slots (never code), and the copy's ops equal the originals.
   const fnLop = new weft.OpFromGraph([a], [a.sqr()], { name: 'fnLop', lopOverrides: (_i, _o, [g]) => [g!.mul(2)] });
-  await throwsExactly(
-    t,
-    () => weft.serialize(fnLop.call(x) as TV),
-    TypeError,
-    'serialize: OpFromGraph{fnLop} has lopOverrides given as a JS function, which a document cannot carry (reading a document never evaluates code); give lopOverrides as an OpFromGraph to serialize it',
-  );
-  const fnRop = new weft.OpFromGraph([a], [a.sqr()], { name: 'fnRop', ropOverrides: (_i, [e]) => [e!.mul(2)] });
-  await throwsExactly(
-    t,
-    () => weft.serialize(fnRop.call(x) as TV),
-    TypeError,
-    'serialize: OpFromGraph{fnRop} has ropOverrides given as a JS function, which a document cannot carry (reading a document never evaluates code); give ropOverrides as an OpFromGraph to serialize it',
-  );
+  const listLop = new weft.OpFromGraph([a, b, c], [a.mul(b)], { name: 'listLop', lopOverrides: [null, (_i, _o, [g]) => g!.mul(3), weft.disconnected()] });
+  const fnRop = new weft.OpFromGraph([a, b], [a.mul(b)], { name: 'fnRop', ropOverrides: (_i, [e, f]) => [e!.mul(2).add(f!)] });
+  const traced = [fnLop.call(x) as TV, listLop.call(x, y, z) as TV, fnRop.call(x, y) as TV];
+  const [tx, ty] = weft.grad((traced[0]!).add(traced[1]!), [x, y]);
+  const tracedCopy = await roundTrip(t, [...traced, tx!, ty!], new Map<TV, unknown>([[x, 0.5], [y, -1.25], [z, 2]]));
+  const copied = tracedCopy.outputs.slice(0, 3).map((v) => v.owner!.op as weft.OpFromGraph);
+  t.same(copied.map((o) => o.name), ['fnLop', 'listLop', 'fnRop']);
+  t.ok(copied.every((o, i) => o.equals(traced[i]!.owner!.op)), 'the copies equal the originals, overrides included');
+  // The copies differentiate through the loaded overrides.
+  const [u, v] = [pt.scalar('u'), pt.scalar('v')];
+  const [du, dv] = [pt.scalar('du'), pt.scalar('dv')];
+  const [gu, gv] = weft.grad((copied[1]!.call(u, v, u) as TV).add(copied[0]!.call(u) as TV), [u, v], { disconnectedInputs: 'ignore' });
+  const jvp = weft.Rop(copied[2]!.call(u, v) as TV, [u, v], [du, dv]) as TV;
+  const fn = await weft.compile([u, v, du, dv], [gu!, gv!, jvp], { onUnusedInput: 'ignore' });
+  t.same((await fn(3, 4, 5, 7)).map((r) => weft.tolist(r)), [2 + 4, 3, 2 * 5 + 7], 'd/du: 2 (fnLop) + v (default); d/dv: 3 (listed); Rop 2 du + dv');
 });
 
 t.test('an OpFromGraph applied twice is written once', async (t) => {

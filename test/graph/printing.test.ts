@@ -131,7 +131,7 @@ function parseDot(t: Test, text: string): { nodes: Map<string, string>; edges: A
 t.test('toDot: valid DOT with every node, variable and edge', async (t) => {
   const x = pt.vector('x');
   const y = pt.vector('y');
-  const k = pt.constant([1, 2, 3], { name: 'k' });
+  const k = pt.constant([1, 2, 3], { name: 'k', dtype: 'int8' });
   const out = pt.add(pt.exp(x), pt.mul(y, k)).sum();
   const dot = weft.toDot(out);
   const { nodes, edges } = parseDot(t, dot);

@@ -207,9 +207,9 @@ t.test('MergeRewriter: when a feature vetoes the merges together, the others are
 
 t.test('constant folding: nodes of constants are computed once', async (t) => {
   const x = pt.scalar('x');
-  const two = pt.constant(2);
-  const three = pt.constant(3);
-  const fg = graph([x], [pt.add(x, pt.mul(pt.exp(pt.constant(0)), pt.add(two, three)))]);
+  const two = pt.constant(2, { dtype: 'int8' });
+  const three = pt.constant(3, { dtype: 'int8' });
+  const fg = graph([x], [pt.add(x, pt.mul(pt.exp(pt.constant(0, { dtype: 'int8' })), pt.add(two, three)))]);
   const ctx = new RewriteContext();
   t.equal(in2out('fold', constantFolding).apply(fg, ctx), 3, 'exp(0), add(2, 3), mul(1, 5), and nothing with x');
   t.equal(showGraph(fg), 'add(x, 5)');

@@ -147,7 +147,7 @@ t.test('bad input is refused with exact messages', async (t) => {
   const v = pt.vector('v');
   const x = pt.matrix('x');
   await throwsExactly(t, () => pt.alloc(pt.constant([1, 2]), 2, 3), TypeError,
-    'Alloc: the value TensorConstant{[1,2]} (TensorType(int8, (2,))) cannot be broadcast to length 3 on axis 1');
+    'Alloc: the value TensorConstant{[1,2]} (TensorType(float64, (2,))) cannot be broadcast to length 3 on axis 1');
   await throwsExactly(t, () => pt.alloc(x, 3), TypeError, 'Alloc: the value x has 2 axes, more than the 1 of the requested shape');
   await throwsExactly(t, () => pt.alloc(v), TypeError, 'Alloc: the value v has 1 axis, more than the 0 of the requested shape');
   await throwsExactly(t, () => pt.alloc(0, -1, 2), RangeError, 'Alloc: negative length -1 on axis 0');
@@ -162,7 +162,7 @@ t.test('bad input is refused with exact messages', async (t) => {
 
   const n = pt.scalar('n', 'int32');
   await throwsExactly(t, () => run([n], pt.alloc(0, n, 2), [-1]), weft.NodeError,
-    'Alloc: negative length -1 on axis 0\n  in node 0: Alloc(TensorConstant{0}, n, TensorConstant{2})\n  input values: int8 [], int32 [], int32 []');
+    'Alloc: negative length -1 on axis 0\n  in node 0: Alloc(TensorConstant{0}, n, TensorConstant{2})\n  input values: float64 [], int32 [], int32 []');
   // A value of length 1 on an axis not marked broadcastable is not stretched at run time.
   await throwsExactly(t, () => run([v], pt.alloc(v, 2, 3), [[1]]), weft.NodeError,
     'Alloc: the value of shape [1] cannot be broadcast to shape [2, 3] (axis 0 of the value is not statically broadcastable)' +

@@ -68,7 +68,8 @@ t.test('types, names and declarations of the two ops', async (t) => {
   t.equal(deepCopy(x).owner!.op, c.owner!.op, 'one shared instance');
   const k = deepCopy([[1, 2], [3, 4]]);
   t.ok(k.owner!.inputs[0] instanceof pt.TensorConstant, 'values are wrapped as constants');
-  t.equal(k.dtype, 'int8');
+  t.equal(k.dtype, weft.config.floatX, 'plain numbers alone are wrapped as floatX');
+  t.equal(deepCopy(new Int8Array([1, 2])).dtype, 'int8', 'a typed array keeps its dtype through the copy');
   near(t, (await viewOf(2.5).eval()) as weft.NdArray, 2.5, 0, 'eval of a view of a constant');
   near(t, (await deepCopy(new Float32Array([1, 2])).eval()) as weft.NdArray, [1, 2], 0, 'eval of a copy of a typed array');
 });

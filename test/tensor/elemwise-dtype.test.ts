@@ -60,7 +60,8 @@ t.test('weak JS literals', async (t) => {
   t.equal(v('int32').add(2 ** 40).dtype, 'float64', 'x_int32 + 2^40 is float64');
   t.equal(v('bool').add(1).dtype, 'int8', 'x_bool + 1 is int8');
   t.equal(v('bool').and(true).dtype, 'bool', 'x_bool & true is bool');
-  t.equal(pt.add(1, 2).dtype, 'int8', 'two literals alone take the smallest dtype that holds them');
+  t.equal(pt.add(1, 2).dtype, weft.config.floatX, 'two integer literals alone are floatX (JS cannot write 1.0 apart from 1)');
+  t.equal(pt.and(true, false).dtype, 'bool', 'boolean literals alone stay bool');
   t.equal(pt.add(1, 2.5).dtype, 'float64', 'a float literal alone is floatX');
   t.equal(pt.add(f32, [1, 2.5]).dtype, 'float32', 'literal arrays are weak too');
   // the values follow the dtypes

@@ -60,5 +60,5 @@ t.test('MakeVector: bad input', async (t) => {
   await throwsExactly(t, () => makeVector(pt.scalar('a'), pt.vector('v')), TypeError,
     'MakeVector: input 1 (v) must be a scalar, got TensorType(float64, (?,))');
   await throwsExactly(t, () => makeVector([1, 2]), TypeError,
-    'MakeVector: input 0 (TensorConstant{[1,2]}) must be a scalar, got TensorType(int8, (2,))');
+    'MakeVector: input 0 (TensorConstant{[1,2]}) must be a scalar, got TensorType(float64, (2,))');
 });

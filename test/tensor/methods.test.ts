@@ -204,6 +204,8 @@ t.test('automatic constant wrapping: numbers, booleans, nested arrays, typed arr
     ['int8 + true', i8.add(true), 'TensorType(int8, ())', 'int8'],
     ['bool + 2', b.add(2), 'TensorType(int8, ())', 'int8'],
     ['bool and true', b.and(true), 'TensorType(bool, ())', 'bool'],
+    ['[1, 2] + 3 (literals alone)', pt.add([1, 2], 3), `TensorType(${weft.config.floatX}, ())`, weft.config.floatX],
+    ['[true] and false (booleans alone)', pt.and([true], false), 'TensorType(bool, ())', 'bool'],
     ['float32 + [1, 2]', f32.add([1, 2]), 'TensorType(float32, (2,))', 'float32'],
     ['int8 + [1, 300]', i8.add([1, 300]), 'TensorType(int16, (2,))', 'int16'],
     ['float32 + [[1], [2]]', f32.add([[1], [2]]), 'TensorType(float32, (2, 1))', 'float32'],
@@ -250,19 +252,22 @@ t.test('automatic constant wrapping: numbers, booleans, nested arrays, typed arr
 });
 
 t.test('pt.constant: dtype inference, explicit dtype and name', async (t) => {
+  // Plain numbers alone are floatX (JS cannot write 1.0 apart from 1), whatever their values;
+  // booleans alone stay bool; typed arrays and ndarrays keep their own dtype.
+  const fx = weft.config.floatX;
   const cases: Array<[weft.TensorLike, string]> = [
-    [5, 'TensorType(int8, ())'],
-    [-128, 'TensorType(int8, ())'],
-    [300, 'TensorType(int16, ())'],
-    [70000, 'TensorType(int32, ())'],
-    [3e9, 'TensorType(uint32, ())'],
-    [-3e9, 'TensorType(float64, ())'],
-    [5.5, 'TensorType(float64, ())'],
+    [5, `TensorType(${fx}, ())`],
+    [-128, `TensorType(${fx}, ())`],
+    [300, `TensorType(${fx}, ())`],
+    [70000, `TensorType(${fx}, ())`],
+    [3e9, `TensorType(${fx}, ())`],
+    [-3e9, `TensorType(${fx}, ())`],
+    [5.5, `TensorType(${fx}, ())`],
     [true, 'TensorType(bool, ())'],
     [[true, false], 'TensorType(bool, (2,))'],
-    [[true, 2], 'TensorType(int8, (2,))'],
-    [[1, 2.5], 'TensorType(float64, (2,))'],
-    [[[1, 2, 3]], 'TensorType(int8, (1, 3))'],
+    [[true, 2], `TensorType(${fx}, (2,))`],
+    [[1, 2.5], `TensorType(${fx}, (2,))`],
+    [[[1, 2, 3]], `TensorType(${fx}, (1, 3))`],
     [new Uint16Array([1, 2]), 'TensorType(uint16, (2,))'],
     [new Float32Array([1]), 'TensorType(float32, (1,))'],
     [ndarray(new Int8Array([1, 2, 3, 4]), [2, 2]).transpose(1, 0), 'TensorType(int8, (2, 2))'],
@@ -272,6 +277,22 @@ t.test('pt.constant: dtype inference, explicit dtype and name', async (t) => {
     const label = Array.isArray(value) || typeof value !== 'object' ? JSON.stringify(value) : value.constructor.name;
     t.equal(String(pt.constant(value).type), type, `constant(${label})`);
   }
+  // An explicit dtype wins over floatX.
+  const explicit: Array<[weft.TensorLike, weft.Dtype, string]> = [
+    [5, 'int8', 'TensorType(int8, ())'],
+    [-128, 'int8', 'TensorType(int8, ())'],
+    [300, 'int16', 'TensorType(int16, ())'],
+    [70000, 'int32', 'TensorType(int32, ())'],
+    [3e9, 'uint32', 'TensorType(uint32, ())'],
+    [5, 'float32', 'TensorType(float32, ())'],
+    [[true, 2], 'int8', 'TensorType(int8, (2,))'],
+    [[[1, 2, 3]], 'uint8', 'TensorType(uint8, (1, 3))'],
+  ];
+  for (const [value, dtype, type] of explicit) {
+    t.equal(String(pt.constant(value, { dtype }).type), type, `constant(${JSON.stringify(value)}, { dtype: '${dtype}' })`);
+  }
+  t.same(weft.tolist(pt.constant(3e9, { dtype: 'uint32' }).data), 3e9, 'an explicit uint32 holds 3e9');
+  t.same(weft.tolist(pt.constant([true, 2]).data), [1, 2], 'a mixed boolean and number array holds numbers');
   t.equal(String(pt.constant([]).type), `TensorType(${weft.config.floatX}, (0,))`, 'an empty array takes floatX, as shared([]) does');
   await throwsExactly(t, () => pt.constant(300, { dtype: 'int8' }), RangeError, 'constant: 300 does not fit int8 (integers from -128 to 127)');
   t.same(weft.tolist(pt.constant(ndarray(new Int8Array([1, 2, 3, 4]), [2, 2]).transpose(1, 0)).data), [[1, 3], [2, 4]], 'a transposed ndarray');

@@ -446,7 +446,7 @@ t.test('bad input', async (t) => {
   await throwsExactly(t, () => stream.uniform([3], { low: pt.matrix('lo') }), TypeError,
     'UniformRV{dtype=float64, ndim=1}: low (TensorType(float64, (?, ?))) has more axes than the 1 of the draws');
   await throwsExactly(t, () => stream.uniform([3], { low: pt.constant([0, 1]) }), TypeError,
-    'UniformRV{dtype=float64, ndim=1}: low (TensorType(int8, (2,))) does not broadcast to length 3 on axis 0 of the draws');
+    'UniformRV{dtype=float64, ndim=1}: low (TensorType(float64, (2,))) does not broadcast to length 3 on axis 0 of the draws');
   await throwsExactly(t, () => stream.uniform([3], { high: pt.vector('b', 'bool') }), TypeError,
     'UniformRV{dtype=float64, ndim=1}: high must be numeric, got b (TensorType(bool, (?,)))');
   await throwsExactly(t, () => op.call(state, 3, 0), TypeError,
@@ -480,12 +480,12 @@ t.test('bad input', async (t) => {
   await throwsExactly(t, () => weft.compile([], z!).then((f) => f()), weft.NodeError,
     'UniformRV{dtype=float64, ndim=1}: the state is all zeros, which the generator never leaves; seed it with weft.randomState(seed)' +
       '\n  in node 0: UniformRV{dtype=float64, ndim=1}(plain, TensorConstant{2}, TensorConstant{0}, TensorConstant{1})' +
-      '\n  input values: uint32 [4], int32 [], int8 [], int8 []');
+      '\n  input values: uint32 [4], int32 [], float64 [], float64 []');
   plain.setValue(new Uint32Array(5));
   await throwsExactly(t, () => weft.compile([], z!).then((f) => f()), weft.NodeError,
     'UniformRV{dtype=float64, ndim=1}: the state must hold 4 uint32 words, got shape [5]' +
       '\n  in node 0: UniformRV{dtype=float64, ndim=1}(plain, TensorConstant{2}, TensorConstant{0}, TensorConstant{1})' +
-      '\n  input values: uint32 [5], int32 [], int8 [], int8 []');
+      '\n  input values: uint32 [5], int32 [], float64 [], float64 []');
 });
 
 t.teardown(() => weft.shutdown());

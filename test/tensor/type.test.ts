@@ -464,6 +464,7 @@ t.test('config.floatX: float64 by default, float32 on request, bad values refuse
   t.equal(weft.config.floatX, 'float64', 'the default');
   t.equal(pt.vector().dtype, 'float64');
   t.equal(pt.constant(1.5).dtype, 'float64');
+  t.equal(pt.constant(2).dtype, 'float64', 'an integer literal alone is floatX too');
   weft.config.floatX = 'float32';
   t.equal(weft.config.floatX, 'float32');
   for (const v of [pt.scalar(), pt.vector('v'), pt.matrix(), pt.tensor3(), pt.tensor4(), pt.tensor({ shape: [2, null] })]) {
@@ -471,7 +472,11 @@ t.test('config.floatX: float64 by default, float32 on request, bad values refuse
   }
   t.equal(pt.vector('i', 'int8').dtype, 'int8', 'an explicit dtype wins');
   t.equal(pt.constant(1.5).dtype, 'float32', 'a float literal takes floatX');
-  t.equal(pt.constant(2).dtype, 'int8', 'an integer literal does not');
+  t.equal(pt.constant(2).dtype, 'float32', 'an integer literal alone takes floatX too (JS cannot write 2.0 apart from 2)');
+  t.equal(pt.constant([[1, 2, 3]]).dtype, 'float32', 'so does a nested array of integers');
+  t.equal(pt.constant(2, { dtype: 'int8' }).dtype, 'int8', 'an explicit dtype on a literal wins');
+  t.equal(pt.constant(true).dtype, 'bool', 'a boolean literal alone stays bool');
+  t.equal(pt.vector('i', 'int8').add(2).dtype, 'int8', 'an integer literal next to a typed operand stays weak');
   t.equal(weft.shared([1, 2]).dtype, 'float32', 'shared values from JS numbers take floatX');
   t.equal(new weft.Rng(1).uniform([2]).data.constructor, Float32Array, 'Rng draws floatX by default');
   const x = pt.vector('x');

@@ -1,15 +1,17 @@
 // Numerically stable forms: log(1 + x) -> log1p(x) (float sums), exp(x) - 1 -> expm1(x),
 // log(sigmoid(x)) -> -softplus(-x), log(1 - sigmoid(x)) -> -softplus(x), log(softmax(x)) ->
-// logSoftmax(x), and the gradient of log(softmax(x)) without its division by probabilities.
+// logSoftmax(x), exp(x) / sum(exp(x)) -> softmax(x), and the gradient of log(softmax(x))
+// without its division by probabilities.
 import type { Apply } from '../../graph/apply.js';
 import type { FunctionGraph } from '../../graph/fgraph.js';
 import { isFloatDtype } from '../../kernels/dtype.js';
 import { nodeRewriter } from '../../graph/rewriting/rewriter.js';
 import { registerStabilize } from '../../graph/rewriting/optdb.js';
+import { DimShuffle } from '../dimshuffle.js';
 import type { Elemwise } from '../elemwise.js';
 import { add, cast, expm1, log1p, mul, neg, softplus, sub } from '../math.js';
 import { LogSoftmax, Softmax, SoftmaxGrad } from '../nnet.js';
-import { sum } from '../reduce.js';
+import { CAReduce, sum } from '../reduce.js';
 import * as S from '../scalar/catalog.js';
 import type { TensorVariable } from '../variable.js';
 import { asTypeOf } from './like.js';
@@ -72,6 +74,47 @@ registerStabilize(
   }),
   'stability',
 );
+
+/**
+ * PyTensor's local_softmax_stabilize: exp(x) / sum(exp(x), axis) with the sum's axis put back
+ * (keepdims, or the broadcast that pads a sum over leading axes) is Softmax(x) along that axis,
+ * which subtracts the maximum first: exp(1000) overflows, softmax([1000, 1001]) does not. The
+ * denominator's layout is checked, so that a sum broadcast along other axes is left alone.
+ */
+registerStabilize(
+  nodeRewriter('local_softmax_stabilize', [elemwiseOf(S.trueDiv)], (node, fg) => {
+    const [num, den] = node.inputs as TensorVariable[];
+    if (!isFloatDtype(num!.dtype)) return false;
+    const e = ownerIs(num!, S.exp);
+    const ds = den!.owner;
+    if (!e || !ds || !(ds.op instanceof DimShuffle)) return false;
+    const s = ds.inputs[0]!.owner;
+    if (!s || !(s.op instanceof CAReduce) || s.op.kind !== 'sum' || s.inputs[0] !== num) return false;
+    const x = e.inputs[0] as TensorVariable;
+    const axes = s.op.axis;
+    if (!isKeepdimsLayout(ds.op, axes, x.ndim)) return false;
+    const axis = softmaxAxis(axes, x);
+    return axis === undefined ? false : fit(new Softmax(axis).call(x), node, fg);
+  }),
+  'stability',
+);
+
+/** Does `ds` put the reduced `axes` back where they were, as keepdims does? */
+function isKeepdimsLayout(ds: DimShuffle, axes: readonly number[], ndim: number): boolean {
+  if (ds.newOrder.length !== ndim) return false;
+  let k = 0;
+  return ds.newOrder.every((a, i) => (axes.includes(i) ? a === 'x' : a === k++));
+}
+
+/**
+ * The one axis a softmax normalizes along for a sum over `axes` of `x` (axes of static length 1
+ * do not count); undefined when several remain, which weft's single-axis Softmax cannot take.
+ */
+function softmaxAxis(axes: readonly number[], x: TensorVariable): number | undefined {
+  const real = axes.filter((a) => x.type.shape[a] !== 1);
+  if (real.length === 1) return real[0];
+  return real.length === 0 && axes.length > 0 ? axes[0] : undefined;
+}
 
 /**
  * The gradient of log(softmax(x)) comes out as SoftmaxGrad(gz / sm, sm), which divides by

@@ -2,6 +2,7 @@
 // the dtype rule and, where the function is differentiable, the gradient.
 import { isFloatDtype, isIntDtype, type Dtype } from '../../kernels/dtype.js';
 import { zerosLike } from '../alloc.js';
+import { constant } from '../as-tensor.js';
 import * as m from '../math.js';
 import {
   ScalarOp,
@@ -119,23 +120,25 @@ export const sqr = unary(
   upcastNoBool,
 );
 
-// maximum and minimum propagate NaN (Math.max and Math.min do, as NumPy's); at a tie both inputs
-// get the gradient, as in Theano.
-export const maximum = binary(
-  'maximum',
-  (a, b) => `Math.max(${a}, ${b})`,
-  ([x, y], z, gz) => [m.mul(gz, m.cast(m.eq(z, x!), gz.dtype)), m.mul(gz, m.cast(m.eq(z, y!), gz.dtype))],
-  upcastRule,
-  { commutative: true },
-);
+// maximum and minimum propagate NaN (Math.max and Math.min do, as NumPy's). At a tie the whole
+// gradient goes to the first input, as in PyTensor: maximum returns x where x >= y.
+export const maximum = binary('maximum', (a, b) => `Math.max(${a}, ${b})`, ([x, y], _z, gz) => firstWins(m.ge(x!, y!), gz), upcastRule, {
+  commutative: true,
+});
 
-export const minimum = binary(
-  'minimum',
-  (a, b) => `Math.min(${a}, ${b})`,
-  ([x, y], z, gz) => [m.mul(gz, m.cast(m.eq(z, x!), gz.dtype)), m.mul(gz, m.cast(m.eq(z, y!), gz.dtype))],
-  upcastRule,
-  { commutative: true },
-);
+export const minimum = binary('minimum', (a, b) => `Math.min(${a}, ${b})`, ([x, y], _z, gz) => firstWins(m.le(x!, y!), gz), upcastRule, {
+  commutative: true,
+});
+
+/**
+ * The gradient terms of maximum or minimum: gz to x where `xWins` holds, else to y (so a NaN
+ * in either input sends it to y, as PyTensor's (e * gz, (1 - e) * gz)). Testing ge(x, y) rather
+ * than eq(z, x) does not depend on z being x recomputed bit for bit.
+ */
+function firstWins(xWins: TensorVariable, gz: TensorVariable): TensorVariable[] {
+  const e = m.cast(xWins, gz.dtype);
+  return [m.mul(e, gz), m.mul(m.sub(constant(1, { dtype: gz.dtype }), e), gz)];
+}
 
 /** minimum(maximum(x, lo), hi), as NumPy's clip (NaN in any argument gives NaN). */
 export const clip = new ScalarOp({
