@@ -79,13 +79,14 @@ export async function throwsExactly(
 }
 
 /**
- * A one-worker pool whose arena has room for exactly one region of 256 MiB (3.5 GiB are held,
- * as address space only), and a float32 input of 64 MB: each call of `x * k` needs such a region.
+ * A one-worker pool whose arena has room for exactly one region of 144 MiB (3.75 GiB are held,
+ * as address space only), and a float32 input of 64 MB: each call of `x * k` needs such a region
+ * (64 MB in, 64 MB out and the queues, in a block of 9/16 of 256 MiB).
  */
 export function nearlyFullPool(t: Test): { pool: weft.Pool; x: weft.pt.TensorVariable; n: number; big: Float32Array } {
   const pool = weft.createPool({ workers: 1 });
   t.teardown(() => pool.close());
-  for (const bytes of [2 ** 31, 2 ** 30, 2 ** 29]) pool.arena.allocate(bytes);
+  for (const bytes of [2 ** 31, 2 ** 30, 2 ** 29, 2 ** 28]) pool.arena.allocate(bytes);
   const n = 2 ** 24;
   return { pool, x: weft.pt.vector('x', 'float32'), n, big: new Float32Array(n).fill(0.5) };
 }

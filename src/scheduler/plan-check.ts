@@ -1,9 +1,9 @@
 // Checks a plan's safety, for tests and debugging: any two tasks that may run at the same time
 // (neither reaches the other through edges) must not touch overlapping bytes unless both only
 // read them, and every task must be reachable from the initial ready set. Byte ranges are the
-// bounding extents of views (conservative for strided views).
-import { bytesPerElement } from '../kernels/dtype.js';
-import type { PlanDescriptor, ViewDescriptor } from '../workers/protocol.js';
+// bounding extents of what each task touches (task-extents.ts: a chunk's part of its views).
+import type { PlanDescriptor } from '../workers/protocol.js';
+import { taskExtents, type Extent, type TaskExtents } from './task-extents.js';
 
 export interface PlanHazard {
   readonly first: number;
@@ -11,38 +11,7 @@ export interface PlanHazard {
   readonly message: string;
 }
 
-function extent(v: ViewDescriptor): [number, number] | undefined {
-  let lo = 0;
-  let hi = 0;
-  for (let a = 0; a < v.shape.length; a++) {
-    if (v.shape[a] === 0) return undefined;
-    const step = (v.shape[a]! - 1) * v.stride[a]!;
-    if (step < 0) lo += step;
-    else hi += step;
-  }
-  const size = bytesPerElement(v.dtype);
-  return [v.offset + lo * size, v.offset + (hi + 1) * size];
-}
-
-/** Extents of the output elements a task writes: all of each output, or its chunk's part. */
-function writes(plan: PlanDescriptor, t: number): Array<[number, number]> {
-  const task = plan.tasks[t]!;
-  const call = plan.calls[task.call]!;
-  return call.outputs.flatMap((o) => {
-    const e = extent(plan.views[o]!);
-    return e ? [e] : [];
-  });
-}
-
-function reads(plan: PlanDescriptor, t: number): Array<[number, number]> {
-  const call = plan.calls[plan.tasks[t]!.call]!;
-  return call.inputs.flatMap((i) => {
-    const e = extent(plan.views[i]!);
-    return e ? [e] : [];
-  });
-}
-
-const overlaps = (a: [number, number], b: [number, number]): boolean => a[0] < b[1] && b[0] < a[1];
+const overlaps = (a: Extent, b: Extent): boolean => a[0] < b[1] && b[0] < a[1];
 
 /**
  * The hazards of `plan`: pairs of unordered tasks where one writes what the other touches.
@@ -77,16 +46,13 @@ export function planHazards(plan: PlanDescriptor): PlanHazard[] {
   }
   const ordered = (a: number, b: number): boolean =>
     (reach[a * words + (b >> 5)]! & (1 << (b & 31))) !== 0 || (reach[b * words + (a >> 5)]! & (1 << (a & 31))) !== 0;
+  const extents: TaskExtents[] = plan.tasks.map((task) => taskExtents(plan.views, plan.calls[task.call]!, task));
+  const clashes = (x: readonly Extent[], y: readonly Extent[]): boolean => x.some((e) => y.some((f) => overlaps(e, f)));
   for (let a = 0; a < n; a++) {
     for (let b = a + 1; b < n; b++) {
       if (plan.tasks[a]!.call === plan.tasks[b]!.call || ordered(a, b)) continue;
-      const wa = writes(plan, a);
-      const wb = writes(plan, b);
-      const clash =
-        wa.some((x) => wb.some((y) => overlaps(x, y))) ||
-        wa.some((x) => reads(plan, b).some((y) => overlaps(x, y))) ||
-        wb.some((x) => reads(plan, a).some((y) => overlaps(x, y)));
-      if (clash) {
+      const [ea, eb] = [extents[a]!, extents[b]!];
+      if (clashes(ea.writes, eb.writes) || clashes(ea.writes, eb.reads) || clashes(eb.writes, ea.reads)) {
         hazards.push({
           first: a,
           second: b,

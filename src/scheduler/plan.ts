@@ -13,10 +13,11 @@ import { bytesPerElement, STORAGE, type Dtype } from '../kernels/dtype.js';
 import { contiguousStrides, sizeOf, type TensorView } from '../kernels/view.js';
 import type { NdArray } from '../tensor/ndarray.js';
 import { TensorType } from '../tensor/type.js';
-import { ALIGN } from '../workers/arena.js';
-import { HEADER_BYTES, type CallDescriptor, type PlanDescriptor, type TaskDescriptor, type ViewDescriptor } from '../workers/protocol.js';
+import { ALIGN, ArenaFullError, arenaCanHold } from '../workers/arena.js';
+import { BARRIER_KERNEL, HEADER_BYTES, type CallDescriptor, type PlanDescriptor, type TaskDescriptor, type ViewDescriptor } from '../workers/protocol.js';
 import type { HostValues } from './host-values.js';
 import { buildAncestry } from './ancestry.js';
+import { taskEdges, type TaskSpan } from './task-edges.js';
 import { NodeError } from '../graph/node-error.js';
 
 /** Work (elements touched, or multiply-adds for products) that one task should carry at least. */
@@ -141,45 +142,41 @@ export function buildPlan(fg: FunctionGraph, inputs: readonly NdArray[], host: H
     return s;
   };
 
-  /** Scratch memory of a kernel call: a byte buffer written (and only used) by node `writer`. */
-  const newScratch = (bytes: number, writer: number): number => {
-    const buffer: Buffer = { bytes: Math.max(bytes, 1), offset: -1, writer, readers: new Set(), pinned: false };
-    buffers.push(buffer);
-    views.push({ dtype: 'uint8', offset: -1, shape: [bytes], stride: [1] });
-    viewBuffer.push(buffer);
-    return views.length - 1;
-  };
-
-  /** A float64 (or other) scratch array written and read only by node `writer`. */
-  const newScratchArray = (dtype: Dtype, shape: readonly number[], writer: number): number => {
-    const buffer: Buffer = { bytes: Math.max(sizeOf(shape), 1) * bytesPerElement(dtype), offset: -1, writer, readers: new Set(), pinned: false };
+  /**
+   * A new buffer (of a contiguous view of `shape`, which it returns), written by node `writer`
+   * (-1: before the call). One that no region could hold is refused here, before any memory is
+   * taken, naming what it would hold.
+   */
+  const addBuffer = (dtype: Dtype, shape: readonly number[], writer: number, what: () => string): number => {
+    const bytes = Math.max(sizeOf(shape), 1) * bytesPerElement(dtype);
+    if (!arenaCanHold(bytes)) throw new ArenaFullError(bytes, `${what()}, ${dtype} [${shape.join(', ')}]`);
+    const buffer: Buffer = { bytes, offset: -1, writer, readers: new Set(), pinned: false };
     buffers.push(buffer);
     views.push({ dtype, offset: -1, shape: [...shape], stride: contiguousStrides(shape) });
     viewBuffer.push(buffer);
     return views.length - 1;
   };
+  const ofNode = (k: number): string => `node ${k} (${order[k]})`;
 
-  /** A view into view `of`, `elements` further, with its own shape and strides. */
-  const relativeView = (of: number, elements: number, shape: readonly number[], stride: readonly number[]): number => {
-    views.push({ dtype: views[of]!.dtype, offset: -1, shape: [...shape], stride: [...stride] });
-    const index = views.length - 1;
-    viewRelative.set(index, { of, elements });
-    viewBuffer.push(viewBuffer[of]!);
-    return index;
-  };
+  /** Scratch memory of a kernel call: a byte buffer written (and only used) by node `writer`. */
+  const newScratch = (bytes: number, writer: number): number => addBuffer('uint8', [bytes], writer, () => `the scratch memory of ${ofNode(writer)}`);
+
+  /** A float64 (or other) scratch array written and read only by node `writer`. */
+  const newScratchArray = (dtype: Dtype, shape: readonly number[], writer: number): number =>
+    addBuffer(dtype, shape, writer, () => `the partial results of ${ofNode(writer)}`);
 
   /** Views of views: view index -> (the view it looks into, element offset from that view's start). */
   const viewRelative = new Map<number, { of: number; elements: number }>();
 
   const newBuffer = (v: Variable, writer: number): number => {
-    const dtype = dtypeOf(v);
-    const shape = shapeOf(v);
-    const buffer: Buffer = { bytes: Math.max(sizeOf(shape), 1) * bytesPerElement(dtype), offset: -1, writer, readers: new Set(), pinned: false };
-    buffers.push(buffer);
-    views.push({ dtype, offset: -1, shape: [...shape], stride: contiguousStrides(shape) });
-    viewBuffer.push(buffer);
-    viewOf.set(v, views.length - 1);
-    return views.length - 1;
+    const what = (): string => {
+      if (writer >= 0) return `output ${v.owner!.outputs.indexOf(v)} of ${ofNode(writer)}`;
+      const input = fg.inputs.indexOf(v);
+      return input >= 0 ? `input ${input} (${v})` : `the value of ${v}`;
+    };
+    const view = addBuffer(dtypeOf(v), shapeOf(v), writer, what);
+    viewOf.set(v, view);
+    return view;
   };
 
   /** The view of `v` for node `reader`, making a buffer for inputs, constants and host values. */
@@ -240,47 +237,35 @@ export function buildPlan(fg: FunctionGraph, inputs: readonly NdArray[], host: H
   const callOf = new Map<number, number>();
   /** Node -> all its calls (several for a reduction cut into partials), in order. */
   const callsOfNode = new Map<number, number[]>();
-  /** Calls that must run before another call of the same node: [before, after]. */
-  const internalEdges: Array<[number, number]> = [];
 
   /**
-   * A reduction with a small output and a large input becomes K calls reducing slabs of the input
-   * (cut along the first reduced axis that is long enough) into float64 partials, and one call
-   * combining them in slab order. K depends on the shapes only, so the bits do not depend on
-   * how many workers run it. Returns false when it does not pay.
+   * A reduction with a small output and a large input becomes one call of K slab tasks, each
+   * reducing a slab of the input (cut along the first reduced axis that is long enough) into its
+   * row of float64 partials, and one call combining the partials in slab order. K depends on the
+   * shapes only, so the bits do not depend on how many workers run it. Returns false when it
+   * does not pay.
    */
   function expandPartials(node: Apply, k: number, call: KernelCall, inViews: number[], outViews: number[], outShapes: number[][]): boolean {
     const spec = call.partials!;
     if (node.inputs.length !== 1 || outViews.length !== 1) return false;
     const xv = views[inViews[0]!]!;
     const inSize = sizeOf(xv.shape);
-    const outSize = sizeOf(outShapes[0]!);
-    if (outSize > PARTIALS_MAX_OUTPUT || inSize < 2 * TASK_WORK) return false;
+    if (sizeOf(outShapes[0]!) > PARTIALS_MAX_OUTPUT || inSize < 2 * TASK_WORK) return false;
     const axis = spec.axes.find((a) => (xv.shape[a] ?? 0) >= 2);
     if (axis === undefined) return false;
-    const length = xv.shape[axis]!;
-    const slabs = Math.min(length, Math.floor(inSize / TASK_WORK));
+    const slabs = Math.min(xv.shape[axis]!, Math.floor(inSize / TASK_WORK));
     if (slabs < 2) return false;
     const scratch = newScratchArray('float64', [slabs, ...outShapes[0]!], k);
     viewBuffer[scratch]!.readers.add(k);
-    const partialCalls: number[] = [];
-    for (let j = 0; j < slabs; j++) {
-      const start = Math.floor((j * length) / slabs);
-      const end = Math.floor(((j + 1) * length) / slabs);
-      const slab = relativeView(inViews[0]!, start * xv.stride[axis]!, xv.shape.map((d, a) => (a === axis ? end - start : d)), [...xv.stride]);
-      const slot = relativeView(scratch, j * outSize, outShapes[0]!, contiguousStrides(outShapes[0]!));
-      calls.push({ kernel: call.name, params: call.params, inputs: [slab], outputs: [slot], label: String(node) });
-      callNodes.push(node);
-      kernelCalls.push({ name: call.name, params: call.params, chunking: { by: 'none' } });
-      partialCalls.push(calls.length - 1);
-    }
-    calls.push({ kernel: spec.combine.name, params: spec.combine.params, inputs: [scratch], outputs: outViews, label: String(node) });
+    const label = String(node);
+    calls.push({ kernel: call.name, params: call.params, inputs: [inViews[0]!], outputs: [scratch], label, split: { by: 'slabs', axis, count: slabs } });
+    callNodes.push(node);
+    kernelCalls.push({ name: call.name, params: call.params, chunking: { by: 'none' } });
+    calls.push({ kernel: spec.combine.name, params: spec.combine.params, inputs: [scratch], outputs: outViews, label });
     callNodes.push(node);
     kernelCalls.push({ name: spec.combine.name, params: spec.combine.params, chunking: { by: 'none' } });
-    const combine = calls.length - 1;
-    for (const p of partialCalls) internalEdges.push([p, combine]);
-    callOf.set(k, combine);
-    callsOfNode.set(k, [...partialCalls, combine]);
+    callOf.set(k, calls.length - 1);
+    callsOfNode.set(k, [calls.length - 2, calls.length - 1]);
     return true;
   }
   const kernelCalls: KernelCall[] = [];
@@ -362,13 +347,14 @@ export function buildPlan(fg: FunctionGraph, inputs: readonly NdArray[], host: H
         outputs: outViews,
         label: String(node),
         ...(call.name === '' ? { main: true } : {}),
+        ...(call.chunking.by === 'none' ? {} : { split: { by: call.chunking.by } }),
       });
       callNodes.push(node);
       kernelCalls.push(call);
       callOf.set(k, calls.length - 1);
       callsOfNode.set(k, [calls.length - 1]);
     } catch (e) {
-      if (e instanceof PlanError) throw e;
+      if (e instanceof PlanError || e instanceof ArenaFullError) throw e;
       if (e instanceof UnknownShapesError) throw new StageBoundary(node, 'unknown', e.message);
       // A small input whose value the plan does not know may steer the shapes: the error may be
       // an artefact of not knowing it, so the call is planned in stages, the next one starting
@@ -428,8 +414,8 @@ export function buildPlan(fg: FunctionGraph, inputs: readonly NdArray[], host: H
     if (!b.pinned && b.writer >= 0) free.push(b);
   }
 
-  // Tasks: chunks of each call; edges from every task of a producer to every task of a consumer.
-  const tasks: Array<{ call: number; start: number; end: number; successors: Set<number> }> = [];
+  // Tasks: chunks of each call (a slab call has one task per slab).
+  const tasks: TaskSpan[] = [];
   const tasksOfCall: number[][] = [];
   let work = 0;
   calls.forEach((c, ci) => {
@@ -438,39 +424,26 @@ export function buildPlan(fg: FunctionGraph, inputs: readonly NdArray[], host: H
     const ins = c.inputs.map((v) => views[v]!);
     const w = workOf(kc, ins, outs);
     work += w;
+    const list: number[] = [];
+    if (c.split?.by === 'slabs') {
+      for (let j = 0; j < c.split.count; j++) list.push(tasks.push({ call: ci, start: j, end: j + 1 }) - 1);
+      tasksOfCall.push(list);
+      return;
+    }
     const u = units(kc, outs[0]!);
     const target = PRODUCTS.has(kc.name) ? PRODUCT_TASK_WORK : TASK_WORK;
     const maxChunks = PRODUCTS.has(kc.name) ? Math.floor(u / PRODUCT_MIN_UNITS) : u;
     const chunks = kc.chunking.by === 'none' ? 1 : Math.max(1, Math.min(maxChunks, Math.floor(w / target)));
-    const list: number[] = [];
-    if (chunks === 1) {
-      tasks.push({ call: ci, start: -1, end: -1, successors: new Set() });
-      list.push(tasks.length - 1);
-    } else {
+    if (chunks === 1) list.push(tasks.push({ call: ci, start: -1, end: -1 }) - 1);
+    else {
       const per = Math.ceil(u / chunks);
-      for (let s = 0; s < u; s += per) {
-        tasks.push({ call: ci, start: s, end: Math.min(u, s + per), successors: new Set() });
-        list.push(tasks.length - 1);
-      }
+      for (let s = 0; s < u; s += per) list.push(tasks.push({ call: ci, start: s, end: Math.min(u, s + per) }) - 1);
     }
     tasksOfCall.push(list);
   });
 
-  // Which calls a node's outputs come from: its own call, or (for views) its inputs' producers.
-  const producers = new Map<number, number[]>();
-  const producerCalls = (k: number): number[] => {
-    const memo = producers.get(k);
-    if (memo) return memo;
-    const ci = callOf.get(k);
-    let list: number[];
-    if (ci !== undefined) list = [ci];
-    else {
-      const node = order[k]!;
-      list = [...new Set(node.inputs.flatMap((v) => (v.owner && position.has(v.owner) ? producerCalls(position.get(v.owner)!) : [])))];
-    }
-    producers.set(k, list);
-    return list;
-  };
+  // Orderings of the graph (the destroy handler's, and any feature's) order whole calls: every
+  // task of the calls of what must come first before every task of the node's calls.
   // The calls that read what node k produced (directly, or through views of it). Host nodes
   // (shapes, small integers) read nothing while the call runs: the walk does not go through them.
   const readerCalls = (k: number): number[] => {
@@ -493,65 +466,67 @@ export function buildPlan(fg: FunctionGraph, inputs: readonly NdArray[], host: H
     }
     return out;
   };
-  const link = (from: number, to: number): void => {
-    if (from === to) return;
-    for (const a of tasksOfCall[from]!) for (const b of tasksOfCall[to]!) tasks[a]!.successors.add(b);
-  };
-  for (const [a, b] of internalEdges) link(a, b);
+  const ordered: Array<[number, number]> = [];
   order.forEach((node, k) => {
     const own = callsOfNode.get(k);
     if (own === undefined) return;
-    for (const ci of own) {
-      for (const v of node.inputs) {
-        if (v.owner && position.has(v.owner)) for (const p of producerCalls(position.get(v.owner)!)) link(p, ci);
-      }
-      for (const before of orderings.get(node) ?? []) {
-        const b = position.get(before);
-        if (b === undefined) continue;
-        const from = callsOfNode.get(b) ?? readerCalls(b);
-        for (const p of from) link(p, ci);
-      }
+    for (const before of orderings.get(node) ?? []) {
+      const b = position.get(before);
+      if (b === undefined) continue;
+      for (const p of callsOfNode.get(b) ?? readerCalls(b)) for (const ci of own) ordered.push([p, ci]);
     }
   });
 
+  // Edges from what the tasks touch (offsets within the data part of the region suffice).
+  const placed = views.map((v, i): ViewDescriptor => ({ ...v, offset: relativeOffset(i) }));
+  const graph = taskEdges(placed, calls, tasks, tasksOfCall, ordered);
+  for (const { before, after } of graph.barriers) {
+    calls.push({ kernel: BARRIER_KERNEL, params: {}, inputs: [], outputs: [], label: `barrier after ${calls[before]!.label}` });
+    callNodes.push(callNodes[after]!);
+    tasks.push({ call: calls.length - 1, start: -1, end: -1 });
+  }
+  const successorsOf = (t: number): ReadonlySet<number> => graph.successors[t]!;
+
   const pendingCount = new Array<number>(tasks.length).fill(0);
-  tasks.forEach((t) => t.successors.forEach((s) => (pendingCount[s] = pendingCount[s]! + 1)));
+  tasks.forEach((_, t) => successorsOf(t).forEach((s) => (pendingCount[s] = pendingCount[s]! + 1)));
   const isMain = (t: number): boolean => calls[tasks[t]!.call]!.main === true;
   const initialReady = pendingCount.flatMap((p, i) => (p === 0 && !isMain(i) ? [i] : []));
   const initialMainReady = pendingCount.flatMap((p, i) => (p === 0 && isMain(i) ? [i] : []));
-
-  // Width: the most tasks in one level of the task graph.
-  const level = new Array<number>(tasks.length).fill(0);
-  tasks.forEach((t, i) => t.successors.forEach((s) => (level[s] = Math.max(level[s]!, level[i]! + 1))));
-  const perLevel = new Map<number, number>();
-  level.forEach((l) => perLevel.set(l, (perLevel.get(l) ?? 0) + 1));
-  const width = Math.max(1, ...perLevel.values());
+  const width = widestLevel(tasks.length, successorsOf, pendingCount);
 
   const pendingOffset = HEADER_BYTES;
   const queueOffset = align(pendingOffset + 4 * tasks.length);
   const mainQueueOffset = align(queueOffset + 4 * Math.max(tasks.length, 1));
   const dataOffset = align(mainQueueOffset + 4 * Math.max(tasks.length, 1));
-  const finalViews: ViewDescriptor[] = views.map((v, i) => ({ ...v, offset: resolveOffset(i) }));
-  /** A view's byte offset: its buffer's, plus the steps of its chain of views (walked, not recursed). */
-  function resolveOffset(view: number): number {
+  const regionBytes = dataOffset + layout.top;
+  if (!arenaCanHold(regionBytes)) {
+    const largest = buffers.reduce((a, b) => (b.bytes > a.bytes ? b : a));
+    const what = largest.writer >= 0 ? `node ${largest.writer} (${order[largest.writer]})` : 'an input or constant';
+    throw new ArenaFullError(regionBytes, `the region of a call (its largest value: ${largest.bytes} bytes, from ${what})`);
+  }
+  const finalViews: ViewDescriptor[] = placed.map((v) => ({ ...v, offset: v.offset + dataOffset }));
+  /** A view's byte offset in the region. */
+  const resolveOffset = (view: number): number => finalViews[view]!.offset;
+  /** A view's byte offset from the start of the data: its buffer's, plus the steps of its chain of views (walked, not recursed). */
+  function relativeOffset(view: number): number {
     let bytes = 0;
     let v = view;
     for (let rel = viewRelative.get(v); rel; rel = viewRelative.get(v)) {
       bytes += rel.elements * bytesPerElement(views[v]!.dtype);
       v = rel.of;
     }
-    return bytes + dataOffset + viewBuffer[v]!.offset;
+    return bytes + viewBuffer[v]!.offset;
   }
 
   const descriptor: PlanDescriptor = {
     id,
-    regionBytes: dataOffset + layout.top,
+    regionBytes,
     pendingOffset,
     queueOffset,
     mainQueueOffset,
     views: finalViews,
     calls,
-    tasks: tasks.map((t): TaskDescriptor => ({ call: t.call, start: t.start, end: t.end, successors: [...t.successors] })),
+    tasks: tasks.map((t, i): TaskDescriptor => ({ call: t.call, start: t.start, end: t.end, successors: [...successorsOf(i)] })),
     initialPending: pendingCount,
     initialReady,
     initialMainReady,
@@ -577,4 +552,21 @@ export function buildPlan(fg: FunctionGraph, inputs: readonly NdArray[], host: H
     }),
   };
   return { descriptor, inputViews, outputs, regionInit, work, width, callNodes };
+}
+
+/** The most tasks in one level of the task graph (a task's level: the longest path to it). */
+function widestLevel(n: number, successorsOf: (t: number) => ReadonlySet<number>, pending: readonly number[]): number {
+  const level = new Int32Array(n);
+  const perLevel = new Int32Array(n + 1);
+  const left = Int32Array.from(pending);
+  const ready = pending.flatMap((p, t) => (p === 0 ? [t] : []));
+  while (ready.length > 0) {
+    const t = ready.pop()!;
+    perLevel[level[t]!]! += 1;
+    for (const s of successorsOf(t)) {
+      if (level[t]! + 1 > level[s]!) level[s] = level[t]! + 1;
+      if (--left[s]! === 0) ready.push(s);
+    }
+  }
+  return Math.max(1, ...perLevel);
 }

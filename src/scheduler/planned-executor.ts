@@ -17,7 +17,7 @@ import { makeNdArray, type NdArray } from '../tensor/ndarray.js';
 import { inlineArena, type Arena, type IdleHolder } from '../workers/arena.js';
 import { MAX_BATCH } from '../workers/job-queue.js';
 import type { Pool } from '../workers/pool.js';
-import { H, type OutputMemory, type PlanDescriptor, type TeamJob, type TeamResult, type ViewDescriptor } from '../workers/protocol.js';
+import { BARRIER_KERNEL, H, type OutputMemory, type PlanDescriptor, type TeamJob, type TeamResult, type ViewDescriptor } from '../workers/protocol.js';
 import { BoundPlan, runMainTasks, runTeam, type MemoryViews } from '../workers/team.js';
 import type { Kernel } from '../kernels/registry.js';
 import { dtypeOfTypedArray } from '../kernels/dtype.js';
@@ -232,7 +232,7 @@ export class PlannedExecutor implements IdleHolder {
     const d = plan.descriptor;
     const arena = this.arena;
     const pool = this.#pool;
-    const workerTasks = d.calls.some((c) => !c.main);
+    const workerTasks = d.calls.some((c) => !c.main && c.kernel !== BARRIER_KERNEL);
     const inline = !pool || plan.work < INLINE_WORK || !workerTasks;
     // Calls beyond a batch or two per thread wait their turn here rather than each holding a region.
     if (!inline) await this.#enter(pool.size * (2 * MAX_BATCH + 1));
@@ -312,7 +312,12 @@ export class PlannedExecutor implements IdleHolder {
         }
       }
       if (onTask) {
-        for (const r of results) for (const [t, a, b] of r.trace ?? []) onTask(plan.callNodes[d.tasks[t]!.call]!, a, b, r.thread ?? 0);
+        for (const r of results) {
+          for (const [t, a, b] of r.trace ?? []) {
+            const call = d.tasks[t]!.call;
+            if (d.calls[call]!.kernel !== BARRIER_KERNEL) onTask(plan.callNodes[call]!, a, b, r.thread ?? 0);
+          }
+        }
       }
       const failed = Atomics.load(h, at(H.ERROR));
       if (failed > 0) {

@@ -32,10 +32,27 @@ export function attachThread(memory: WebAssembly.Memory): void {
   attachWasmMemory(memory, scratch, slot < PACK_SLOTS ? PACK_BASE + slot * WASM_PACK_BYTES : undefined);
 }
 
+/** Above this, blocks are sized in eighths of a power of two rather than in powers of two. */
+const FINE_CLASSES = 1 << 26;
+
+/**
+ * The size of the block that serves a request: a power of two (from 4 KiB), or above 64 MiB a
+ * multiple of an eighth of one, so that a region of 2 GiB and a little does not take 4 GiB.
+ */
 function sizeClass(bytes: number): number {
   let c = 4096;
   while (c < bytes) c *= 2;
-  return c;
+  if (c <= FINE_CLASSES) return c;
+  const step = c / 16;
+  return Math.ceil(bytes / step) * step;
+}
+
+/** The bytes of the largest block an arena can ever hand out. */
+export const ARENA_LIMIT_BYTES = MAX_PAGES * PAGE - FIRST_BLOCK;
+
+/** Whether an arena could ever hand out a block of `bytes` (when nothing else is held). */
+export function arenaCanHold(bytes: number): boolean {
+  return sizeClass(bytes) <= ARENA_LIMIT_BYTES;
 }
 
 /** A piece of the arena: where it starts and how many bytes it spans. */
@@ -44,9 +61,22 @@ export interface Block {
   readonly size: number;
 }
 
+/**
+ * A block the arena cannot hand out: one larger than its shared memory can ever hold (refused
+ * when a call is planned, `what` naming the value, its node and shape), or one larger than what
+ * is left now.
+ */
 export class ArenaFullError extends RangeError {
-  constructor(bytes: number) {
-    super(`weft arena: cannot allocate ${bytes} bytes; the shared memory is limited to 4 GiB`);
+  constructor(
+    readonly bytes: number,
+    what?: string,
+  ) {
+    const limit = `the shared memory is limited to 4 GiB (one block at most ${ARENA_LIMIT_BYTES} bytes)`;
+    super(
+      what !== undefined
+        ? `weft arena: ${what} needs ${bytes} bytes, more than any block can hold: ${limit}`
+        : `weft arena: cannot allocate ${bytes} bytes; ${limit}${arenaCanHold(bytes) ? ', and the rest is in use' : ''}`,
+    );
     this.name = 'ArenaFullError';
   }
 }
@@ -92,8 +122,10 @@ export class Arena {
       const pages = this.memory.buffer.byteLength / PAGE;
       if (pages + need > MAX_PAGES) {
         const reused = this.#split(size) ?? this.#reclaim(size);
-        if (reused === undefined) throw new ArenaFullError(bytes);
-        return { offset: reused, size };
+        if (reused !== undefined) return { offset: reused, size };
+        // Free neighbours merged (and those at the top given back to it) may serve it.
+        if (this.#coalesce()) return this.allocate(bytes);
+        throw new ArenaFullError(bytes);
       }
       this.memory.grow(Math.min(grow, MAX_PAGES - pages));
       this.views.refresh();
@@ -112,8 +144,34 @@ export class Arena {
     for (const [c, list] of this.#free) if (c > size && list.length > 0 && (from === 0 || c < from)) from = c;
     if (from === 0) return undefined;
     const offset = this.#free.get(from)!.pop()!;
-    for (let c = from / 2; c >= size; c /= 2) this.release({ offset: offset + c, size: c });
+    if (from <= FINE_CLASSES) {
+      // Powers of two: the other halves, down to `size`.
+      for (let c = from / 2; c >= size; c /= 2) this.release({ offset: offset + c, size: c });
+    } else this.release({ offset: offset + size, size: from - size });
     return offset;
+  }
+
+  /**
+   * Merges free blocks that touch into one, and gives those that end at the top back to it;
+   * returns whether anything changed. Regions of calls that grew, each freed in its own size
+   * class, could otherwise never serve a larger call once the memory is at its limit.
+   */
+  #coalesce(): boolean {
+    const blocks = [...this.#free].flatMap(([size, offsets]) => offsets.map((offset) => ({ offset, size }))).sort((a, b) => a.offset - b.offset);
+    const merged: Block[] = [];
+    for (const b of blocks) {
+      const last = merged[merged.length - 1];
+      if (last && last.offset + last.size === b.offset) merged[merged.length - 1] = { offset: last.offset, size: last.size + b.size };
+      else merged.push(b);
+    }
+    const top = merged[merged.length - 1];
+    if (top && top.offset + top.size === this.#top) {
+      this.#top = top.offset;
+      merged.pop();
+    } else if (merged.length === blocks.length) return false;
+    this.#free.clear();
+    for (const b of merged) this.release(b);
+    return true;
   }
 
   /** Registers a holder of idle blocks, asked to give them back when the memory is full. */

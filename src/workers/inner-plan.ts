@@ -7,6 +7,7 @@ import { bytesPerElement, STORAGE, type Dtype, type TypedArray } from '../kernel
 import { getKernel, registerKernel, type KernelParams } from '../kernels/registry.js';
 import type { TensorView } from '../kernels/view.js';
 import type { PlanDescriptor } from './protocol.js';
+import { runPlanTask } from './team.js';
 
 /** A value as plain JSON: special numbers as strings, so that it survives JSON.stringify. */
 export interface EncodedValue {
@@ -73,16 +74,8 @@ export function runInnerPlan(params: InnerPlanParams, views: readonly TensorView
   params.inputs.forEach((view, i) => {
     if (view >= 0) copyView(inputs[i]!, views[view]!);
   });
-  const { tasks, calls } = params.plan;
-  for (const task of tasks) {
-    const call = calls[task.call]!;
-    getKernel(call.kernel)(
-      call.inputs.map((i) => views[i]!),
-      call.outputs.map((i) => views[i]!),
-      call.params,
-      task.start < 0 ? undefined : { start: task.start, end: task.end },
-    );
-  }
+  const { plan } = params;
+  for (let t = 0; t < plan.tasks.length; t++) runPlanTask(plan, t, views, getKernel(plan.calls[plan.tasks[t]!.call]!.kernel));
 }
 
 /** Copies output j of an inner plan's run into `dst`. */

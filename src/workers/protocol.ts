@@ -35,6 +35,27 @@ export interface ViewDescriptor {
   readonly stride: readonly number[];
 }
 
+/**
+ * How the tasks of a call divide its work (tasks with start -1 run the whole call): by flat
+ * output elements, by rows of output 0 or by lanes (the kernel gets the task's range), or by
+ * slabs: task j runs the kernel on slab j of input 0 along `axis` (of `count` slabs, cut as
+ * `slabBounds` cuts them) and writes row j of output 0, which stacks one result per slab.
+ */
+export type CallSplit =
+  | { readonly by: 'elements' | 'rows' | 'lanes' }
+  | { readonly by: 'slabs'; readonly axis: number; readonly count: number };
+
+/** Where slab j of `count` slabs of an axis of this length starts and ends. */
+export function slabBounds(length: number, count: number, j: number): readonly [number, number] {
+  return [Math.floor((j * length) / count), Math.floor(((j + 1) * length) / count)];
+}
+
+/**
+ * The kernel of barrier tasks: it does nothing. A barrier stands between every task of one call
+ * and every task of a later one, so that n producers and m consumers take n + m edges, not n x m.
+ */
+export const BARRIER_KERNEL = 'weft.barrier';
+
 /** One node's kernel call: which kernel, its params, and the views it reads and writes. */
 export interface CallDescriptor {
   readonly kernel: string;
@@ -45,6 +66,8 @@ export interface CallDescriptor {
   readonly label: string;
   /** Runs on the calling thread (an op without a worker kernel): never taken by a worker. */
   readonly main?: boolean;
+  /** How its tasks divide the work, when there may be several. */
+  readonly split?: CallSplit;
 }
 
 /** A task: a kernel call over a range of its work (or all of it), and the tasks waiting for it. */

@@ -4,9 +4,34 @@
 // briefly, then sleep until a task is queued or the call ends. Tasks of ops without a worker
 // kernel go to a second queue that only the calling thread serves.
 import { bytesPerElement, STORAGE, type Dtype, type TypedArray } from '../kernels/dtype.js';
-import { getKernel, type Kernel } from '../kernels/registry.js';
-import type { TensorView } from '../kernels/view.js';
-import { H, type OutputMemory, type PlanDescriptor, type TeamResult } from './protocol.js';
+import { getKernel, registerKernel, type Kernel } from '../kernels/registry.js';
+import { rowOf, type TensorView } from '../kernels/view.js';
+import { BARRIER_KERNEL, H, slabBounds, type OutputMemory, type PlanDescriptor, type TeamResult } from './protocol.js';
+
+registerKernel(BARRIER_KERNEL, () => undefined);
+
+/** Part of `v` along `axis`: indices [start, end). */
+function slabOf(v: TensorView, axis: number, [start, end]: readonly [number, number]): TensorView {
+  return { data: v.data, offset: v.offset + start * v.stride[axis]!, shape: v.shape.map((d, a) => (a === axis ? end - start : d)), stride: v.stride };
+}
+
+/**
+ * Runs task `t` of `plan` over `views` with its call's kernel: a task over a range gets it; a
+ * slab task gets its slab of input 0 and its row of output 0 (see CallSplit), and no range.
+ */
+export function runPlanTask(plan: PlanDescriptor, t: number, views: readonly TensorView[], kernel: Kernel): void {
+  const task = plan.tasks[t]!;
+  const call = plan.calls[task.call]!;
+  const ins = call.inputs.map((i) => views[i]!);
+  const outs = call.outputs.map((i) => views[i]!);
+  const split = call.split;
+  if (task.start < 0) kernel(ins, outs, call.params);
+  else if (split?.by === 'slabs') {
+    ins[0] = slabOf(ins[0]!, split.axis, slabBounds(ins[0]!.shape[split.axis]!, split.count, task.start));
+    outs[0] = rowOf(outs[0]!, task.start);
+    kernel(ins, outs, call.params);
+  } else kernel(ins, outs, call.params, { start: task.start, end: task.end });
+}
 
 /** Typed-array views over the whole shared memory, one per dtype (re-made when it grows). */
 export class MemoryViews {
@@ -114,11 +139,7 @@ export class BoundPlan {
   }
 
   runTask(t: number, views: readonly TensorView[] = this.views): void {
-    const task = this.plan.tasks[t]!;
-    const call = this.plan.calls[task.call]!;
-    const ins = call.inputs.map((i) => views[i]!);
-    const outs = call.outputs.map((i) => views[i]!);
-    this.#kernel(task.call)(ins, outs, call.params, task.start < 0 ? undefined : { start: task.start, end: task.end });
+    runPlanTask(this.plan, t, views, this.#kernel(this.plan.tasks[t]!.call));
   }
 }
 

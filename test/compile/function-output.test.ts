@@ -49,7 +49,7 @@ t.test('Out without borrow, and bad arguments', async (t) => {
 });
 
 t.test('a full arena does not take the region behind a borrowed output', async (t) => {
-  // 3.5 GiB held (address space only): one region of 256 MiB fits. The borrowing function keeps
+  // 3.75 GiB held (address space only): one region of 144 MiB fits. The borrowing function keeps
   // it; another function's call then finds the arena full rather than overwriting that output.
   const { pool, x, n, big } = nearlyFullPool(t);
   const borrowing = await weft.compile([x], weft.Out(x.mul(2), { borrow: true }), { pool, workers: 1 });

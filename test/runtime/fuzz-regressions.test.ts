@@ -103,7 +103,7 @@ t.test('a full arena asks the holders of idle blocks to give them back', (t) => 
 });
 
 t.test('functions give back their idle regions when the arena is full', async (t) => {
-  // 3.5 GiB held (address space only), so that one region of 256 MiB (64 MB in, 64 MB out) fits
+  // 3.75 GiB held (address space only), so that one region of 144 MiB (64 MB in, 64 MB out) fits
   // and a second does not: each function keeps its region for its next call, and the next
   // function runs only because the arena asks for the idle one back.
   const { pool, x, n, big } = nearlyFullPool(t);
