@@ -41,7 +41,7 @@ export { scan, until, ScanUntil, type ScanOptions, type ScanResult, type ScanSeq
 export { ScanOp, type ScanSpec } from './tensor/scan-op.js';
 export { TensorType, ValueTypeError, type StaticShape } from './tensor/type.js';
 export { ShapeMismatchError } from './tensor/elemwise.js';
-export type { TensorLike, IndexEntry, ReduceOptions, VarOptions, ShapeLike } from './tensor/variable.js';
+export type { TensorLike, IndexEntry, AxisArg, ReduceOptions, VarOptions, ShapeLike } from './tensor/variable.js';
 // Also at the root, so that `const { pt } = weft` (a value) leaves the types in reach: weft.TensorVariable.
 export { TensorVariable, TensorConstant, TensorSharedVariable } from './tensor/variable.js';
 

@@ -154,6 +154,7 @@ export function allocEmpty(dtype: Dtype, ...shape: Array<number | Variable>): Te
 let allocOp: Alloc | undefined;
 
 function shapeArgs(shape: ShapeLike, where: string): Array<number | TensorVariable> {
+  if (typeof shape === 'number') return [shape];
   if (isTensorVariable(shape)) {
     // `x.shape` itself: take x's lengths directly (static ones stay static, no indexing needed).
     if (shape.owner?.op instanceof Shape) return shapeOf(shape.owner.inputs[0] as TensorVariable);
@@ -163,7 +164,8 @@ function shapeArgs(shape: ShapeLike, where: string): Array<number | TensorVariab
     const n = shape.type.shape[0]!;
     return [...Array(n).keys()].map((i) => shape.get(i));
   }
-  return [...shape];
+  if (!Array.isArray(shape)) throw new TypeError(`${where}: the shape must be a number, an array of lengths or a vector variable, got ${String(shape)}`);
+  return [...(shape as ReadonlyArray<number | TensorVariable>)];
 }
 
 /** `value` broadcast into a new tensor of `shape`. */

@@ -34,6 +34,7 @@ function checkSeed(seed: number, where: string): number {
 
 /** The lengths of a draw: numbers, int scalar variables, a vector of static length, or `x.shape`. */
 function lengthsOf(shape: ShapeLike, where: string): Array<number | TensorVariable> {
+  if (typeof shape === 'number') return [shape];
   if (isTensorVariable(shape)) {
     if (shape.owner?.op instanceof Shape) return shapeOf(shape.owner.inputs[0] as TensorVariable);
     if (shape.ndim !== 1 || shape.type.shape[0] === null) {
@@ -41,7 +42,7 @@ function lengthsOf(shape: ShapeLike, where: string): Array<number | TensorVariab
     }
     return [...Array(shape.type.shape[0]).keys()].map((i) => shape.get(i));
   }
-  if (!Array.isArray(shape)) throw new TypeError(`${where}: the shape must be an array of lengths or a vector variable, got ${String(shape)}`);
+  if (!Array.isArray(shape)) throw new TypeError(`${where}: the shape must be a number, an array of lengths or a vector variable, got ${String(shape)}`);
   return [...(shape as ReadonlyArray<number | TensorVariable>)];
 }
 

@@ -13,7 +13,7 @@ import { cast, eq, mul, sqr, sqrt, sub, trueDiv, where } from './math.js';
 import { TensorOp } from './op.js';
 import { shapeI, shapeOf } from './shape.js';
 import { TensorType } from './type.js';
-import type { ReduceOptions, TensorLike, TensorVariable, VarOptions } from './variable.js';
+import type { AxisArg, ReduceOptions, TensorLike, TensorVariable, VarOptions } from './variable.js';
 
 /** Axes as sorted, non-negative, distinct numbers; all axes when `axis` is null or undefined. */
 export function normalizeAxes(axis: ReduceOptions['axis'], ndim: number, where: string): number[] {
@@ -199,6 +199,17 @@ export class ArgReduce extends TensorOp {
   }
 }
 
+/**
+ * The options of a reduction given as options or as its axis alone. Anything else is refused: a
+ * string or a boolean where the axis goes would otherwise reduce everything, silently.
+ */
+function reduceOptionsOf<O extends ReduceOptions>(o: O | AxisArg | undefined, where: string): O {
+  if (o === undefined) return {} as O;
+  if (typeof o === 'number' || Array.isArray(o)) return { axis: o } as O;
+  if (typeof o === 'object' && o !== null && !ArrayBuffer.isView(o) && Object.getPrototypeOf(o) === Object.prototype) return o as O;
+  throw new TypeError(`${where}: expected an axis (a number or an array of numbers) or options such as { axis, keepdims }, got ${o === null ? 'null' : typeof o === 'object' ? (o as object).constructor?.name ?? 'an object' : typeof o} ${String(o)}`);
+}
+
 function reduceWith(kind: ReduceKind, x: TensorLike, options: ReduceOptions, name: string): TensorVariable {
   const v = asTensorVariable(x);
   const axes = normalizeAxes(options.axis, v.ndim, name);
@@ -206,22 +217,28 @@ function reduceWith(kind: ReduceKind, x: TensorLike, options: ReduceOptions, nam
   return options.keepdims ? restoreAxes(r, axes, v.ndim) : r;
 }
 
-export function sum(x: TensorLike, options: ReduceOptions = {}): TensorVariable {
+export function sum(x: TensorLike, axisOrOptions: ReduceOptions | AxisArg = {}): TensorVariable {
+  const options = reduceOptionsOf(axisOrOptions, 'sum');
   return reduceWith('sum', x, options, 'sum');
 }
-export function prod(x: TensorLike, options: ReduceOptions = {}): TensorVariable {
+export function prod(x: TensorLike, axisOrOptions: ReduceOptions | AxisArg = {}): TensorVariable {
+  const options = reduceOptionsOf(axisOrOptions, 'prod');
   return reduceWith('prod', x, options, 'prod');
 }
-export function max(x: TensorLike, options: ReduceOptions = {}): TensorVariable {
+export function max(x: TensorLike, axisOrOptions: ReduceOptions | AxisArg = {}): TensorVariable {
+  const options = reduceOptionsOf(axisOrOptions, 'max');
   return reduceWith('max', x, options, 'max');
 }
-export function min(x: TensorLike, options: ReduceOptions = {}): TensorVariable {
+export function min(x: TensorLike, axisOrOptions: ReduceOptions | AxisArg = {}): TensorVariable {
+  const options = reduceOptionsOf(axisOrOptions, 'min');
   return reduceWith('min', x, options, 'min');
 }
-export function all(x: TensorLike, options: ReduceOptions = {}): TensorVariable {
+export function all(x: TensorLike, axisOrOptions: ReduceOptions | AxisArg = {}): TensorVariable {
+  const options = reduceOptionsOf(axisOrOptions, 'all');
   return reduceWith('all', x, options, 'all');
 }
-export function any(x: TensorLike, options: ReduceOptions = {}): TensorVariable {
+export function any(x: TensorLike, axisOrOptions: ReduceOptions | AxisArg = {}): TensorVariable {
+  const options = reduceOptionsOf(axisOrOptions, 'any');
   return reduceWith('any', x, options, 'any');
 }
 
@@ -233,10 +250,12 @@ function argWith(kind: 'max' | 'min', x: TensorLike, options: ReduceOptions): Te
 }
 
 /** Position of the largest element over `axis` (C-order position within the reduced axes). */
-export function argmax(x: TensorLike, options: ReduceOptions = {}): TensorVariable {
+export function argmax(x: TensorLike, axisOrOptions: ReduceOptions | AxisArg = {}): TensorVariable {
+  const options = reduceOptionsOf(axisOrOptions, 'argmax');
   return argWith('max', x, options);
 }
-export function argmin(x: TensorLike, options: ReduceOptions = {}): TensorVariable {
+export function argmin(x: TensorLike, axisOrOptions: ReduceOptions | AxisArg = {}): TensorVariable {
+  const options = reduceOptionsOf(axisOrOptions, 'argmin');
   return argWith('min', x, options);
 }
 
@@ -252,7 +271,8 @@ function floatOf(v: TensorVariable): TensorVariable {
 }
 
 /** The arithmetic mean (integers are averaged in float64, as NumPy). */
-export function mean(x: TensorLike, options: ReduceOptions = {}): TensorVariable {
+export function mean(x: TensorLike, axisOrOptions: ReduceOptions | AxisArg = {}): TensorVariable {
+  const options = reduceOptionsOf(axisOrOptions, 'mean');
   const v = floatOf(asTensorVariable(x));
   const axes = normalizeAxes(options.axis, v.ndim, 'mean');
   return trueDiv(sum(v, options), countOf(v, axes, v.dtype));
@@ -268,11 +288,13 @@ function varianceOf(x: TensorLike, options: VarOptions, name: string): TensorVar
 }
 
 /** The variance: mean squared deviation, with divisor N - ddof (integers in float64). */
-export function variance(x: TensorLike, options: VarOptions = {}): TensorVariable {
+export function variance(x: TensorLike, axisOrOptions: VarOptions | AxisArg = {}): TensorVariable {
+  const options = reduceOptionsOf(axisOrOptions, 'var');
   return varianceOf(x, options, 'var');
 }
 
 /** The standard deviation: the square root of the variance. */
-export function std(x: TensorLike, options: VarOptions = {}): TensorVariable {
+export function std(x: TensorLike, axisOrOptions: VarOptions | AxisArg = {}): TensorVariable {
+  const options = reduceOptionsOf(axisOrOptions, 'std');
   return sqrt(varianceOf(x, options, 'std'));
 }

@@ -185,6 +185,8 @@ export function reshape(x: TensorLike, shape: ShapeLike): TensorVariable {
     else if (shape.ndim !== 1 || !isIntDtype(shape.dtype) || shape.type.shape[0] === null) {
       throw new TypeError(`reshape: a shape given as a variable must be an int vector of static length, got ${shape} (${shape.type})`);
     } else vector = shape;
+  } else if (typeof shape === 'number') {
+    vector = intVector([shape], 'reshape: shape');
   } else if (Array.isArray(shape)) {
     vector = intVector(shape, 'reshape: shape');
   } else {

@@ -3,7 +3,7 @@
 // TensorMethods (x.add(y), x.sum(), x.T, ...); methods.ts installs them, so that this module
 // imports no ops and every op module may import it.
 import type { Dtype } from '../kernels/dtype.js';
-import { Constant, Variable } from '../graph/variable.js';
+import { Constant, Variable, type Givens } from '../graph/variable.js';
 import { SharedVariable } from '../graph/shared.js';
 import type { NdArray, NestedArray } from './ndarray.js';
 import type { Slice } from './slice.js';
@@ -16,7 +16,11 @@ export type TensorLike = TensorVariable | number | boolean | NestedArray | NdArr
 export type IndexEntry = number | TensorVariable | Slice | null;
 
 /** A shape argument: numbers and scalar int variables, or an int vector variable. */
-export type ShapeLike = ReadonlyArray<number | TensorVariable> | TensorVariable;
+/** A shape: lengths (numbers or int scalars), an int vector variable, or one number for a vector (`zeros(3)`). */
+export type ShapeLike = number | ReadonlyArray<number | TensorVariable> | TensorVariable;
+
+/** An axis or axes given alone: `x.sum(1)`, `pt.mean(x, [0, 2])`, as in PyTensor and NumPy. */
+export type AxisArg = number | readonly number[];
 
 export interface ReduceOptions {
   /** The axis or axes to reduce (negative counts from the end); all axes when omitted. */
@@ -83,17 +87,17 @@ export interface TensorMethods {
   not(): TensorVariable;
   astype(dtype: Dtype): TensorVariable;
 
-  sum(options?: ReduceOptions): TensorVariable;
-  prod(options?: ReduceOptions): TensorVariable;
-  mean(options?: ReduceOptions): TensorVariable;
-  max(options?: ReduceOptions): TensorVariable;
-  min(options?: ReduceOptions): TensorVariable;
-  argmax(options?: ReduceOptions): TensorVariable;
-  argmin(options?: ReduceOptions): TensorVariable;
-  all(options?: ReduceOptions): TensorVariable;
-  any(options?: ReduceOptions): TensorVariable;
-  var(options?: VarOptions): TensorVariable;
-  std(options?: VarOptions): TensorVariable;
+  sum(options?: ReduceOptions | AxisArg): TensorVariable;
+  prod(options?: ReduceOptions | AxisArg): TensorVariable;
+  mean(options?: ReduceOptions | AxisArg): TensorVariable;
+  max(options?: ReduceOptions | AxisArg): TensorVariable;
+  min(options?: ReduceOptions | AxisArg): TensorVariable;
+  argmax(options?: ReduceOptions | AxisArg): TensorVariable;
+  argmin(options?: ReduceOptions | AxisArg): TensorVariable;
+  all(options?: ReduceOptions | AxisArg): TensorVariable;
+  any(options?: ReduceOptions | AxisArg): TensorVariable;
+  var(options?: VarOptions | AxisArg): TensorVariable;
+  std(options?: VarOptions | AxisArg): TensorVariable;
 
   reshape(shape: ShapeLike): TensorVariable;
   flatten(ndim?: number): TensorVariable;
@@ -113,7 +117,7 @@ export interface TensorMethods {
 export interface TensorVariable extends TensorMethods {}
 export class TensorVariable extends Variable<TensorType> {
   /** The value of this variable (computed on the calling thread); `givens` maps inputs to values. */
-  override eval(givens?: ReadonlyMap<Variable, unknown>): Promise<NdArray> {
+  override eval(givens?: Givens): Promise<NdArray> {
     return super.eval(givens) as Promise<NdArray>;
   }
 
@@ -131,7 +135,7 @@ export class TensorVariable extends Variable<TensorType> {
 export interface TensorConstant extends TensorMethods {}
 export class TensorConstant extends Constant<TensorType, NdArray> {
   /** The value of this variable (computed on the calling thread); `givens` maps inputs to values. */
-  override eval(givens?: ReadonlyMap<Variable, unknown>): Promise<NdArray> {
+  override eval(givens?: Givens): Promise<NdArray> {
     return super.eval(givens) as Promise<NdArray>;
   }
 
@@ -158,7 +162,7 @@ export class TensorConstant extends Constant<TensorType, NdArray> {
 export interface TensorSharedVariable extends TensorMethods {}
 export class TensorSharedVariable extends SharedVariable<TensorType, NdArray> {
   /** The value of this variable (computed on the calling thread); `givens` maps inputs to values. */
-  override eval(givens?: ReadonlyMap<Variable, unknown>): Promise<NdArray> {
+  override eval(givens?: Givens): Promise<NdArray> {
     return super.eval(givens) as Promise<NdArray>;
   }
 
