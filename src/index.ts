@@ -64,7 +64,7 @@ export { Elemwise } from './tensor/elemwise.js';
 export { Composite } from './tensor/composite.js';
 export { NodeError } from './graph/node-error.js';
 export { ReferenceExecutor } from './graph/reference-executor.js';
-export { createPool, shutdown, Pool, type PoolOptions } from './workers/pool.js';
+export { createPool, shutdown, Pool, PoolClosedError, type PoolOptions } from './workers/pool.js';
 export { serialize, deserialize, registerOpCodec, type DeserializedGraph, type DeserializedFunction } from './compile/serialize-function.js';
 export { DeserializeError, JsonReader, type Json, type JsonObject } from './graph/json-reader.js';
 export type { OpCodec, OpEncoder, OpDecoder, OpBuildContext, GraphRef, OpPlan } from './graph/op-codecs.js';

@@ -16,7 +16,7 @@ import { AbortError } from '../scheduler/planned-executor.js';
 import { CallGate, CALLS_AT_ONCE } from './call-gate.js';
 import { FunctionOutput } from './function-output.js';
 import { StagedExecutor } from '../scheduler/staged-executor.js';
-import { getDefaultPool, type Pool } from '../workers/pool.js';
+import { getDefaultPool, PoolClosedError, type Pool } from '../workers/pool.js';
 import { deepCopy } from '../tensor/basic-ops.js';
 import type { NdArray } from '../tensor/ndarray.js';
 import { TensorType } from '../tensor/type.js';
@@ -213,6 +213,7 @@ export async function compile(
   outputs: OutputSpec | readonly OutputSpec[],
   options: CompileOptions = {},
 ): Promise<WeftFunction<NdArray | NdArray[]>> {
+  if (options.pool?.closed) throw new PoolClosedError(`compile (${options.name ?? 'the function'})`);
   // The pool's kernel modules are loaded on this thread too: small calls run their kernels here.
   await options.pool?.ready;
   return build(inputs, outputs, options);
@@ -295,10 +296,23 @@ function build(
   const observer = profile && { now: () => profile.now(), node: (n: Apply, a: number, b: number) => profile.recordNode(n, a, b) };
   const onTask = profile && ((n: Apply, a: number, b: number, thread: number) => profile.recordNode(n, profile.fromEpoch(a), profile.fromEpoch(b), thread));
   const workers = options.workers ?? options.pool?.size;
-  const planned = new StagedExecutor(fg, workers === 0 ? undefined : () => options.pool ?? getDefaultPool(), {
-    workers: workers ?? Number.MAX_SAFE_INTEGER,
-    ...(borrowedOutputs.some(Boolean) ? { borrowedOutputs } : {}),
-  });
+  // The pool the executor runs on, once it asked for one: a closed explicit pool rejects every
+  // call; a closed default pool is replaced by a new default pool (weft.shutdown() promises it).
+  let bound: Pool | undefined;
+  const poolOf = workers === 0 ? undefined : () => (bound = options.pool ?? getDefaultPool());
+  const makeExecutor = (): StagedExecutor =>
+    new StagedExecutor(fg, poolOf, {
+      workers: workers ?? Number.MAX_SAFE_INTEGER,
+      ...(borrowedOutputs.some(Boolean) ? { borrowedOutputs } : {}),
+    });
+  let planned = makeExecutor();
+  const checkPool = (): void => {
+    if (!bound?.closed) return;
+    if (options.pool) throw new PoolClosedError(fnLabel);
+    planned.dispose();
+    bound = undefined;
+    planned = makeExecutor();
+  };
   let reference: ReferenceExecutor | undefined;
   // A mode's runtime works on the values it is given: those that inplace nodes overwrite (mutable
   // inputs, updated shared variables) are copies, so a failing call changes nothing the caller holds.
@@ -355,6 +369,7 @@ function build(
 
   const runCall = async (values: NdArray[], signal: AbortSignal | undefined): Promise<NdArray | NdArray[]> => {
     if (disposed) throw new Error(`${fnLabel} was disposed`);
+    checkPool();
     for (const s of sharedInputs) values.push(s.getValue({ borrow: true }));
     const callStarted = performance.now();
     const results = await execute(values, signal);

@@ -3,7 +3,7 @@
 // job per participating worker; jobs carry only numbers, since plans and data live in shared
 // memory. While every worker is busy, jobs wait in the pool's JobQueue and go out in batches.
 import { copyView } from '../kernels/copy.js';
-import type { Dtype } from '../kernels/dtype.js';
+import { STORAGE, type Dtype } from '../kernels/dtype.js';
 import { sizeOf } from '../kernels/view.js';
 import { constant } from '../tensor/as-tensor.js';
 import { config } from '../tensor/config.js';
@@ -24,6 +24,29 @@ export interface PoolOptions extends WorkerOptions {
 }
 
 let nextPoolId = 0;
+
+/**
+ * Work given to a closed pool: a call of a function compiled on it, `pool.array`, `pool.from`, or
+ * `compile` with it. (Functions on the default pool move to a new default pool instead.)
+ */
+export class PoolClosedError extends Error {
+  constructor(what: string) {
+    super(`${what}: the pool was closed (pool.close() or weft.shutdown()); create a new pool with weft.createPool()`);
+    this.name = 'PoolClosedError';
+  }
+}
+
+/** The lengths of a shape for pool.array: a number is a vector's length; each must be a whole number >= 0. */
+function lengthsOf(shape: number | readonly number[], where: string): number[] {
+  const lengths = typeof shape === 'number' ? [shape] : shape;
+  if (!Array.isArray(lengths)) throw new TypeError(`${where}: the shape must be a number or an array of lengths, got ${String(shape)}`);
+  lengths.forEach((n, i) => {
+    if (typeof n !== 'number' || !Number.isInteger(n) || n < 0) {
+      throw new RangeError(`${where}: shape[${i}] is ${String(n)}; lengths must be whole numbers, 0 or more`);
+    }
+  });
+  return [...lengths];
+}
 
 export class Pool {
   readonly id = ++nextPoolId;
@@ -54,7 +77,7 @@ export class Pool {
 
   /** Runs one team job (resolves when that member leaves the call). */
   run(job: TeamJob, signal?: AbortSignal): Promise<TeamResult> {
-    if (this.#closed) return Promise.reject(new Error('weft: the pool was shut down'));
+    if (this.#closed) return Promise.reject(new PoolClosedError('weft'));
     return this.#jobs.run(job, signal);
   }
 
@@ -63,13 +86,17 @@ export class Pool {
    * instead of copying it into each call. Keep the returned ndarray (not only views of its data)
    * while you use it: its memory returns to the pool when it is collected.
    */
-  array(shape: readonly number[], options: { dtype?: Dtype } = {}): NdArray {
+  array(shape: number | readonly number[], options: { dtype?: Dtype } = {}): NdArray {
+    if (this.#closed) throw new PoolClosedError('pool.array');
+    const lengths = lengthsOf(shape, 'pool.array');
     const dtype = options.dtype ?? config.floatX;
-    return makeNdArray(this.arena.array(dtype, sizeOf(shape)), shape);
+    if (!(dtype in STORAGE)) throw new TypeError(`pool.array: unknown dtype ${String(dtype)} (one of ${Object.keys(STORAGE).join(', ')})`);
+    return makeNdArray(this.arena.array(dtype, sizeOf(lengths)), lengths);
   }
 
   /** `value` (an ndarray, nested array, number or typed array) copied into this pool's shared memory. */
   from(value: TensorLike, options: { dtype?: Dtype } = {}): NdArray {
+    if (this.#closed) throw new PoolClosedError('pool.from');
     const c = constant(value, options.dtype ? { dtype: options.dtype } : {});
     const out = this.array(c.data.shape, { dtype: c.dtype });
     copyView(c.data, out);

@@ -159,7 +159,8 @@ if (CHROMIUM !== undefined) {
     const got = await run<{ closed: boolean; before: Encoded[]; after?: Failure }>('weftTests.close()');
     sameBits(t, got.before, (await inNode(mlp(weft), nodePool)).pooled, 'before closing: the bits of Node');
     t.equal(got.closed, true);
-    t.match(got.after?.message, /shut down/);
+    t.equal(got.after?.name, 'PoolClosedError');
+    t.match(got.after?.message, /: the pool was closed \(pool\.close\(\) or weft\.shutdown\(\)\)/);
   });
 
   t.test('a pool whose worker script does not load rejects its calls, saying so', async (t) => {
