@@ -1,4 +1,4 @@
-// `npm run bench [-- W1 W3 ...] [--quick]`: the suite of BENCH.md (W1-W8), weft and its peers in
+// `npm run bench [-- W1 W3 ...] [--quick]`: the suite of BENCH.md (W1-W8, and W2r), weft and its peers in
 // one process, side by side. Prints one table (figures are medians; ratios are to each group's
 // reference row, measured in this run) and writes bench/results/latest.json with the machine,
 // the load, the counts and every sample. `--quick` takes fewer runs per row.
@@ -10,6 +10,7 @@ import type { Workload } from './lib/workload.js';
 import { weft } from './peers/weft.js';
 import { w1 } from './workloads/w1-fused-chain.js';
 import { w2 } from './workloads/w2-bandwidth.js';
+import { w2r } from './workloads/w2r-reductions.js';
 import { w3 } from './workloads/w3-matmul.js';
 import { w4 } from './workloads/w4-mlp.js';
 import { w5 } from './workloads/w5-wide-dag.js';
@@ -17,10 +18,10 @@ import { w6 } from './workloads/w6-dispatch.js';
 import { w7 } from './workloads/w7-compile.js';
 import { w8 } from './workloads/w8-throughput.js';
 
-const WORKLOADS: readonly Workload[] = [w1, w2, w3, w4, w5, w6, w7, w8];
+const WORKLOADS: readonly Workload[] = [w1, w2, w2r, w3, w4, w5, w6, w7, w8];
 
 const USAGE = `usage: npm run bench [-- [W1 ... W8] [--quick]]
-  W1..W8   run only these workloads (default: all)
+  W1..W8, W2r   run only these workloads (default: all)
   --quick  fewer warm-up and timed runs per row (about 60% of the time)`;
 
 interface Args {
@@ -36,7 +37,7 @@ function parseArgs(argv: readonly string[]): Args {
     else if (a === '--help' || a === '-h') {
       console.log(USAGE);
       process.exit(0);
-    } else if (/^w\d+$/i.test(a) && WORKLOADS.some((w) => w.id === a.toUpperCase())) only.push(a.toUpperCase());
+    } else if (/^w\d+r?$/i.test(a) && WORKLOADS.some((w) => w.id === a.toUpperCase().replace(/R$/, 'r'))) only.push(a.toUpperCase().replace(/R$/, 'r'));
     else {
       console.error(`bench: unknown argument ${a}\n${USAGE}`);
       process.exit(2);

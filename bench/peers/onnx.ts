@@ -7,10 +7,24 @@ import type * as Protobuf from 'protobufjs';
 
 type Ort = typeof import('onnxruntime-node');
 
+/** An integer attribute of a node (keepdims, axis). */
+export interface OnnxAttribute {
+  readonly name: string;
+  readonly int: number;
+}
+
 export interface OnnxNode {
   readonly op: string;
   readonly inputs: readonly string[];
   readonly outputs: readonly string[];
+  readonly attributes?: readonly OnnxAttribute[];
+}
+
+/** A constant int64 tensor the graph holds (ReduceSum's axes). */
+export interface OnnxInitializer {
+  readonly name: string;
+  readonly dims: readonly number[];
+  readonly int64: readonly number[];
 }
 
 export interface OnnxGraph {
@@ -19,9 +33,12 @@ export interface OnnxGraph {
   readonly inputs: ReadonlyArray<{ readonly name: string; readonly shape: readonly number[] }>;
   readonly outputs: ReadonlyArray<{ readonly name: string; readonly shape: readonly number[] }>;
   readonly nodes: readonly OnnxNode[];
+  readonly initializers?: readonly OnnxInitializer[];
 }
 
 const FLOAT = 1;
+const INT64 = 7;
+const ATTRIBUTE_INT = 2;
 const IR_VERSION = 8;
 const OPSET = 17;
 
@@ -42,6 +59,10 @@ function valueInfo(v: { name: string; shape: readonly number[] }): object {
   return { name: v.name, type: { tensorType: { elemType: FLOAT, shape: { dim: v.shape.map((d) => ({ dimValue: d })) } } } };
 }
 
+function int64Bytes(values: readonly number[]): Uint8Array {
+  return new Uint8Array(BigInt64Array.from(values, (v) => BigInt(v)).buffer);
+}
+
 /** The model's bytes. */
 export function encodeModel(protobuf: typeof Protobuf, graph: OnnxGraph): Uint8Array {
   const root = protobuf.parse(readFileSync(new URL('./onnx.proto', import.meta.url), 'utf8')).root;
@@ -52,7 +73,15 @@ export function encodeModel(protobuf: typeof Protobuf, graph: OnnxGraph): Uint8A
     opsetImport: [{ domain: '', version: OPSET }],
     graph: {
       name: graph.name,
-      node: graph.nodes.map((n, i) => ({ input: n.inputs, output: n.outputs, name: `${n.op}_${i}`, opType: n.op, domain: '' })),
+      node: graph.nodes.map((n, i) => ({
+        input: n.inputs,
+        output: n.outputs,
+        name: `${n.op}_${i}`,
+        opType: n.op,
+        domain: '',
+        attribute: (n.attributes ?? []).map((a) => ({ name: a.name, i: a.int, type: ATTRIBUTE_INT })),
+      })),
+      initializer: (graph.initializers ?? []).map((t) => ({ name: t.name, dims: t.dims, dataType: INT64, rawData: int64Bytes(t.int64) })),
       input: graph.inputs.map(valueInfo),
       output: graph.outputs.map(valueInfo),
     },
