@@ -1,12 +1,15 @@
-// A tiny WebAssembly binary emitter: just enough to write numeric kernels in TypeScript (no
-// wat2wasm at build or run time). A module imports one shared memory ("env" "memory") and
-// exports functions whose bodies are built from the handful of opcodes those kernels use.
+// A tiny WebAssembly binary emitter: enough to write numeric kernels in TypeScript (no wat2wasm
+// at build or run time). A module imports one shared memory ("env" "memory") and holds functions
+// (exported or internal, calling one another by index) built from typed instruction methods and
+// a table of plain opcodes (scalar i32/i64/f32/f64, conversions, and the SIMD lanes kernels use).
 
 /** Value types. */
 export const I32 = 0x7f;
+export const I64 = 0x7e;
 export const F32 = 0x7d;
+export const F64 = 0x7c;
 export const V128 = 0x7b;
-export type ValType = typeof I32 | typeof F32 | typeof V128;
+export type ValType = typeof I32 | typeof I64 | typeof F32 | typeof F64 | typeof V128;
 
 /** Unsigned LEB128 (section sizes, indices, counts, memory offsets). */
 export function uleb(value: number): number[] {
@@ -34,6 +37,19 @@ export function sleb(value: number): number[] {
   }
 }
 
+/** Signed LEB128 of a 64-bit integer (i64.const immediates; wraps to the signed 64-bit range). */
+export function sleb64(value: bigint): number[] {
+  const out: number[] = [];
+  let v = BigInt.asIntN(64, value);
+  for (;;) {
+    const byte = Number(v & 0x7fn);
+    v >>= 7n;
+    const done = (v === 0n && (byte & 0x40) === 0) || (v === -1n && (byte & 0x40) !== 0);
+    out.push(done ? byte : byte | 0x80);
+    if (done) return out;
+  }
+}
+
 /** A length-prefixed vector of already-encoded items. */
 function vec(items: readonly number[][]): number[] {
   return [...uleb(items.length), ...items.flat()];
@@ -48,8 +64,85 @@ function section(id: number, body: number[]): number[] {
   return [id, ...uleb(body.length), ...body];
 }
 
-/** SIMD opcodes (after the 0xfd prefix), the few kernels use. */
-const SIMD = { load: 0x00, load32Splat: 0x09, store: 0x0b, f32x4Splat: 0x13, f32x4Add: 0xe4, f32x4Mul: 0xe6 } as const;
+const simd = (op: number): number[] => [0xfd, ...uleb(op)];
+
+/**
+ * Instructions without immediates, by their text-format names (the WebAssembly spec's opcodes).
+ * Only IEEE-exact operations are listed: no relaxed SIMD, whose results depend on the engine.
+ */
+const OPS = {
+  unreachable: [0x00],
+  drop: [0x1a],
+  /** select: the first operand where the i32 condition is nonzero, else the second. */
+  select: [0x1b],
+  return: [0x0f],
+  'i32.eqz': [0x45], 'i32.eq': [0x46], 'i32.ne': [0x47], 'i32.lt_s': [0x48], 'i32.lt_u': [0x49],
+  'i32.gt_s': [0x4a], 'i32.gt_u': [0x4b], 'i32.le_s': [0x4c], 'i32.le_u': [0x4d], 'i32.ge_s': [0x4e], 'i32.ge_u': [0x4f],
+  'i64.eqz': [0x50], 'i64.eq': [0x51], 'i64.ne': [0x52], 'i64.lt_s': [0x53], 'i64.lt_u': [0x54],
+  'i64.gt_s': [0x55], 'i64.gt_u': [0x56], 'i64.le_s': [0x57], 'i64.le_u': [0x58], 'i64.ge_s': [0x59], 'i64.ge_u': [0x5a],
+  'f32.eq': [0x5b], 'f32.ne': [0x5c], 'f32.lt': [0x5d], 'f32.gt': [0x5e], 'f32.le': [0x5f], 'f32.ge': [0x60],
+  'f64.eq': [0x61], 'f64.ne': [0x62], 'f64.lt': [0x63], 'f64.gt': [0x64], 'f64.le': [0x65], 'f64.ge': [0x66],
+  'i32.clz': [0x67], 'i32.add': [0x6a], 'i32.sub': [0x6b], 'i32.mul': [0x6c], 'i32.div_s': [0x6d], 'i32.rem_s': [0x6f],
+  'i32.and': [0x71], 'i32.or': [0x72], 'i32.xor': [0x73], 'i32.shl': [0x74], 'i32.shr_s': [0x75], 'i32.shr_u': [0x76],
+  'i64.clz': [0x79], 'i64.add': [0x7c], 'i64.sub': [0x7d], 'i64.mul': [0x7e], 'i64.and': [0x83], 'i64.or': [0x84],
+  'i64.xor': [0x85], 'i64.shl': [0x86], 'i64.shr_s': [0x87], 'i64.shr_u': [0x88],
+  'f32.abs': [0x8b], 'f32.neg': [0x8c], 'f32.ceil': [0x8d], 'f32.floor': [0x8e], 'f32.trunc': [0x8f], 'f32.nearest': [0x90],
+  'f32.sqrt': [0x91], 'f32.add': [0x92], 'f32.sub': [0x93], 'f32.mul': [0x94], 'f32.div': [0x95], 'f32.min': [0x96],
+  'f32.max': [0x97], 'f32.copysign': [0x98],
+  'f64.abs': [0x99], 'f64.neg': [0x9a], 'f64.ceil': [0x9b], 'f64.floor': [0x9c], 'f64.trunc': [0x9d], 'f64.nearest': [0x9e],
+  'f64.sqrt': [0x9f], 'f64.add': [0xa0], 'f64.sub': [0xa1], 'f64.mul': [0xa2], 'f64.div': [0xa3], 'f64.min': [0xa4],
+  'f64.max': [0xa5], 'f64.copysign': [0xa6],
+  'i32.wrap_i64': [0xa7], 'i64.extend_i32_s': [0xac], 'i64.extend_i32_u': [0xad],
+  'f32.convert_i32_s': [0xb2], 'f32.demote_f64': [0xb6], 'f64.convert_i32_s': [0xb7], 'f64.convert_i64_s': [0xb9],
+  'f64.promote_f32': [0xbb], 'i32.reinterpret_f32': [0xbc], 'i64.reinterpret_f64': [0xbd], 'f32.reinterpret_i32': [0xbe],
+  'f64.reinterpret_i64': [0xbf],
+  'i32.trunc_sat_f32_s': [0xfc, 0x00], 'i32.trunc_sat_f64_s': [0xfc, 0x02], 'i64.trunc_sat_f64_s': [0xfc, 0x06],
+  'i32x4.splat': simd(0x11), 'i64x2.splat': simd(0x12), 'f32x4.splat': simd(0x13), 'f64x2.splat': simd(0x14),
+  'i32x4.eq': simd(0x37), 'i32x4.ne': simd(0x38), 'i32x4.lt_s': simd(0x39), 'i32x4.gt_s': simd(0x3b),
+  'f32x4.eq': simd(0x41), 'f32x4.ne': simd(0x42), 'f32x4.lt': simd(0x43), 'f32x4.gt': simd(0x44), 'f32x4.le': simd(0x45),
+  'f32x4.ge': simd(0x46), 'f64x2.eq': simd(0x47), 'f64x2.ne': simd(0x48), 'f64x2.lt': simd(0x49), 'f64x2.gt': simd(0x4a),
+  'f64x2.le': simd(0x4b), 'f64x2.ge': simd(0x4c),
+  'v128.not': simd(0x4d), 'v128.and': simd(0x4e), 'v128.andnot': simd(0x4f), 'v128.or': simd(0x50), 'v128.xor': simd(0x51),
+  /** v128.bitselect(a, b, mask): a's bits where the mask's are set, else b's. */
+  'v128.bitselect': simd(0x52), 'v128.any_true': simd(0x53),
+  'f32x4.demote_f64x2_zero': simd(0x5e), 'f64x2.promote_low_f32x4': simd(0x5f),
+  'f32x4.ceil': simd(0x67), 'f32x4.floor': simd(0x68), 'f32x4.trunc': simd(0x69), 'f32x4.nearest': simd(0x6a),
+  'f64x2.ceil': simd(0x74), 'f64x2.floor': simd(0x75), 'f64x2.trunc': simd(0x7a), 'f64x2.nearest': simd(0x94),
+  'i32x4.all_true': simd(0xa3), 'i32x4.shl': simd(0xab), 'i32x4.shr_s': simd(0xac), 'i32x4.shr_u': simd(0xad),
+  'i32x4.add': simd(0xae), 'i32x4.sub': simd(0xb1), 'i32x4.mul': simd(0xb5),
+  'i64x2.all_true': simd(0xc3), 'i64x2.extend_low_i32x4_s': simd(0xc7), 'i64x2.extend_high_i32x4_s': simd(0xc8),
+  'i64x2.shl': simd(0xcb), 'i64x2.shr_s': simd(0xcc), 'i64x2.shr_u': simd(0xcd), 'i64x2.add': simd(0xce),
+  'i64x2.sub': simd(0xd1), 'i64x2.mul': simd(0xd5), 'i64x2.eq': simd(0xd6), 'i64x2.ne': simd(0xd7), 'i64x2.lt_s': simd(0xd8),
+  'i64x2.gt_s': simd(0xd9), 'i64x2.le_s': simd(0xda), 'i64x2.ge_s': simd(0xdb),
+  'f32x4.abs': simd(0xe0), 'f32x4.neg': simd(0xe1), 'f32x4.sqrt': simd(0xe3), 'f32x4.add': simd(0xe4), 'f32x4.sub': simd(0xe5),
+  'f32x4.mul': simd(0xe6), 'f32x4.div': simd(0xe7), 'f32x4.min': simd(0xe8), 'f32x4.max': simd(0xe9),
+  'f64x2.abs': simd(0xec), 'f64x2.neg': simd(0xed), 'f64x2.sqrt': simd(0xef), 'f64x2.add': simd(0xf0), 'f64x2.sub': simd(0xf1),
+  'f64x2.mul': simd(0xf2), 'f64x2.div': simd(0xf3), 'f64x2.min': simd(0xf4), 'f64x2.max': simd(0xf5),
+  'i32x4.trunc_sat_f32x4_s': simd(0xf8), 'f32x4.convert_i32x4_s': simd(0xfa), 'i32x4.trunc_sat_f64x2_s_zero': simd(0xfc),
+  'f64x2.convert_low_i32x4_s': simd(0xfe),
+} as const satisfies Record<string, readonly number[]>;
+
+/** The name of an instruction without immediates. */
+export type Op = keyof typeof OPS;
+
+/** Lane access instructions (one lane-index immediate). */
+const LANE_OPS = {
+  'i32x4.extract_lane': 0x1b, 'i32x4.replace_lane': 0x1c, 'i64x2.extract_lane': 0x1d, 'i64x2.replace_lane': 0x1e,
+  'f32x4.extract_lane': 0x1f, 'f32x4.replace_lane': 0x20, 'f64x2.extract_lane': 0x21, 'f64x2.replace_lane': 0x22,
+} as const;
+export type LaneOp = keyof typeof LANE_OPS;
+
+/** Loads and stores: opcode bytes and the natural alignment (log2 of bytes). */
+const MEMORY_OPS = {
+  'i32.load': [[0x28], 2], 'i64.load': [[0x29], 3], 'f32.load': [[0x2a], 2], 'f64.load': [[0x2b], 3],
+  'i32.store': [[0x36], 2], 'i64.store': [[0x37], 3], 'f32.store': [[0x38], 2], 'f64.store': [[0x39], 3],
+  'v128.load': [simd(0x00), 4], 'v128.store': [simd(0x0b), 4], 'v128.load32_splat': [simd(0x09), 2],
+} as const satisfies Record<string, readonly [readonly number[], number]>;
+export type MemoryOp = keyof typeof MEMORY_OPS;
+
+function bytesOf(array: Float32Array | Float64Array | BigInt64Array): number[] {
+  return [...new Uint8Array(array.buffer, array.byteOffset, array.byteLength)];
+}
 
 /**
  * A function body under construction: typed methods append instructions. Locals are declared
@@ -59,7 +152,10 @@ export class Body {
   readonly code: number[] = [];
   readonly #locals: ValType[] = [];
 
-  constructor(readonly params: readonly ValType[]) {}
+  constructor(
+    readonly params: readonly ValType[],
+    readonly results: readonly ValType[] = [],
+  ) {}
 
   /** A new local of type `t`; returns its index. */
   local(t: ValType): number {
@@ -72,65 +168,149 @@ export class Body {
     return this;
   }
 
-  #simd(op: number, ...imm: number[]): this {
-    return this.#op(0xfd, ...uleb(op), ...imm);
+  /** Instructions without immediates, in order. */
+  op(...names: Op[]): this {
+    for (const n of names) this.code.push(...OPS[n]);
+    return this;
   }
 
   get(i: number): this { return this.#op(0x20, ...uleb(i)); }
   set(i: number): this { return this.#op(0x21, ...uleb(i)); }
+  tee(i: number): this { return this.#op(0x22, ...uleb(i)); }
   i32(v: number): this { return this.#op(0x41, ...sleb(v)); }
-  f32(v: number): this { return this.#op(0x43, ...new Uint8Array(new Float32Array([v]).buffer)); }
-  i32Add(): this { return this.#op(0x6a); }
-  i32Sub(): this { return this.#op(0x6b); }
-  i32Eqz(): this { return this.#op(0x45); }
-  f32Eq(): this { return this.#op(0x5b); }
-  f32Add(): this { return this.#op(0x92); }
-  f32Mul(): this { return this.#op(0x94); }
+  i64(v: bigint): this { return this.#op(0x42, ...sleb64(v)); }
+  f32(v: number): this { return this.#op(0x43, ...bytesOf(new Float32Array([v]))); }
+  f64(v: number): this { return this.#op(0x44, ...bytesOf(new Float64Array([v]))); }
+  /** v128.const with two float64 lanes. */
+  f64x2(a: number, b = a): this { return this.#op(...simd(0x0c), ...bytesOf(new Float64Array([a, b]))); }
+  /** v128.const with two int64 lanes. */
+  i64x2(a: bigint, b = a): this { return this.#op(...simd(0x0c), ...bytesOf(new BigInt64Array([a, b]))); }
+  /** v128.const with four float32 lanes. */
+  f32x4(a: number, b = a, c = a, d = a): this { return this.#op(...simd(0x0c), ...bytesOf(new Float32Array([a, b, c, d]))); }
+  /** i8x16.shuffle of the two v128 operands: byte i of the result is byte lanes[i] of (a ++ b). */
+  shuffle(lanes: readonly number[]): this {
+    if (lanes.length !== 16 || lanes.some((l) => !(l >= 0 && l < 32))) throw new Error(`shuffle: 16 byte lanes in [0, 32) expected, got [${lanes.join(', ')}]`);
+    return this.#op(...simd(0x0d), ...lanes);
+  }
+  lane(op: LaneOp, lane: number): this { return this.#op(...simd(LANE_OPS[op]), lane); }
+  /** A load or store with a constant byte offset and the natural alignment hint. */
+  mem(op: MemoryOp, offset = 0): this {
+    const [code, align] = MEMORY_OPS[op];
+    return this.#op(...code, align, ...uleb(offset));
+  }
+  call(index: number): this { return this.#op(0x10, ...uleb(index)); }
+
+  i32Add(): this { return this.op('i32.add'); }
+  i32Sub(): this { return this.op('i32.sub'); }
+  i32Eqz(): this { return this.op('i32.eqz'); }
+  f32Eq(): this { return this.op('f32.eq'); }
+  f32Add(): this { return this.op('f32.add'); }
+  f32Mul(): this { return this.op('f32.mul'); }
   /** f32.load with a constant byte offset (alignment hint 4 bytes). */
-  f32Load(offset = 0): this { return this.#op(0x2a, 2, ...uleb(offset)); }
-  f32Store(offset = 0): this { return this.#op(0x38, 2, ...uleb(offset)); }
-  v128Load(offset = 0): this { return this.#simd(SIMD.load, 4, ...uleb(offset)); }
-  v128Store(offset = 0): this { return this.#simd(SIMD.store, 4, ...uleb(offset)); }
+  f32Load(offset = 0): this { return this.mem('f32.load', offset); }
+  f32Store(offset = 0): this { return this.mem('f32.store', offset); }
+  v128Load(offset = 0): this { return this.mem('v128.load', offset); }
+  v128Store(offset = 0): this { return this.mem('v128.store', offset); }
   /** Loads one f32 and broadcasts it to the four lanes. */
-  load32Splat(offset = 0): this { return this.#simd(SIMD.load32Splat, 2, ...uleb(offset)); }
-  f32x4Splat(): this { return this.#simd(SIMD.f32x4Splat); }
-  f32x4Add(): this { return this.#simd(SIMD.f32x4Add); }
-  f32x4Mul(): this { return this.#simd(SIMD.f32x4Mul); }
-  /** Structured control: blocks without results. */
-  block(): this { return this.#op(0x02, 0x40); }
-  loop(): this { return this.#op(0x03, 0x40); }
-  if(): this { return this.#op(0x04, 0x40); }
+  load32Splat(offset = 0): this { return this.mem('v128.load32_splat', offset); }
+  f32x4Splat(): this { return this.op('f32x4.splat'); }
+  f32x4Add(): this { return this.op('f32x4.add'); }
+  f32x4Mul(): this { return this.op('f32x4.mul'); }
+  /** Structured control: blocks without results, or with one result of type `t`. */
+  block(t?: ValType): this { return this.#op(0x02, t ?? 0x40); }
+  loop(t?: ValType): this { return this.#op(0x03, t ?? 0x40); }
+  if(t?: ValType): this { return this.#op(0x04, t ?? 0x40); }
   else(): this { return this.#op(0x05); }
   end(): this { return this.#op(0x0b); }
+  br(depth: number): this { return this.#op(0x0c, ...uleb(depth)); }
   brIf(depth: number): this { return this.#op(0x0d, ...uleb(depth)); }
 
-  /** The encoded body: local declarations (one group per local: simple, and few), code, end. */
+  /** The encoded body: local declarations (runs of one type), code, end. */
   encode(): number[] {
-    const body = [...vec(this.#locals.map((t) => [1, t])), ...this.code, 0x0b];
+    const runs: number[][] = [];
+    for (const t of this.#locals) {
+      const last = runs[runs.length - 1];
+      if (last && last[1] === t) last[0]!++;
+      else runs.push([1, t]);
+    }
+    const body = [...vec(runs.map(([n, t]) => [...uleb(n!), t!])), ...this.code, 0x0b];
     return [...uleb(body.length), ...body];
   }
 }
 
-/** An exported function: its name and body (no results: kernels write to memory). */
+/** An exported function: its name and body. */
 export interface ExportedFunction {
   readonly name: string;
   readonly body: Body;
 }
 
 /**
- * The bytes of a module that imports `env.memory` (shared, 1 to 65536 pages: the arena's
- * declaration, so that any arena memory can be given at instantiation) and exports `functions`.
+ * A module under construction: functions get indices as they are added (reserved before their
+ * body is built, so that a body may add the functions it calls), some are exported by name.
  */
+export class ModuleBuilder {
+  readonly #bodies: (Body | undefined)[] = [];
+  readonly #byKey = new Map<string, number>();
+  readonly #exports: [string, number][] = [];
+
+  /** Adds a function; returns its index. */
+  add(body: Body): number {
+    this.#bodies.push(body);
+    return this.#bodies.length - 1;
+  }
+
+  /**
+   * The index of the function known by `key`, built by `build` the first time (which may itself
+   * ask for other functions): libraries add what a kernel calls, once per module.
+   */
+  function(key: string, build: () => Body): number {
+    const known = this.#byKey.get(key);
+    if (known !== undefined) return known;
+    const index = this.#bodies.length;
+    this.#bodies.push(undefined);
+    this.#byKey.set(key, index);
+    this.#bodies[index] = build();
+    return index;
+  }
+
+  export(exportName: string, index: number): this {
+    if (this.#exports.some(([n]) => n === exportName)) throw new Error(`ModuleBuilder: export '${exportName}' is already defined`);
+    this.#exports.push([exportName, index]);
+    return this;
+  }
+
+  /**
+   * The bytes of a module that imports `env.memory` (shared, 1 to 65536 pages: the arena's
+   * declaration, so that any arena memory can be given at instantiation).
+   */
+  bytes(): Uint8Array<ArrayBuffer> {
+    const bodies = this.#bodies.map((b, i) => {
+      if (b === undefined) throw new Error(`ModuleBuilder: function ${i} was reserved but never built`);
+      return b;
+    });
+    const signatures: string[] = [];
+    const typeOf = bodies.map((b) => {
+      const sig = [0x60, ...vec(b.params.map((p) => [p])), ...vec(b.results.map((r) => [r]))].join(',');
+      const at = signatures.indexOf(sig);
+      return at >= 0 ? at : signatures.push(sig) - 1;
+    });
+    const types = signatures.map((s) => s.split(',').map(Number));
+    const memoryImport = [...name('env'), ...name('memory'), 0x02, 0x03, ...uleb(1), ...uleb(65536)];
+    const out = [
+      ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
+      ...section(1, vec(types)),
+      ...section(2, vec([memoryImport])),
+      ...section(3, vec(typeOf.map((t) => uleb(t)))),
+      ...section(7, vec(this.#exports.map(([n, i]) => [...name(n), 0x00, ...uleb(i)]))),
+      ...section(10, vec(bodies.map((b) => b.encode()))),
+    ];
+    return new Uint8Array(out);
+  }
+}
+
+/** The bytes of a module that exports each of `functions` under its name (see ModuleBuilder.bytes). */
 export function emitModule(functions: readonly ExportedFunction[]): Uint8Array<ArrayBuffer> {
-  const types = functions.map((f) => [0x60, ...vec(f.body.params.map((p) => [p])), 0]);
-  const memoryImport = [...name('env'), ...name('memory'), 0x02, 0x03, ...uleb(1), ...uleb(65536)];
-  const bytes = [
-    ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
-    ...section(1, vec(types)),
-    ...section(2, vec([memoryImport])),
-    ...section(3, vec(functions.map((_, i) => uleb(i)))),
-    ...section(7, vec(functions.map((f, i) => [...name(f.name), 0x00, ...uleb(i)]))),
-    ...section(10, vec(functions.map((f) => f.body.encode()))),
-  ];
-  return new Uint8Array(bytes);
+  const module = new ModuleBuilder();
+  for (const f of functions) module.export(f.name, module.add(f.body));
+  return module.bytes();
 }
