@@ -35,7 +35,7 @@ const labels = ndarray(targets, [SAMPLES, CLASSES]);
 const batches = Array.from({ length: SAMPLES / BATCH }, (_, b) => [
   inputs.lo(b * BATCH, 0).hi(BATCH, FEATURES),
   labels.lo(b * BATCH, 0).hi(BATCH, CLASSES),
-]);
+] as const);
 
 // The model: softmax(relu(x W1 + b1) W2 + b2), trained on the mean cross-entropy.
 const x = pt.matrix('x', 'float32');

@@ -6,7 +6,7 @@ export { config } from './tensor/config.js';
 export type { Dtype, TypedArray } from './kernels/dtype.js';
 
 export { compile, AbortError, UnusedInputError } from './compile/function.js';
-export type { CompileOptions, CallOptions, WeftFunction } from './compile/function.js';
+export type { CompileOptions, CallOptions, WeftFunction, CompiledFunction, InputValue, ArgumentsOf, ProfileOf } from './compile/function.js';
 export { Mode, FAST_RUN, FAST_COMPILE, type ModeName, type ModeOptions } from './compile/mode.js';
 export { DebugMode, DebugModeError, type DebugModeOptions, type DebugCheck, type Tolerance } from './compile/debug-mode.js';
 export { NanGuardMode, NanGuardError, type NanGuardModeOptions, type BadValueKind } from './compile/nan-guard-mode.js';
@@ -29,7 +29,7 @@ export {
   NullGradientError,
 } from './graph/gradient.js';
 
-export { tolist, wrapTypedArray as ndarray, type NdArray, type NestedArray } from './tensor/ndarray.js';
+export { tolist, wrapTypedArray as ndarray, type NdArray, type NestedArray, type NestedList } from './tensor/ndarray.js';
 export { slice, Slice } from './tensor/slice.js';
 export { Rng } from './tensor/rng.js';
 export { RandomStream, type UniformOptions, type NormalOptions } from './tensor/random-stream.js';
@@ -41,7 +41,7 @@ export { scan, until, ScanUntil, type ScanOptions, type ScanResult, type ScanSeq
 export { ScanOp, type ScanSpec } from './tensor/scan-op.js';
 export { TensorType, ValueTypeError, type StaticShape } from './tensor/type.js';
 export { ShapeMismatchError } from './tensor/elemwise.js';
-export type { TensorLike, IndexEntry, AxisArg, ReduceOptions, VarOptions, ShapeLike } from './tensor/variable.js';
+export type { TensorLike, TensorValue, IndexEntry, AxisArg, ReduceOptions, VarOptions, ShapeLike } from './tensor/variable.js';
 // Also at the root, so that `const { pt } = weft` (a value) leaves the types in reach: weft.TensorVariable.
 export { TensorVariable, TensorConstant, TensorSharedVariable } from './tensor/variable.js';
 

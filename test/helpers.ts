@@ -18,7 +18,7 @@ export async function run(
   options?: weft.CompileOptions,
 ): Promise<weft.NdArray> {
   const fn = await weft.compile(inputs, outputs, { onUnusedInput: 'ignore', ...options });
-  return fn(...values);
+  return fn(...(values as weft.InputValue[]));
 }
 
 type Nested = number | boolean | readonly Nested[];

@@ -20,7 +20,7 @@ export function float32Data(nd: weft.NdArray): Float32Array {
 }
 
 /** The tasks of the latest call of a function compiled with `profile: true`. */
-function lastCallEvents(fn: weft.WeftFunction<unknown>): weft.FunctionProfile['events'] {
+function lastCallEvents(fn: weft.CompiledFunction): weft.FunctionProfile['events'] {
   const profile = fn.profile;
   if (!profile) throw new Error('compile the function with profile: true');
   const call = profile.calls - 1;
@@ -33,7 +33,7 @@ function lastCallEvents(fn: weft.WeftFunction<unknown>): weft.FunctionProfile['e
 }
 
 /** How many tasks the latest call of a profiled function ran, and on how many threads. */
-export function lastCallTasks(fn: weft.WeftFunction<unknown>): { tasks: number; threads: number } {
+export function lastCallTasks(fn: weft.CompiledFunction): { tasks: number; threads: number } {
   const events = lastCallEvents(fn);
   return { tasks: events.length, threads: new Set(events.map((e) => e.thread)).size };
 }
@@ -42,7 +42,7 @@ export function lastCallTasks(fn: weft.WeftFunction<unknown>): { tasks: number; 
  * Milliseconds from the first task's start to the last task's end in the latest call of a
  * function compiled with `profile: true`: the compute phase, without the copies in and out.
  */
-export function lastTaskSpan(fn: weft.WeftFunction<unknown>): number {
+export function lastTaskSpan(fn: weft.CompiledFunction): number {
   const events = lastCallEvents(fn);
   const start = Math.min(...events.map((e) => e.start));
   const end = Math.max(...events.map((e) => e.start + e.duration));

@@ -64,7 +64,7 @@ async function run(suite: Suite): Promise<void> {
               : undefined,
           setup: async () => {
             const fn = await weft.compile([xs, ys, ws], borrow ? weft.Out(z, { borrow: true }) : z, { pool, workers });
-            const args = shared ? inPool : [x, y, w];
+            const args = (shared ? inPool : [x, y, w]) as [weft.InputValue, weft.InputValue, weft.InputValue];
             return { run: async () => float32Data(await fn(...args)), dispose: () => fn.dispose() };
           },
         });

@@ -17,8 +17,8 @@ import type { Type } from '../graph/type.js';
 import { isConstant, type Variable } from '../graph/variable.js';
 import { isFloatDtype, type TypedArray } from '../kernels/dtype.js';
 import { getKernel, hasKernel } from '../kernels/registry.js';
-import { sizeOf, type Range, type TensorView } from '../kernels/view.js';
-import { empty, flatValues, isNdArray, makeNdArray, shapeText, type NdArray } from '../tensor/ndarray.js';
+import { isContiguous, sizeOf, type Range, type TensorView } from '../kernels/view.js';
+import { copyArray, empty, flatValues, isNdArray, makeNdArray, shapeText, type NdArray } from '../tensor/ndarray.js';
 import { intConstant } from '../tensor/shape.js';
 import { TensorType } from '../tensor/type.js';
 import { AbortError } from '../scheduler/planned-executor.js';
@@ -471,8 +471,10 @@ class DebugRuntime implements ModeRuntime {
       }
       const allocate = (): NdArray[] => node.outputs.map((o, j) => empty((o.type as TensorType).dtype, shapes[j] ?? []));
       got = allocate();
+      // What the kernel reads: contiguous copies where it asks for them, as plans give it.
+      const kernelInputs = call.contiguousInputs ? inputs.map((x) => (isContiguous(x) ? x : copyArray(x))) : inputs;
       try {
-        kernel(inputs, got, call.params);
+        kernel(kernelInputs, got, call.params);
       } catch (e) {
         fail(`${who} failed where perform succeeded: ${messageOf(e)}`);
       }
@@ -485,7 +487,7 @@ class DebugRuntime implements ModeRuntime {
         const chunks = ranges.length;
         const parts = allocate();
         try {
-          for (const range of ranges) kernel(inputs, parts, call.params, range);
+          for (const range of ranges) kernel(kernelInputs, parts, call.params, range);
         } catch (e) {
           fail(`${who} failed when run in chunks: ${messageOf(e)}`, 'chunks');
         }

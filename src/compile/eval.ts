@@ -4,7 +4,7 @@ import { registerEvaluator } from '../graph/evaluate.js';
 import type { Variable } from '../graph/variable.js';
 import type { NdArray } from '../tensor/ndarray.js';
 import { isTensorVariable, type TensorVariable } from '../tensor/variable.js';
-import { compile, type WeftFunction } from './function.js';
+import { compile, type InputValue, type WeftFunction } from './function.js';
 
 const cache = new WeakMap<Variable, Map<string, Promise<WeftFunction<NdArray>>>>();
 
@@ -25,7 +25,8 @@ async function evaluateTensor(v: Variable, givens: ReadonlyMap<Variable, unknown
     fn = compile(keys as TensorVariable[], v, { onUnusedInput: 'ignore', name: `eval(${v})` });
     byKeys.set(id, fn);
   }
-  return (await fn)(...givens.values());
+  // The values are checked by the inputs' types when the call starts.
+  return (await fn)(...([...givens.values()] as InputValue[]));
 }
 
 registerEvaluator(evaluateTensor);

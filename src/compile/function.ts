@@ -20,7 +20,7 @@ import { getDefaultPool, PoolClosedError, type Pool } from '../workers/pool.js';
 import { deepCopy } from '../tensor/basic-ops.js';
 import type { NdArray } from '../tensor/ndarray.js';
 import { TensorType } from '../tensor/type.js';
-import { isTensorVariable, type TensorLike, type TensorSharedVariable, type TensorVariable } from '../tensor/variable.js';
+import { isTensorVariable, type TensorLike, type TensorSharedVariable, type TensorValue, type TensorVariable } from '../tensor/variable.js';
 import { FunctionInput } from './function-input.js';
 import { FAST_RUN, resolveMode, type Mode, type ModeName } from './mode.js';
 // The modes known by name beyond FAST_RUN and FAST_COMPILE register themselves with resolveMode.
@@ -61,9 +61,27 @@ export interface CallOptions {
   readonly signal?: AbortSignal;
 }
 
-/** A compiled function: `await fn(...values)`, plus what it was built from. */
-export interface WeftFunction<R> {
-  (...args: unknown[]): Promise<R>;
+/** A value a compiled function takes for a tensor input (checked and converted by its type). */
+export type InputValue = TensorValue;
+
+/** The values a function with these inputs takes: one per input. */
+export type ArgumentsOf<I extends readonly unknown[]> = { -readonly [K in keyof I]: InputValue };
+
+/** `fn.profile` for these options: defined when they say `profile: true`. */
+export type ProfileOf<O> = O extends { readonly profile: true } ? FunctionProfile : FunctionProfile | undefined;
+
+/**
+ * A compiled function: `await fn(...values)` (then, optionally, `{ signal }`), plus what it was
+ * built from. `R` is what a call gives (one ndarray, or an array for a list of outputs), `A` the
+ * values it takes (a tuple when the inputs were a list literal).
+ */
+export interface WeftFunction<R, A extends readonly unknown[] = InputValue[], P extends FunctionProfile | undefined = FunctionProfile | undefined>
+  extends CompiledFunction<P> {
+  (...args: [...A] | [...A, CallOptions]): Promise<R>;
+}
+
+/** What every compiled function has besides its call: what takes any function (serialize) takes this. */
+export interface CompiledFunction<P extends FunctionProfile | undefined = FunctionProfile | undefined> {
   /** The graph as it runs: explicit inputs then shared variables; outputs then update values. */
   readonly fgraph: FunctionGraph;
   readonly name: string;
@@ -72,7 +90,7 @@ export interface WeftFunction<R> {
   readonly updated: readonly TensorSharedVariable[];
   readonly mode: Mode;
   /** Compile and run times, when compiled with `profile: true`. */
-  readonly profile: FunctionProfile | undefined;
+  readonly profile: P;
   dispose(): void;
 }
 
@@ -198,16 +216,16 @@ function protectOutputs(fg: FunctionGraph): void {
 /** An output of compile: a variable, or `weft.Out(variable, { borrow })`. */
 export type OutputSpec = TensorVariable | FunctionOutput;
 
-export function compile(
-  inputs: ReadonlyArray<TensorVariable | FunctionInput>,
+export function compile<const I extends ReadonlyArray<TensorVariable | FunctionInput>, const O extends CompileOptions = {}>(
+  inputs: I,
   outputs: OutputSpec,
-  options?: CompileOptions,
-): Promise<WeftFunction<NdArray>>;
-export function compile(
-  inputs: ReadonlyArray<TensorVariable | FunctionInput>,
+  options?: O,
+): Promise<WeftFunction<NdArray, ArgumentsOf<I>, ProfileOf<O>>>;
+export function compile<const I extends ReadonlyArray<TensorVariable | FunctionInput>, const O extends CompileOptions = {}>(
+  inputs: I,
   outputs: readonly OutputSpec[],
-  options?: CompileOptions,
-): Promise<WeftFunction<NdArray[]>>;
+  options?: O,
+): Promise<WeftFunction<NdArray[], ArgumentsOf<I>, ProfileOf<O>>>;
 export async function compile(
   inputs: ReadonlyArray<TensorVariable | FunctionInput>,
   outputs: OutputSpec | readonly OutputSpec[],

@@ -12,7 +12,7 @@ import { isConstant, type Variable } from '../graph/variable.js';
 import { installTensorCodecs } from '../tensor/codecs.js';
 import { tensorTypeCodec } from '../tensor/value-codec.js';
 import { isTensorVariable, type TensorSharedVariable, type TensorVariable } from '../tensor/variable.js';
-import type { WeftFunction } from './function.js';
+import type { CompiledFunction } from './function.js';
 import { FunctionInput, In } from './function-input.js';
 
 /** A loaded graph: fresh variables, its free inputs, and its shared variables with their stored values. */
@@ -37,7 +37,7 @@ export interface DeserializedFunction {
   readonly shared: TensorSharedVariable[];
 }
 
-function isWeftFunction(x: unknown): x is WeftFunction<unknown> {
+function isWeftFunction(x: unknown): x is CompiledFunction {
   return typeof x === 'function' && 'fgraph' in x && 'updated' in x && 'inputs' in x;
 }
 
@@ -46,7 +46,7 @@ function isWeftFunction(x: unknown): x is WeftFunction<unknown> {
  * their free inputs and them; constants and shared variables are stored with their values), or
  * a compiled function (its rewritten graph, inputs, outputs, updates and name).
  */
-export function serialize(variablesOrFn: TensorVariable | readonly TensorVariable[] | WeftFunction<unknown>): string {
+export function serialize(variablesOrFn: TensorVariable | readonly TensorVariable[] | CompiledFunction): string {
   installTensorCodecs();
   if (isWeftFunction(variablesOrFn)) {
     const fn = variablesOrFn;

@@ -12,7 +12,7 @@ import { Rng } from '../tensor/rng.js';
 import { shapeOf } from '../tensor/shape.js';
 import type { TensorType } from '../tensor/type.js';
 import type { TensorLike, TensorVariable } from '../tensor/variable.js';
-import { compile } from './function.js';
+import { compile, type InputValue } from './function.js';
 
 export class CheckError extends Error {
   constructor(message: string) {
@@ -55,8 +55,9 @@ async function checkNode(node: Apply, inputs: readonly TensorVariable[], values:
   if (flat.length > 0 && ioToposort(inputs, flat).some((n) => n.outputs.some((o) => own.has(o)))) {
     throw new CheckError(`checkInferShape: the shape ${node.op}.inferShape gives depends on the node's own outputs`);
   }
-  const real = await (await compile(inputs, outs, { onUnusedInput: 'ignore', name: 'checkInferShape outputs' }))(...values);
-  const lengths = flat.length > 0 ? await (await compile(inputs, flat, { onUnusedInput: 'ignore', name: 'checkInferShape shapes' }))(...values) : [];
+  const args = values as InputValue[];
+  const real = await (await compile(inputs, outs, { onUnusedInput: 'ignore', name: 'checkInferShape outputs' }))(...args);
+  const lengths = flat.length > 0 ? await (await compile(inputs, flat, { onUnusedInput: 'ignore', name: 'checkInferShape shapes' }))(...args) : [];
   let k = 0;
   inferred.forEach((dims, j) => {
     const got = dims.map(() => Number(lengths[k++]!.data[lengths[k - 1]!.offset]));

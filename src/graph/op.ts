@@ -27,6 +27,13 @@ export interface KernelCall {
   /** Bytes of scratch memory the kernel needs (given to it as one more output, a uint8 view). */
   readonly scratchBytes?: number;
   /**
+   * The kernel reads its inputs as C-contiguous arrays (element i of an input at `offset + i`):
+   * an input in any other layout (a transposed or broadcast view, a slice with steps) is copied
+   * into contiguous memory first, by the planner on the workers and by `perform` on the calling
+   * thread. A kernel that walks its inputs' strides itself need not ask.
+   */
+  readonly contiguousInputs?: boolean;
+  /**
    * For reductions: the input (input 0) may be cut along one of `axes` into slabs, each reduced
    * by this same call into a float64 partial result; then `combine` reduces the partials, in slab
    * order, along their axis 0 into the outputs. Planners use it when the output is too small to

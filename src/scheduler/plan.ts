@@ -10,7 +10,7 @@ import type { FunctionGraph } from '../graph/fgraph.js';
 import { UnknownShapesError, type KernelCall } from '../graph/op.js';
 import { isConstant, type Constant, type Variable } from '../graph/variable.js';
 import { bytesPerElement, STORAGE, type Dtype } from '../kernels/dtype.js';
-import { contiguousStrides, sizeOf, type TensorView } from '../kernels/view.js';
+import { contiguousStrides, isContiguous, sizeOf, type TensorView } from '../kernels/view.js';
 import type { NdArray } from '../tensor/ndarray.js';
 import { TensorType } from '../tensor/type.js';
 import { ALIGN, ArenaFullError, arenaCanHold } from '../workers/arena.js';
@@ -268,6 +268,26 @@ export function buildPlan(fg: FunctionGraph, inputs: readonly NdArray[], host: H
     callsOfNode.set(k, [calls.length - 2, calls.length - 1]);
     return true;
   }
+  /**
+   * For a kernel that asks for contiguous inputs: each input of node `k` whose view is not
+   * C-contiguous gets a contiguous copy (a buffer of the node's, a 'copy' call chunked by
+   * elements), and `inViews` is pointed at the copies. Returns the copies' calls, in order.
+   */
+  function contiguousCopies(node: Apply, k: number, inViews: number[]): number[] {
+    const copies: number[] = [];
+    inViews.forEach((view, i) => {
+      const v = views[view]!;
+      if (isContiguous(v)) return;
+      const copy = addBuffer(v.dtype, v.shape, k, () => `a contiguous copy of input ${i} of ${ofNode(k)}`);
+      viewBuffer[copy]!.readers.add(k);
+      calls.push({ kernel: 'copy', params: {}, inputs: [view], outputs: [copy], label: `contiguous copy of input ${i} of ${node}`, split: { by: 'elements' } });
+      callNodes.push(node);
+      kernelCalls.push({ name: 'copy', params: {}, chunking: { by: 'elements' } });
+      copies.push(calls.length - 1);
+      inViews[i] = copy;
+    });
+    return copies;
+  }
   const kernelCalls: KernelCall[] = [];
   const dummies = new Map<Dtype, NdArray['data']>();
   const dummy = (d: Dtype): NdArray['data'] => {
@@ -339,7 +359,9 @@ export function buildPlan(fg: FunctionGraph, inputs: readonly NdArray[], host: H
         return i === undefined ? newBuffer(o, k) : overwrite(o, inViews[i]!, outShapes[j]!);
       });
       if (call.scratchBytes !== undefined) outViews.push(newScratch(call.scratchBytes, k));
-      if (call.partials && Object.keys(op.destroyMap).length === 0 && expandPartials(node, k, call, inViews, outViews, outShapes)) return;
+      // Inputs the kernel wants contiguous and that are not: copied first, by calls of this node.
+      const copies = call.contiguousInputs ? contiguousCopies(node, k, inViews) : [];
+      if (call.partials && copies.length === 0 && Object.keys(op.destroyMap).length === 0 && expandPartials(node, k, call, inViews, outViews, outShapes)) return;
       calls.push({
         kernel: call.name,
         params: call.params,
@@ -352,7 +374,7 @@ export function buildPlan(fg: FunctionGraph, inputs: readonly NdArray[], host: H
       callNodes.push(node);
       kernelCalls.push(call);
       callOf.set(k, calls.length - 1);
-      callsOfNode.set(k, [calls.length - 1]);
+      callsOfNode.set(k, [...copies, calls.length - 1]);
     } catch (e) {
       if (e instanceof PlanError || e instanceof ArenaFullError) throw e;
       if (e instanceof UnknownShapesError) throw new StageBoundary(node, 'unknown', e.message);

@@ -96,10 +96,19 @@ export function flatValues(a: NdArray): TypedArray {
   return copyArray(a).data;
 }
 
+/** What tolist gives: a number, or arrays of them nested once per axis. */
 export type NestedList = number | NestedList[];
 
-/** Nested JS arrays (a number for a 0-d array). */
-export function tolist(a: NdArray): NestedList {
+/**
+ * Nested JS arrays (a number for a 0-d array). The shape of a value is known only when it runs,
+ * so say the form you expect to index it: `tolist<number[][]>(m)[0][1]` (NumPy's tolist is
+ * untyped for the same reason).
+ */
+export function tolist<T extends NestedList = NestedList>(a: NdArray): T {
+  return nestedOf(a) as T;
+}
+
+function nestedOf(a: NdArray): NestedList {
   const flat = flatValues(a);
   const shape = a.shape;
   if (shape.length === 0) return flat[0]!;

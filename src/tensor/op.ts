@@ -9,7 +9,8 @@ import type { Apply } from '../graph/apply.js';
 import { Op } from '../graph/op.js';
 import '../kernels/builtin.js';
 import { getKernel } from '../kernels/registry.js';
-import { empty, makeNdArray, type NdArray } from './ndarray.js';
+import { isContiguous } from '../kernels/view.js';
+import { copyArray, empty, makeNdArray, type NdArray } from './ndarray.js';
 import type { TensorType } from './type.js';
 import type { TensorVariable } from './variable.js';
 
@@ -27,7 +28,8 @@ export abstract class TensorOp<Out extends TensorVariable | TensorVariable[] = T
     const call = this.kernel?.(node);
     if (!call || !this.outputShapes) throw new Error(`${node.op} has no perform implementation`);
     const outputs = this.outputShapes(node, inputs).map((shape, j) => empty((node.outputs[j]!.type as TensorType).dtype, shape));
-    getKernel(call.name)(inputs, outputs, call.params);
+    const args = call.contiguousInputs ? inputs.map((x) => (isContiguous(x) ? x : copyArray(x))) : inputs;
+    getKernel(call.name)(args, outputs, call.params);
     return outputs;
   }
 }

@@ -5,12 +5,16 @@
 import type { Dtype } from '../kernels/dtype.js';
 import { Constant, Variable, type Givens } from '../graph/variable.js';
 import { SharedVariable } from '../graph/shared.js';
+import type { FilterOptions } from '../graph/type.js';
 import type { NdArray, NestedArray } from './ndarray.js';
 import type { Slice } from './slice.js';
 import type { TensorType } from './type.js';
 
 /** Anything an op accepts where a tensor is expected: JS literals and arrays become constants. */
 export type TensorLike = TensorVariable | number | boolean | NestedArray | NdArray | NdArray['data'];
+
+/** A tensor's value as users give it: an ndarray, a typed array, nested arrays or a number. */
+export type TensorValue = NdArray | NdArray['data'] | NestedArray | number | boolean;
 
 /** One entry of `x.get(...)`: an integer (or scalar int variable), a slice, or null for a new axis. */
 export type IndexEntry = number | TensorVariable | Slice | null;
@@ -177,6 +181,10 @@ export class TensorSharedVariable extends SharedVariable<TensorType, NdArray> {
   }
   override getValue(options: { borrow?: boolean } = {}): NdArray {
     return super.getValue(options);
+  }
+  /** Replaces the value (checked and converted to this variable's type; copied unless `borrow`). */
+  override setValue(value: TensorValue, options: { borrow?: boolean } & FilterOptions = {}): void {
+    super.setValue(value, options);
   }
 }
 

@@ -76,7 +76,7 @@ t.test('more concurrent calls than the gate lets through each get their own resu
   const fn = await weft.compile([x], x.mul(2).add(1), { workers: 0 });
   const n = CALLS_AT_ONCE + 300;
   const controller = new AbortController();
-  const calls = Array.from({ length: n }, (_, i) => fn([i, -i], ...(i === n - 10 ? [{ signal: controller.signal }] : [])));
+  const calls = Array.from({ length: n }, (_, i) => (i === n - 10 ? fn([i, -i], { signal: controller.signal }) : fn([i, -i])));
   controller.abort();
   const settled = await Promise.allSettled(calls);
   const wrong = settled.flatMap((s, i) => {

@@ -26,7 +26,7 @@ t.test('asOp: values, types, and a calling-thread task in a planned call', async
   );
   const x = pt.vector('x');
   const y = cumsum.call(x.exp()) as weft.pt.TensorVariable;
-  const values = [rng(1).normal([BIG])];
+  const values = [rng(1).normal([BIG])] as const;
   const xs = Array.from(values[0]!.data as Float64Array);
   let acc = 0;
   const expected = xs.map((v) => (acc += Math.exp(v)));
@@ -52,7 +52,7 @@ t.test('asOp without inferShape: calls are planned in stages around it', async (
   const kept = positives.call(x.mul(3)) as weft.pt.TensorVariable;
   const out = [kept.sum(), kept.shape, x.sum()];
   const fn = await weft.compile([x], out, { pool, profile: true });
-  const values = [rng(2).normal([BIG])];
+  const values = [rng(2).normal([BIG])] as const;
   const xs = Array.from(values[0]!.data as Float64Array);
   const pos = xs.filter((v) => v > 0);
   const [s, shape, total] = await fn(...values);
@@ -90,7 +90,7 @@ t.test('a custom op with a kernel from a module every worker imports', async (t)
   const x = pt.vector('x');
   const y = new Scale(3).call(x.add(1));
   const fn = await weft.compile([x], y, { pool, profile: true });
-  const values = [rng(3).normal([4 * BIG])];
+  const values = [rng(3).normal([4 * BIG])] as const;
   const xs = Array.from(values[0]!.data as Float64Array);
   near(t, await fn(...values), xs.map((v) => 3 * (v + 1)), 1e-12);
   t.ok(fn.profile!.events.some((e) => e.node.op instanceof Scale && e.thread !== 0), 'the kernel ran in the workers');

@@ -10,7 +10,7 @@ type TV = weft.pt.TensorVariable;
 const list = (a: weft.NdArray): unknown => weft.tolist(a);
 
 /** The names of the ops that produce the function's outputs (its fgraph outputs, in order). */
-function outputOps(fn: weft.WeftFunction<unknown>): string[] {
+function outputOps(fn: weft.CompiledFunction): string[] {
   return fn.fgraph.outputs.map((v) => (v.owner ? String(v.owner.op) : 'input'));
 }
 
@@ -327,7 +327,7 @@ t.test('unused inputs: raise, warn, ignore', async (t) => {
   const warnings: unknown[][] = [];
   const warn = console.warn;
   console.warn = (...args: unknown[]) => void warnings.push(args);
-  let fn: weft.WeftFunction<weft.NdArray>;
+  let fn: weft.WeftFunction<weft.NdArray, [weft.InputValue, weft.InputValue]>;
   try {
     fn = await weft.compile([x, y], x.sum(), { onUnusedInput: 'warn' });
   } finally {
@@ -356,13 +356,18 @@ t.test('calls: wrong arity', async (t) => {
   const x = pt.vector('x');
   const y = pt.vector('y');
   const f = await weft.compile([x, y], pt.add(x, y), { name: 'f' });
+  // @ts-expect-error: the arity is wrong on purpose, to test the runtime error
   await throwsExactly(t, () => f([1]), TypeError, "function 'f' expects 2 arguments (x, y), got 1");
+  // @ts-expect-error: the arity is wrong on purpose, to test the runtime error
   await throwsExactly(t, () => f([1], [2], [3]), TypeError, "function 'f' expects 2 arguments (x, y), got 3");
   const g = await weft.compile([weft.In(pt.vector(), { name: 'counts' })], pt.constant(1), { onUnusedInput: 'ignore' });
+  // @ts-expect-error: the arity is wrong on purpose, to test the runtime error
   await throwsExactly(t, () => g(), TypeError, 'the function expects 1 argument (counts), got 0');
   const h = await weft.compile([pt.vector()], pt.constant(1), { onUnusedInput: 'ignore' });
+  // @ts-expect-error: the arity is wrong on purpose, to test the runtime error
   await throwsExactly(t, () => h(), TypeError, 'the function expects 1 argument (input 0), got 0');
   const none = await weft.compile([], pt.constant(1));
+  // @ts-expect-error: the arity is wrong on purpose, to test the runtime error
   await throwsExactly(t, () => none(1), TypeError, 'the function expects 0 arguments (), got 1');
 });
 
@@ -383,6 +388,7 @@ t.test('calls: wrong rank, wrong dtype, lossy downcast, static shape', async (t)
   );
   await throwsExactly(
     t,
+    // @ts-expect-error: a string is the wrong kind of value on purpose, to test the runtime error
     () => fx('1,2'),
     weft.ValueTypeError,
     "input 0 (x) of function 'f': expected an ndarray, a nested array, a number or a typed array for TensorType(float64, (?,)), got string",

@@ -10,7 +10,7 @@ import { pt, throwsExactly, weft } from '../helpers.js';
 
 type TV = weft.pt.TensorVariable;
 type Shared = weft.pt.TensorSharedVariable;
-type Fn = (...args: unknown[]) => Promise<weft.NdArray | weft.NdArray[]>;
+type Fn = weft.CompiledFunction;
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Doc = any;
 
@@ -39,12 +39,16 @@ function loadFunction(json: string): weft.DeserializedFunction {
   return copy;
 }
 
+/** Calls a compiled function of any arity with `args`. */
+const callAny = (f: Fn, args: readonly unknown[]): Promise<weft.NdArray | weft.NdArray[]> =>
+  (f as unknown as (...a: unknown[]) => Promise<weft.NdArray | weft.NdArray[]>)(...args);
+
 /** Calls every function `n` times: all give the first one's values at each call, and the values change from call to call. */
 async function sameDraws(t: Test, fns: readonly Fn[], args: readonly unknown[], what: string, n = 4): Promise<void> {
   const calls: number[][] = [];
   for (let i = 0; i < n; i++) {
     const values: number[][] = [];
-    for (const f of fns) values.push(list(await f(...args)));
+    for (const f of fns) values.push(list(await callAny(f, args)));
     values.slice(1).forEach((v, k) => t.same(v, values[0], `${what}: call ${i}: copy ${k + 1} draws what the original draws`));
     calls.push(values[0]!);
   }
@@ -145,7 +149,7 @@ t.test('a compiled function: its draws, and default updates over the inputs it w
   const doc2 = loadFunction(json);
   const g = await weft.compile(doc2.inputs, doc2.outputs[0]! as TV);
   t.same(g.updated, doc2.shared, 'the default updates are used');
-  await sameDraws(t, [f as Fn, h as Fn, g as Fn], [[1, -2, 0.5]], 'function');
+  await sameDraws(t, [f, h, g], [[1, -2, 0.5]], 'function');
   t.equal(weft.serialize(doc.outputs), weft.serialize(doc.outputs), 'a loaded function graph serializes');
 });
 
@@ -181,7 +185,7 @@ t.test('OpFromGraph with a draw inside: the default update is found in its inner
   const fdoc2 = loadFunction(weft.serialize(fn));
   const k = await weft.compile(fdoc2.inputs, fdoc2.outputs[0]! as TV);
   t.same(k.updated, fdoc2.shared, 'compiled again, the loaded op updates its state');
-  await sameDraws(t, [fn, h as Fn, k], [[0.5, -1]], 'function with OpFromGraph');
+  await sameDraws(t, [fn, h, k], [[0.5, -1]], 'function with OpFromGraph');
 });
 
 // ---------------------------------------------------------------------------------------------

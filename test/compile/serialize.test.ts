@@ -81,8 +81,8 @@ async function roundTrip(t: Test, outputs: readonly TV[], values: ReadonlyMap<TV
     return values.get(v);
   });
   const [f1, f2] = await compileBoth(inputs, outputs, copy.inputs, copy.outputs);
-  const r1 = (await f1(...args)) as weft.NdArray[];
-  const r2 = (await f2(...args)) as weft.NdArray[];
+  const r1 = (await f1(...(args as weft.InputValue[]))) as weft.NdArray[];
+  const r2 = (await f2(...(args as weft.InputValue[]))) as weft.NdArray[];
   r1.forEach((a, i) => sameBits(t, a, r2[i]!, `output ${i} (${outputs[i]})`));
   return copy;
 }
@@ -337,7 +337,7 @@ t.test('a compiled function: rewritten graph, name, input options', async (t) =>
   const g = await weft.compile(copy.inputs, copy.outputs, { updates: copy.updates, name: copy.name, workers: 0 });
   const args = () => [r.normal([2, 3]), r.normal([3, 2]), r.normal([2, 2])];
   const vals = args();
-  const copies = (vs: weft.NdArray[]) => vs.map((v) => weft.tolist(v));
+  const copies = (vs: weft.NdArray[]) => vs.map((v) => weft.tolist(v)) as [weft.InputValue, weft.InputValue, weft.InputValue];
   const a1 = (await fn(...copies(vals))) as weft.NdArray[];
   const a2 = (await g(...copies(vals))) as weft.NdArray[];
   a1.forEach((v, i) => sameBits(t, v, a2[i]!, `output ${i}`));

@@ -69,7 +69,7 @@ t.test('results are bitwise equal on 0, 1, 2 and 3 workers, and close to the ref
   const h = pt.tanh(x.dot(w).add(b));
   const out = [h.sum({ axis: 1 }), pt.softmax(h).max({ axis: 0 }), h.exp().mul(2).sub(h.sqr())];
   const r = rng(5);
-  const values = [r.normal([300, 200], { dtype: 'float32' }), r.normal([200, 256], { dtype: 'float32' }), r.normal([256], { dtype: 'float32' })];
+  const values = [r.normal([300, 200], { dtype: 'float32' }), r.normal([200, 256], { dtype: 'float32' }), r.normal([256], { dtype: 'float32' })] as const;
   const results: weft.NdArray[][] = [];
   for (const workers of [0, 1, 2, 3]) {
     const fn = await weft.compile([x, w, b], out, { workers, pool });
@@ -91,7 +91,7 @@ t.test('plans are free of hazards', async (t) => {
   const c = pt.concatenate([a, a.mul(3)], 1).sum({ axis: 0 });
   const fn = await weft.compile([x, y], [b, c, a.get(weft.slice(1, null)).tanh()], { pool });
   const r = rng(2);
-  const values = [r.normal([300, 400]), r.normal([300, 400])];
+  const values = [r.normal([300, 400]), r.normal([300, 400])] as const;
   await fn(...values);
   const executor = new PlannedExecutor(fn.fgraph, () => pool, { workers: 2 });
   const { plan } = executor.planFor(values);
@@ -223,7 +223,7 @@ t.test('ops without a worker kernel run on the calling thread inside the plan', 
   const a = x.exp();
   const b = halve.call(a);
   const out = b.sum().add(a.mul(3).sum());
-  const values = [rng(3).normal([BIG])];
+  const values = [rng(3).normal([BIG])] as const;
   const expected = Array.from(values[0]!.data as Float64Array).reduce((s, v) => s + Math.exp(v) / 2 + 3 * Math.exp(v), 0);
   for (const workers of [0, 2]) {
     const fn = await weft.compile([x], out, { pool, workers, profile: true });
@@ -242,7 +242,7 @@ t.test('reductions to a few elements run as partials combined in a fixed order',
   t.teardown(() => pool.close());
   const x = pt.matrix('x');
   const outs = [x.sum(), x.max(), x.min({ axis: [0, 1] }), x.prod({ axis: 0 }).sum(), x.gt(0).any(), x.gt(-10).all(), x.mean({ axis: 0 })];
-  const values = [rng(9).uniform([1024, 600], { low: -1, high: 1 })];
+  const values = [rng(9).uniform([1024, 600], { low: -1, high: 1 })] as const;
   const results: weft.NdArray[][] = [];
   for (const workers of [0, 1, 2, 3]) {
     const fn = await weft.compile([x], outs, { pool, workers });
@@ -267,8 +267,8 @@ t.test("inputs in the pool's shared memory are read in place, with the same resu
   const y = pt.matrix('y');
   const out = [x.mul(y).add(x.T.dot(y).sum()), x.get(weft.slice(1, null)).exp().sum({ axis: 1 })];
   const r = rng(12);
-  const plain = [r.normal([300, 300]), r.normal([300, 300])];
-  const shared = plain.map((v) => pool.from(v));
+  const plain = [r.normal([300, 300]), r.normal([300, 300])] as const;
+  const shared = plain.map((v) => pool.from(v)) as [weft.NdArray, weft.NdArray];
   t.equal(shared[0]!.data.buffer.constructor.name, 'SharedArrayBuffer');
   const fn = await weft.compile([x, y], out, { pool, profile: true });
   const a = await fn(...plain);

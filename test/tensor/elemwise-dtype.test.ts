@@ -105,7 +105,7 @@ t.test('every element-wise function is also a method', async (t) => {
   const x = pt.vector('x');
   const y = pt.vector('y');
   const b = pt.vector('b', 'int32');
-  const values = [[0.25, 0.5], [0.75, 1.5], [3, 5]];
+  const values = [[0.25, 0.5], [0.75, 1.5], [3, 5]] as const;
   const pairs: Array<[TV, TV]> = [
     [x.add(y), pt.add(x, y)], [x.sub(y), pt.sub(x, y)], [x.mul(y), pt.mul(x, y)], [x.trueDiv(y), pt.trueDiv(x, y)],
     [x.intDiv(y), pt.intDiv(x, y)], [x.mod(y), pt.mod(x, y)], [x.pow(y), pt.pow(x, y)], [x.neg(), pt.neg(x)],

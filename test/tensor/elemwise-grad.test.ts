@@ -10,7 +10,7 @@ const r = rng(11);
 async function gradValues(cost: TV, wrt: TV[], givens: Array<[TV, unknown]>): Promise<unknown[]> {
   const grads = weft.grad(cost, wrt, { disconnectedInputs: 'ignore' });
   const fn = await weft.compile(givens.map(([v]) => v), grads, { onUnusedInput: 'ignore' });
-  return (await fn(...givens.map(([, value]) => value))).map((g) => weft.tolist(g));
+  return (await fn(...(givens.map(([, value]) => value) as weft.InputValue[]))).map((g) => weft.tolist(g));
 }
 
 t.test('the gradient through piecewise-constant and discrete ops is zero', async (t) => {

@@ -13,7 +13,7 @@ const values = (a: weft.NdArray): number[] => flat(weft.tolist(a) as Nested);
 /** FAST_RUN without the fusion: the reference the fused loops must match exactly. */
 const UNFUSED = new weft.Mode({ excluding: ['fusion', 'inplace'] });
 
-function opNames(fn: weft.WeftFunction<unknown>): string[] {
+function opNames(fn: weft.CompiledFunction): string[] {
   return fn.fgraph.toposort().map((n) => String(n.op));
 }
 
@@ -34,7 +34,7 @@ function sameNumbers(t: Test, got: weft.NdArray, want: readonly number[], msg: s
 }
 
 /** Compiles fused (FAST_RUN) and unfused, runs both on `args`. */
-async function fusedAndUnfused(inputs: weft.pt.TensorVariable[], out: weft.pt.TensorVariable, args: unknown[]) {
+async function fusedAndUnfused(inputs: weft.pt.TensorVariable[], out: weft.pt.TensorVariable, args: readonly weft.InputValue[]) {
   const fused = await weft.compile(inputs, out, { onUnusedInput: 'ignore' });
   const plain = await weft.compile(inputs, out, { mode: UNFUSED, onUnusedInput: 'ignore' });
   return { fused, plain, got: await fused(...args), want: await plain(...args) };
@@ -235,7 +235,7 @@ t.test('a fusion absorbs an earlier Composite, flattening its steps', async (t) 
   const fn = await weft.compile([x, y, w], pt.sqrt(pt.sqr(op.call(x, y, w) as weft.pt.TensorVariable)));
   t.same(opNames(fn), ['Composite{sqrt(sqr(add(mul(exp(i0),i1),tanh(i2))))}']);
   const r = rng(2);
-  const args = [r.normal([5]), r.normal([5]), r.normal([5])];
+  const args = [r.normal([5]), r.normal([5]), r.normal([5])] as const;
   const [a, b, c] = args.map(values);
   sameNumbers(t, await fn(...args), a!.map((v, i) => Math.sqrt((Math.exp(v) * b![i]! + Math.tanh(c![i]!)) ** 2)), 'values');
 });
@@ -248,7 +248,7 @@ t.test('the gradient through a fused op', async (t) => {
   const fn = await weft.compile([x, y, w], out);
   const op = fn.fgraph.toposort()[0]!.op as Composite;
   const r = rng(21);
-  const pts = [r.normal([2, 3]), r.normal([2, 3]), r.normal([2, 3])];
+  const pts = [r.normal([2, 3]), r.normal([2, 3]), r.normal([2, 3])] as const;
   await weft.verifyGrad((a, b, c) => op.call(a, b, c) as weft.pt.TensorVariable, pts);
   await weft.checkRop((a, b, c) => op.call(a, b, c) as weft.pt.TensorVariable, pts);
   t.equal(await weft.checkInferShape([x, y, w], [op.call(x, y, w) as weft.pt.TensorVariable], pts), 1);

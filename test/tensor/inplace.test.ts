@@ -21,7 +21,7 @@ type NdArray = weft.NdArray;
 const NO_INPLACE = new weft.Mode({ excluding: ['inplace'] });
 
 /** "op destroyMap" for every node of the compiled graph that overwrites an input. */
-function overwrites(fn: weft.WeftFunction<unknown>): string[] {
+function overwrites(fn: weft.CompiledFunction): string[] {
   return fn.fgraph
     .toposort()
     .filter((n) => Object.keys(n.op.destroyMap).length > 0)
@@ -48,7 +48,7 @@ t.test('the rewrites fire: Elemwise, Composite, Gemm, IncSubtensor, AllocEmpty',
   const x = pt.matrix('x');
   const y = pt.matrix('y');
   const z = pt.matrix('z');
-  const compiled = (outs: TV | TV[], mode?: weft.Mode): Promise<weft.WeftFunction<unknown>> =>
+  const compiled = (outs: TV | TV[], mode?: weft.Mode): Promise<weft.WeftFunction<unknown, [weft.InputValue, weft.InputValue, weft.InputValue]>> =>
     weft.compile([x, y, z], outs as TV, { mode, onUnusedInput: 'ignore', workers: 0 });
 
   // A fused loop writes into the product it reads; unfused, each node writes into the one before.
@@ -117,8 +117,8 @@ t.test('inplace graphs give the right values and change no array the caller hold
   const z = pt.matrix('z');
   const r = rng(11);
   const n = 300;
-  const values = [r.normal([n, n]), r.normal([n, n]), r.normal([n, n])];
-  const other = [r.normal([n, n]), r.normal([n, n]), r.normal([n, n])];
+  const values = [r.normal([n, n]), r.normal([n, n]), r.normal([n, n])] as const;
+  const other = [r.normal([n, n]), r.normal([n, n]), r.normal([n, n])] as const;
   const held = snapshotOf(values);
   const s = weft.shared(r.normal([n, n]), { name: 's' });
   const sHeld = s.getValue({ borrow: true });

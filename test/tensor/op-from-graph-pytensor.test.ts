@@ -139,7 +139,7 @@ for (const inline of [false, true]) {
     const opMul = new weft.OpFromGraph([x, y], [x.mul(y)], { inline, ropOverrides: ro });
     const opMul2 = new weft.OpFromGraph([x, y], [x.mul(y)], { inline, ropOverrides: opMulRop });
     const [xx, yy, du, dv] = ['xx', 'yy', 'du', 'dv'].map((n) => pt.vector(n));
-    const vals = [0, 1, 2, 3].map((k) => values(32, 10 + k));
+    const vals = [0, 1, 2, 3].map((k) => values(32, 10 + k)) as [number[], number[], number[], number[]];
     const expected = vals[0]!.map((_, i) => vals[0]![i]! * vals[3]![i]! * 1.5 + vals[1]![i]! * vals[2]![i]! * 2);
     for (const op of [opMul, opMul2]) {
       const dw = weft.Rop(one(op.call(xx, yy)), [xx!, yy!], [du!, dv!]) as TV;

@@ -16,7 +16,7 @@ const ofgNodes = (fn: { fgraph: weft.FunctionGraph }) => fn.fgraph.toposort().fi
 /** The draws `noise` gives from the state's current value, without moving it. */
 async function drawsNow(noise: TV, inputs: TV[] = [], values: unknown[] = []): Promise<number[]> {
   const fn = await weft.compile(inputs, noise, { noDefaultUpdates: true, onUnusedInput: 'ignore' });
-  return list(await fn(...values));
+  return list(await fn(...(values as weft.InputValue[])));
 }
 
 t.test('a draw inside: a hidden output updates its state, call returns the user outputs', async (t) => {

@@ -34,8 +34,8 @@ async function compare(
   const off = await weft.compile(inputs, out, { onUnusedInput: 'ignore', mode: new weft.Mode({ excluding: [rewrite] }) });
   if (expect.before !== undefined) t.equal(weft.debugprint(off), expect.before, `${rewrite}: the graph without it`);
   if (expect.after !== undefined) t.equal(weft.debugprint(on), expect.after, `${rewrite}: the graph with it`);
-  const a = await on(...args);
-  const b = await off(...args);
+  const a = await on(...(args as weft.InputValue[]));
+  const b = await off(...(args as weft.InputValue[]));
   t.equal(a.dtype, b.dtype, `${rewrite}: dtype`);
   t.same(a.shape, b.shape, `${rewrite}: shape`);
   const x = flat(weft.tolist(a) as Nested);
@@ -283,7 +283,7 @@ t.test('canonicalize belongs to FAST_COMPILE too; excluding an unknown name is h
 
 t.test('useless_reshape and reshape_reshape', async (t) => {
   const x = pt.matrix('x');
-  const names = (fn: weft.WeftFunction<unknown>) => fn.fgraph.toposort().map((n) => String(n.op));
+  const names = (fn: weft.CompiledFunction) => fn.fgraph.toposort().map((n) => String(n.op));
   const same = await weft.compile([x], x.reshape(x.shape).exp());
   t.notOk(names(same).some((n) => n.startsWith('Reshape')), 'reshape(x, shape(x)) is x');
   const own = await weft.compile([x], x.reshape([x.shape.get(0), x.shape.get(1)]).exp());

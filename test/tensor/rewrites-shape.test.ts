@@ -12,7 +12,7 @@ import { pt, rng, weft } from '../helpers.js';
 type TV = weft.pt.TensorVariable;
 type OpClass = abstract new (...args: never[]) => weft.Op;
 
-function opNames(fn: weft.WeftFunction<unknown>): string[] {
+function opNames(fn: weft.CompiledFunction): string[] {
   return fn.fgraph.toposort().map((n) => String(n.op));
 }
 
@@ -27,11 +27,11 @@ async function liftedShape(t: Test, inputs: TV[], out: TV, args: unknown[], want
   t.same(floats.map((n) => String(n.op)), [], `${what}: nothing but lengths computed (${opNames(fn).join(', ')})`);
   for (const cls of computes) t.notOk(nodes.some((n) => n.op instanceof cls), `${what}: no ${cls.name}`);
   t.notOk(fn.fgraph.toposort().some((n) => n.op instanceof Shape), `${what}: no Shape node`);
-  t.same(weft.tolist(await fn(...args)), want, `${what}: lengths`);
+  t.same(weft.tolist(await fn(...(args as weft.InputValue[]))), want, `${what}: lengths`);
   // And the same as x.shape without the lifting (FAST_RUN without shape_lift computes f(x)).
   const plain = await weft.compile(inputs, pt.shape(out), { onUnusedInput: 'ignore', mode: new weft.Mode({ excluding: ['shape_lift'] }) });
   t.ok(plain.fgraph.toposort().some((n) => n.op instanceof Shape), `${what}: without shape_lift, Shape stays`);
-  t.same(weft.tolist(await plain(...args)), want, `${what}: lengths without the lifting`);
+  t.same(weft.tolist(await plain(...(args as weft.InputValue[]))), want, `${what}: lengths without the lifting`);
   return fn;
 }
 
@@ -79,7 +79,7 @@ t.test('x.shape after reshape, concatenate, dot, subtensor: values of the lifted
     ['an empty slice', x.get(weft.slice(3, 1)), [[4, 3], [1, 1]], [0, 3]],
   ];
   for (const [what, out, shapes, want] of cases) {
-    const args = shapes.map((s) => r.normal(s));
+    const args = shapes.map((s) => r.normal(s)) as [weft.NdArray, weft.NdArray];
     const fn = await weft.compile([x, y], pt.shape(out), { onUnusedInput: 'ignore' });
     t.same(weft.tolist(await fn(...args)), want, what);
     const value = await (await weft.compile([x, y], out, { onUnusedInput: 'ignore' }))(...args);

@@ -24,7 +24,7 @@ function softmaxOf(v: readonly number[]): number[] {
   return e.map((a) => a / s);
 }
 
-const hasOp = (fn: weft.WeftFunction<weft.NdArray>, name: string): boolean =>
+const hasOp = (fn: weft.CompiledFunction, name: string): boolean =>
   fn.fgraph.toposort().some((n) => String(n.op).startsWith(name));
 
 t.test('exp(x) / sum(exp(x)) of a vector is Softmax: [1000, 1001] gives [0.2689, 0.7311], not NaN', async (t) => {
@@ -79,7 +79,7 @@ async function notFired(t: Test, what: string, inputs: TV[], out: TV, values: un
   const c = await both(inputs, out);
   t.equal(c.applied, 0, `not fired: ${what}`);
   t.equal(weft.debugprint(c.on), weft.debugprint(c.off), `unchanged: ${what}`);
-  near(t, await c.on(...values), weft.tolist(await c.off(...values)) as number[][], 1e-15, `values: ${what}`);
+  near(t, await c.on(...(values as weft.InputValue[])), weft.tolist(await c.off(...(values as weft.InputValue[]))) as number[][], 1e-15, `values: ${what}`);
 }
 
 t.test('not fired where the quotient is not a softmax', async (t) => {

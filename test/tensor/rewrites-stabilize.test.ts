@@ -33,8 +33,8 @@ function rel(t: Test, got: weft.NdArray, want: readonly number[], tol: number, m
 }
 
 async function sameOnSeeded(t: Test, on: weft.WeftFunction<weft.NdArray>, off: weft.WeftFunction<weft.NdArray>, args: unknown[], tol: number, msg: string) {
-  const want = values(await off(...args));
-  rel(t, await on(...args), want, tol, `${msg}: equal to the unrewritten graph on seeded values`);
+  const want = values(await off(...(args as weft.InputValue[])));
+  rel(t, await on(...(args as weft.InputValue[])), want, tol, `${msg}: equal to the unrewritten graph on seeded values`);
 }
 
 const r = rng(202);

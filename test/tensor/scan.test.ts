@@ -107,7 +107,10 @@ function rnn(W: TV, U: TV, b: TV, h0: TV, X: TV, truncateGradient?: number): TV 
   );
 }
 
-function rnnValues(seed: number, nh: number, nx: number, steps: number): weft.NdArray[] {
+/** W, U, b, h0 and X: one value per input of the RNN. */
+type RnnValues = [weft.NdArray, weft.NdArray, weft.NdArray, weft.NdArray, weft.NdArray];
+
+function rnnValues(seed: number, nh: number, nx: number, steps: number): RnnValues {
   const r = rng(seed);
   return [r.normal([nh, nx], { std: 0.5 }), r.normal([nh, nh], { std: 0.5 }), r.normal([nh]), r.normal([nh]), r.normal([steps, nx])];
 }
