@@ -10,6 +10,7 @@ import './products.js';
 import './softmax.js';
 import './source-kernel.js';
 import { runElemwise, type ElemwiseSource } from './elemwise.js';
+import { runProgram } from './elemwise-wasm.js';
 import { registerKernel } from './registry.js';
 import type { TensorView } from './view.js';
 
@@ -26,5 +27,9 @@ function broadcastTo(v: TensorView, shape: readonly number[]): TensorView {
 
 registerKernel('elemwise', (ins, outs, params, range) => {
   const shape = outs[0]!.shape;
-  runElemwise(params['source'] as ElemwiseSource, ins.map((v) => broadcastTo(v, shape)), outs, range);
+  const source = params['source'] as ElemwiseSource;
+  const inputs = ins.map((v) => broadcastTo(v, shape));
+  // The WebAssembly loop where it applies (same bits), else the JS loop.
+  if (source.program && outs.length === 1 && runProgram(source.program, inputs, outs[0]!, range)) return;
+  runElemwise(source, inputs, outs, range);
 });

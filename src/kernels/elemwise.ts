@@ -3,11 +3,17 @@
 // are compiled once per source and access pattern, and cached: a flat fast path (each input
 // contiguous, a broadcast scalar, a block repeated along leading axes such as a bias row, or
 // each element repeated along trailing axes) and a general strided path with broadcasting.
+import type { ElemwiseProgram } from './elemwise-wasm.js';
 import { scalarLib } from './scalar-lib.js';
 import { isContiguous, sizeOf, type Range, type TensorView } from './view.js';
 
 export interface ElemwiseSource {
   readonly nin: number;
+  /**
+   * The same computation as a WebAssembly program, when every step has an exact wasm form
+   * (elemwise-wasm.ts): the kernel runs it where the layout allows, the JS loop elsewhere.
+   */
+  readonly program?: ElemwiseProgram;
   /** Statements run per element before the results (may declare temporaries). */
   readonly body: string;
   /** One JS expression per output. */

@@ -202,6 +202,11 @@ export function attachWasmMemory(memory: WebAssembly.Memory, scratch?: number, p
   byBuffer.set(memory.buffer, entry);
 }
 
+/** The memory this thread attached whose bytes `buffer` views, if any (other kernels' modules use it). */
+export function attachedMemoryOf(buffer: ArrayBufferLike): WebAssembly.Memory | undefined {
+  return attachedFor(buffer)?.memory;
+}
+
 function attachedFor(buffer: ArrayBufferLike): Attached | undefined {
   const hit = byBuffer.get(buffer);
   if (hit || !(buffer instanceof SharedArrayBuffer)) return hit;

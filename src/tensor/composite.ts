@@ -11,7 +11,8 @@ import type { Variable } from '../graph/variable.js';
 import { zerosLike } from './alloc.js';
 import { Elemwise, elemwise } from './elemwise.js';
 import { Lop, Rop } from './grad.js';
-import { ScalarOp, asDtype, type CodeContext } from './scalar/scalar-op.js';
+import { ScalarOp, asDtype, isProgramDtype, type CodeContext } from './scalar/scalar-op.js';
+import type { ElemwiseProgram, ProgramStep } from '../kernels/elemwise-wasm.js';
 import type { TensorType } from './type.js';
 import type { TensorVariable } from './variable.js';
 
@@ -114,6 +115,21 @@ export class CompositeScalar extends ScalarOp {
 
   override get key(): string {
     return this.#key;
+  }
+
+  /**
+   * The fused computation as one WebAssembly program, when every step has a wasm form and every
+   * value (inputs, steps, output) has the output's float dtype.
+   */
+  override program(inputs: readonly Dtype[], output: Dtype): ElemwiseProgram | undefined {
+    if (!isProgramDtype(output) || !inputs.every((d) => d === output)) return undefined;
+    const steps: ProgramStep[] = [];
+    for (const s of this.steps) {
+      const op = s.op.spec.wasm;
+      if (op === undefined || s.dtype !== output) return undefined;
+      steps.push({ op, args: s.args });
+    }
+    return { dtype: output, nin: inputs.length, steps };
   }
 
   /** The fused computation rebuilt from element-wise ops on `inputs`. */

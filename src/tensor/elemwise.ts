@@ -104,7 +104,8 @@ export class Elemwise extends TensorOp {
     let src = this.#sources.get(key);
     if (!src) {
       const args = inDtypes.map((_, k) => `x${k}`);
-      src = { nin: args.length, body: '', results: [this.scalarOp.code(args, { inputs: inDtypes, output: outDtype })] };
+      const program = this.scalarOp.program(inDtypes, outDtype);
+      src = { nin: args.length, body: '', results: [this.scalarOp.code(args, { inputs: inDtypes, output: outDtype })], ...(program ? { program } : {}) };
       this.#sources.set(key, src);
     }
     return src;

@@ -1,6 +1,7 @@
 // The element-wise functions of weft: one ScalarOp each, with NumPy's semantics for the code,
 // the dtype rule and, where the function is differentiable, the gradient.
 import { isFloatDtype, isIntDtype, type Dtype } from '../../kernels/dtype.js';
+import type { ProgramOp } from '../../kernels/elemwise-wasm.js';
 import { zerosLike } from '../alloc.js';
 import { constant } from '../as-tensor.js';
 import * as m from '../math.js';
@@ -57,8 +58,14 @@ function imulChain(args: readonly string[]): string {
 // ---------------------------------------------------------------------------------------------
 // Arithmetic
 
+/** `op` with an exact WebAssembly form (see ScalarOpSpec.wasm). */
+function withWasm(op: ScalarOp, wasm: ProgramOp): ScalarOp {
+  return new ScalarOp({ ...op.spec, wasm });
+}
+
 export const add = new ScalarOp({
   name: 'add',
+  wasm: 'add',
   nin: 'variadic',
   outputDtype: upcastNoBool,
   code: (a, ctx) => chain(a, '+', ctx.output),
@@ -69,6 +76,7 @@ export const add = new ScalarOp({
 
 export const mul = new ScalarOp({
   name: 'mul',
+  wasm: 'mul',
   nin: 'variadic',
   outputDtype: upcastNoBool,
   code: (a, ctx) => (a.length === 1 ? a[0]! : isIntDtype(ctx.output) ? imulChain(a) : chain(a, '*', ctx.output)),
@@ -77,13 +85,14 @@ export const mul = new ScalarOp({
   associative: true,
 });
 
-export const sub = binary('sub', (a, b) => `(${a} - ${b})`, (_i, _z, gz) => [gz, m.neg(gz)]);
+export const sub = withWasm(
+  binary('sub', (a, b) => `(${a} - ${b})`, (_i, _z, gz) => [gz, m.neg(gz)]),
+  'sub',
+);
 
-export const trueDiv = binary(
-  'trueDiv',
-  (a, b) => `(${a} / ${b})`,
-  ([x, y], _z, gz) => [m.trueDiv(gz, y!), m.neg(m.trueDiv(m.mul(gz, x!), m.sqr(y!)))],
-  trueDivRule,
+export const trueDiv = withWasm(
+  binary('trueDiv', (a, b) => `(${a} / ${b})`, ([x, y], _z, gz) => [m.trueDiv(gz, y!), m.neg(m.trueDiv(m.mul(gz, x!), m.sqr(y!)))], trueDivRule),
+  'div',
 );
 
 /** Floor division (NumPy's //): integers give 0 for a zero divisor, floats inf or NaN. */
@@ -110,25 +119,23 @@ export const pow = binary(
   },
 );
 
-export const neg = unary('neg', (a) => `(-(${a}))`, (_i, _z, gz) => [m.neg(gz)], upcastNoBool);
-export const abs = unary('abs', (a) => `Math.abs(${a})`, ([x], _z, gz) => [m.mul(gz, m.sign(x!))], upcastRule);
+export const neg = withWasm(unary('neg', (a) => `(-(${a}))`, (_i, _z, gz) => [m.neg(gz)], upcastNoBool), 'neg');
+export const abs = withWasm(unary('abs', (a) => `Math.abs(${a})`, ([x], _z, gz) => [m.mul(gz, m.sign(x!))], upcastRule), 'abs');
 export const sign = unary('sign', (a) => `L.sign(${a})`, zeroGrad, upcastNoBool);
-export const sqr = unary(
+export const sqr = withWasm(
+  unary('sqr', (a, ctx) => (isIntDtype(ctx.output) ? `Math.imul(${a}, ${a})` : `(${a} * ${a})`), ([x], _z, gz) => [m.mul(gz, x!, 2)], upcastNoBool),
   'sqr',
-  (a, ctx) => (isIntDtype(ctx.output) ? `Math.imul(${a}, ${a})` : `(${a} * ${a})`),
-  ([x], _z, gz) => [m.mul(gz, x!, 2)],
-  upcastNoBool,
 );
 
 // maximum and minimum propagate NaN (Math.max and Math.min do, as NumPy's). At a tie the whole
 // gradient goes to the first input, as in PyTensor: maximum returns x where x >= y.
-export const maximum = binary('maximum', (a, b) => `Math.max(${a}, ${b})`, ([x, y], _z, gz) => firstWins(m.ge(x!, y!), gz), upcastRule, {
+export const maximum = withWasm(binary('maximum', (a, b) => `Math.max(${a}, ${b})`, ([x, y], _z, gz) => firstWins(m.ge(x!, y!), gz), upcastRule, {
   commutative: true,
-});
+}), 'max');
 
-export const minimum = binary('minimum', (a, b) => `Math.min(${a}, ${b})`, ([x, y], _z, gz) => firstWins(m.le(x!, y!), gz), upcastRule, {
+export const minimum = withWasm(binary('minimum', (a, b) => `Math.min(${a}, ${b})`, ([x, y], _z, gz) => firstWins(m.le(x!, y!), gz), upcastRule, {
   commutative: true,
-});
+}), 'min');
 
 /**
  * The gradient terms of maximum or minimum: gz to x where `xWins` holds, else to y (so a NaN
@@ -175,7 +182,7 @@ export const log = unary('log', (a) => `Math.log(${a})`, ([x], _z, gz) => [m.tru
 export const log1p = unary('log1p', (a) => `Math.log1p(${a})`, ([x], _z, gz) => [m.trueDiv(gz, m.add(x!, 1))]);
 export const log2 = unary('log2', (a) => `Math.log2(${a})`, ([x], _z, gz) => [m.trueDiv(gz, m.mul(x!, LN2))]);
 export const log10 = unary('log10', (a) => `Math.log10(${a})`, ([x], _z, gz) => [m.trueDiv(gz, m.mul(x!, LN10))]);
-export const sqrt = unary('sqrt', (a) => `Math.sqrt(${a})`, (_i, z, gz) => [m.trueDiv(gz, m.mul(z, 2))]);
+export const sqrt = withWasm(unary('sqrt', (a) => `Math.sqrt(${a})`, (_i, z, gz) => [m.trueDiv(gz, m.mul(z, 2))]), 'sqrt');
 
 // ---------------------------------------------------------------------------------------------
 // Trigonometric and hyperbolic

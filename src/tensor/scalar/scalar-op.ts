@@ -4,6 +4,7 @@
 // ScalarOp yields exactly a value of its output dtype (rounded to float32, wrapped to the
 // integer width, 0 or 1 for bool), so fused expressions compute as the unfused nodes would.
 import { isFloatDtype, type Dtype } from '../../kernels/dtype.js';
+import type { ElemwiseProgram, ProgramDtype, ProgramOp } from '../../kernels/elemwise-wasm.js';
 import type { Variable } from '../../graph/variable.js';
 import { upcast, upgradeToFloat } from '../dtype.js';
 import type { TensorVariable } from '../variable.js';
@@ -39,6 +40,11 @@ export interface ScalarOpSpec {
    */
   readonly code: (args: readonly string[], ctx: CodeContext) => string;
   readonly grad?: ScalarGrad;
+  /**
+   * The WebAssembly program operation that computes this op exactly (kernels/elemwise-wasm.ts),
+   * when it has one: on float inputs of the output's dtype, element-wise loops then run in wasm.
+   */
+  readonly wasm?: ProgramOp;
   readonly commutative?: boolean;
   readonly associative?: boolean;
 }
@@ -59,9 +65,24 @@ export class ScalarOp {
     return asDtype(ctx.output, this.spec.code(args, ctx));
   }
 
+  /**
+   * This op as a WebAssembly program over inputs of `inputs` dtypes, when it has one: a float
+   * op whose inputs all have its output's dtype (mixed dtypes stay in the JS loops).
+   */
+  program(inputs: readonly Dtype[], output: Dtype): ElemwiseProgram | undefined {
+    const op = this.spec.wasm;
+    if (op === undefined || !isProgramDtype(output) || !inputs.every((d) => d === output)) return undefined;
+    return { dtype: output, nin: inputs.length, steps: [{ op, args: inputs.map((_, k) => k) }] };
+  }
+
   toString(): string {
     return this.spec.name;
   }
+}
+
+/** Whether programs compute in `d` (float32 or float64). */
+export function isProgramDtype(d: Dtype): d is ProgramDtype {
+  return d === 'float32' || d === 'float64';
 }
 
 /**

@@ -1,0 +1,264 @@
+// WebAssembly SIMD loops for element-wise programs: a fused computation given as plain data
+// (ElemwiseProgram, made by the tensor layer from a Composite's steps) is compiled into a loop over
+// the arena's shared memory, f32x4 for float32 and f64x2 for float64, with a scalar tail. Only
+// IEEE-exact operations are used, each rounded to the program's dtype as the JS loops round it,
+// and exp and tanh are weft's own (vmath/functions.ts, which the JS loops call too), so both give
+// the same bits on any engine. float32 steps of those functions compute in float64 lanes. A module is compiled once per program and layout, and instantiated
+// once per memory, on each thread.
+import { attachedMemoryOf } from './gemm-wasm.js';
+import { expOf, tanhOf, type FloatOps } from './vmath/functions.js';
+import { Lanes, type FArg, type M } from './vmath/lanes.js';
+import { lanesOps } from './vmath/lanes-ops.js';
+import { Body, F32, F64, I32, ModuleBuilder, V128, type Op } from './wasm-emit.js';
+import type { Range, TensorView } from './view.js';
+
+/** The dtypes programs compute in. */
+export type ProgramDtype = 'float32' | 'float64';
+
+/** The operations a program step may apply (each IEEE-exact in wasm and in JS). */
+export type ProgramOp = 'add' | 'sub' | 'mul' | 'div' | 'neg' | 'abs' | 'sqrt' | 'sqr' | 'min' | 'max' | MathFunction;
+
+/** The vector math library's functions (computed in float64; float32 rounds the result). */
+export type MathFunction = 'exp' | 'tanh';
+
+const FUNCTIONS: Record<MathFunction, <F, Mask>(o: FloatOps<F, Mask>, x: F) => F> = { exp: expOf, tanh: tanhOf };
+
+/** One step: an operation on earlier values (the program's inputs first, then earlier steps). */
+export interface ProgramStep {
+  readonly op: ProgramOp;
+  readonly args: readonly number[];
+}
+
+/**
+ * An element-wise computation as data (it crosses threads in kernel params): every input, step
+ * and the output have `dtype`; the last step is the output.
+ */
+export interface ElemwiseProgram {
+  readonly dtype: ProgramDtype;
+  readonly nin: number;
+  readonly steps: readonly ProgramStep[];
+}
+
+/** How an input is read: element i of a contiguous array ('c'), or one value everywhere ('s'). */
+export type WasmAccess = 'c' | 's';
+
+/** The loop of one program and layout: (start, end, output address, input addresses...). */
+type Loop = (start: number, end: number, out: number, ...inputs: number[]) => void;
+
+const BINARY: Record<'add' | 'sub' | 'mul' | 'div' | 'min' | 'max', string> = { add: 'add', sub: 'sub', mul: 'mul', div: 'div', min: 'min', max: 'max' };
+const UNARY: Record<'neg' | 'abs' | 'sqrt', string> = { neg: 'neg', abs: 'abs', sqrt: 'sqrt' };
+
+/** Whether `program` is one this generator compiles (checked where it comes from data). */
+export function isCompilable(program: ElemwiseProgram): boolean {
+  return program.steps.length > 0 && program.steps.every((s, k) => s.args.length > 0 && s.args.every((a) => Number.isInteger(a) && a >= 0 && a < program.nin + k));
+}
+
+/** What emitting a step needs besides its body: the module (for its math functions) and a v128 temporary. */
+interface StepContext {
+  readonly module: ModuleBuilder;
+  readonly low: number;
+}
+
+/** The module function computing `name` on an f64 (scalar) or on f64x2 lanes: its index. */
+function mathFunction(module: ModuleBuilder, name: MathFunction, simd: boolean): number {
+  return module.function(`${name}.${simd ? 'f64x2' : 'f64'}`, () => {
+    const t = simd ? V128 : F64;
+    const body = new Body([t], [t]);
+    const lanes = new Lanes(body, simd);
+    const result = lanes.val(FUNCTIONS[name]<FArg, M>(lanesOps(lanes), lanes.param(0)));
+    body.get(result.f);
+    return body;
+  });
+}
+
+/** A math function of the value on the stack, in the step's form (float32 goes through float64). */
+function emitFunction(body: Body, name: MathFunction, prefix: 'f32' | 'f64' | 'f32x4' | 'f64x2', ctx: StepContext): void {
+  const simd = prefix === 'f32x4' || prefix === 'f64x2';
+  const fn = mathFunction(ctx.module, name, simd);
+  if (prefix === 'f64' || prefix === 'f64x2') body.call(fn);
+  else if (prefix === 'f32') body.op('f64.promote_f32').call(fn).op('f32.demote_f64');
+  else {
+    // Four float32 lanes as two pairs of float64 lanes, and back.
+    const HIGH_HALF = [8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15];
+    body.tee(ctx.low).op('f64x2.promote_low_f32x4').call(fn).op('f32x4.demote_f64x2_zero');
+    body.get(ctx.low).get(ctx.low).shuffle(HIGH_HALF).op('f64x2.promote_low_f32x4').call(fn).op('f32x4.demote_f64x2_zero');
+    body.shuffle([0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23]);
+  }
+}
+
+/** Appends the instructions of one step to `body`: its value is left on the stack. */
+function emitStep(body: Body, step: ProgramStep, prefix: 'f32' | 'f64' | 'f32x4' | 'f64x2', value: (a: number) => number, ctx: StepContext): void {
+  const op = (name: string): Op => `${prefix}.${name}` as Op;
+  const [first, ...rest] = step.args;
+  body.get(value(first!));
+  switch (step.op) {
+    case 'exp':
+    case 'tanh':
+      emitFunction(body, step.op, prefix, ctx);
+      return;
+    case 'sqr':
+      body.get(value(first!)).op(op('mul'));
+      return;
+    case 'neg':
+    case 'abs':
+    case 'sqrt':
+      body.op(op(UNARY[step.op]));
+      return;
+    default:
+      // Variadic add and mul fold from the left, each partial result rounded (as the JS loops).
+      for (const a of rest) body.get(value(a)).op(op(BINARY[step.op]));
+  }
+}
+
+/**
+ * The loop's function: parameters (start, end, out, in0, in1, ...) as element indices and byte
+ * addresses. The SIMD part takes `lanes` elements at a time; the tail one at a time.
+ */
+function loopBody(program: ElemwiseProgram, access: readonly WasmAccess[], module: ModuleBuilder): Body {
+  const f32 = program.dtype === 'float32';
+  const scalar = f32 ? F32 : F64;
+  const size = f32 ? 4 : 8;
+  const shift = f32 ? 2 : 3;
+  const lanes = 16 / size;
+  const s = f32 ? 'f32' : 'f64';
+  const v = f32 ? 'f32x4' : 'f64x2';
+  const nin = program.nin;
+  const body = new Body([I32, I32, I32, ...Array<typeof I32>(nin).fill(I32)]);
+  const [START, END, OUT] = [0, 1, 2];
+  const arg = (k: number): number => 3 + k;
+  const i = body.local(I32);
+  const ctx: StepContext = { module, low: body.local(V128) };
+  // Broadcast inputs are read once: their scalar and its splat.
+  const once = access.map((a, k) => {
+    if (a !== 's') return undefined;
+    const x = body.local(scalar);
+    const splat = body.local(V128);
+    body.get(arg(k)).mem(f32 ? 'f32.load' : 'f64.load').tee(x).op(`${v}.splat` as Op).set(splat);
+    return { x, splat };
+  });
+  const vectorValues = [...Array(nin + program.steps.length)].map(() => body.local(V128));
+  const scalarValues = [...Array(nin + program.steps.length)].map(() => body.local(scalar));
+  /** The byte address of element i of input k (or of the output, k = -1). */
+  const address = (base: number): void => {
+    body.get(base).get(i).i32(shift).op('i32.shl').i32Add();
+  };
+
+  body.get(START).set(i);
+  // SIMD: while i + lanes <= end.
+  body.block().loop();
+  body.get(i).i32(lanes).i32Add().get(END).op('i32.gt_s').brIf(1);
+  access.forEach((a, k) => {
+    if (a === 'c') {
+      address(arg(k));
+      body.v128Load().set(vectorValues[k]!);
+    } else body.get(once[k]!.splat).set(vectorValues[k]!);
+  });
+  program.steps.forEach((step, j) => {
+    emitStep(body, step, v, (a) => vectorValues[a]!, ctx);
+    body.set(vectorValues[nin + j]!);
+  });
+  address(OUT);
+  body.get(vectorValues[nin + program.steps.length - 1]!).v128Store();
+  body.get(i).i32(lanes).i32Add().set(i).br(0);
+  body.end().end();
+  // The tail: while i < end.
+  body.block().loop();
+  body.get(i).get(END).op('i32.ge_s').brIf(1);
+  access.forEach((a, k) => {
+    if (a === 'c') {
+      address(arg(k));
+      body.mem(f32 ? 'f32.load' : 'f64.load').set(scalarValues[k]!);
+    } else body.get(once[k]!.x).set(scalarValues[k]!);
+  });
+  program.steps.forEach((step, j) => {
+    emitStep(body, step, s, (a) => scalarValues[a]!, ctx);
+    body.set(scalarValues[nin + j]!);
+  });
+  address(OUT);
+  body.get(scalarValues[nin + program.steps.length - 1]!).mem(f32 ? 'f32.store' : 'f64.store');
+  body.get(i).i32(1).i32Add().set(i).br(0);
+  body.end().end();
+  return body;
+}
+
+/** The module bytes of the loop for `program` over inputs read as `access`, exported as `run`. */
+export function loopModuleBytes(program: ElemwiseProgram, access: readonly WasmAccess[]): Uint8Array<ArrayBuffer> {
+  const module = new ModuleBuilder();
+  // The loop is function 0's slot, reserved before its body adds the math functions it calls.
+  module.export('run', module.function('run', () => loopBody(program, access, module)));
+  return module.bytes();
+}
+
+/** A program's identity as text (the cache key of its modules). */
+export function programKey(program: ElemwiseProgram): string {
+  return `${program.dtype}|${program.nin}|${program.steps.map((s) => `${s.op}(${s.args.join(',')})`).join(';')}`;
+}
+
+/** Compiled modules by program and layout, and their instances by memory (per thread). */
+const modules = new Map<string, WebAssembly.Module>();
+const instances = new WeakMap<WebAssembly.Memory, Map<string, Loop>>();
+/** Programs' keys, by program object (a kernel gets the same object at every call of a plan). */
+const keys = new WeakMap<ElemwiseProgram, string>();
+
+function loopFor(memory: WebAssembly.Memory, program: ElemwiseProgram, access: readonly WasmAccess[]): Loop {
+  let key = keys.get(program);
+  if (key === undefined) keys.set(program, (key = programKey(program)));
+  const full = `${key}|${access.join('')}`;
+  let mine = instances.get(memory);
+  if (!mine) instances.set(memory, (mine = new Map()));
+  let loop = mine.get(full);
+  if (!loop) {
+    let compiled = modules.get(full);
+    if (!compiled) modules.set(full, (compiled = new WebAssembly.Module(loopModuleBytes(program, access))));
+    loop = new WebAssembly.Instance(compiled, { env: { memory } }).exports['run'] as Loop;
+    mine.set(full, loop);
+  }
+  return loop;
+}
+
+const BYTES: Record<ProgramDtype, number> = { float32: 4, float64: 8 };
+const ARRAY: Record<ProgramDtype, Float32ArrayConstructor | Float64ArrayConstructor> = { float32: Float32Array, float64: Float64Array };
+
+/** Whether `v` (broadcast to `shape`) is read as one value everywhere. */
+function isBroadcastScalar(v: TensorView): boolean {
+  return v.shape.every((d, a) => d === 1 || v.stride[a] === 0);
+}
+
+/** Whether `v` is C-contiguous over its shape. */
+function isRowMajor(v: TensorView): boolean {
+  let step = 1;
+  for (let a = v.shape.length - 1; a >= 0; a--) {
+    if (v.shape[a] !== 1 && v.stride[a] !== step) return false;
+    step *= v.shape[a]!;
+  }
+  return true;
+}
+
+/**
+ * Runs `program` over `ins` (broadcast to the output's shape) into `out`, elements [range) of
+ * it, when the WebAssembly loop can: every view of the program's dtype in one memory this thread
+ * attached, the output contiguous, each input contiguous or a broadcast scalar. Returns false,
+ * having done nothing, otherwise (the JS loops then run).
+ */
+export function runProgram(program: ElemwiseProgram, ins: readonly TensorView[], out: TensorView, range: Range | undefined): boolean {
+  const kind = ARRAY[program.dtype];
+  if (ins.length !== program.nin || !(out.data instanceof kind) || !ins.every((v) => v.data instanceof kind)) return false;
+  const memory = attachedMemoryOf(out.data.buffer);
+  if (!memory || !ins.every((v) => attachedMemoryOf(v.data.buffer) === memory)) return false;
+  if (!isRowMajor(out)) return false;
+  const access: WasmAccess[] = [];
+  for (const v of ins) {
+    if (isBroadcastScalar(v)) access.push('s');
+    else if (isRowMajor(v)) access.push('c');
+    else return false;
+  }
+  let n = 1;
+  for (const d of out.shape) n *= d;
+  const start = range?.start ?? 0;
+  const end = range?.end ?? n;
+  if (end <= start) return true;
+  const bytes = BYTES[program.dtype];
+  const at = (v: TensorView): number => v.data.byteOffset + v.offset * bytes;
+  loopFor(memory, program, access)(start, end, at(out), ...ins.map(at));
+  return true;
+}

@@ -1,0 +1,119 @@
+// weft's own float64 exp and tanh, written once against FloatOps: the same IEEE operations in
+// the same order run as WebAssembly (scalar f64 or f64x2 lanes, through Lanes) and as plain JS
+// (jsOps), so every kernel gives the same bits on any engine, unlike Math.exp and Math.tanh,
+// whose last bits differ between V8 versions. float32 kernels compute these in float64 and round.
+
+/** The operations the functions are written in: IEEE-exact float64 arithmetic, masks, selects. */
+export interface FloatOps<F, M> {
+  c(x: number): F;
+  add(a: F, b: F): F;
+  sub(a: F, b: F): F;
+  mul(a: F, b: F): F;
+  div(a: F, b: F): F;
+  min(a: F, b: F): F;
+  max(a: F, b: F): F;
+  abs(a: F): F;
+  lt(a: F, b: F): M;
+  gt(a: F, b: F): M;
+  isNaN(a: F): M;
+  /** `a` where the mask holds, else `b`. */
+  sel(m: M, a: F, b: F): F;
+  /** `|a|` with the sign of `s`. */
+  copysign(a: F, s: F): F;
+  /** p * 2^k for an integer-valued k in [-1100, 1100]: two exact power-of-two products. */
+  scale(p: F, k: F): F;
+}
+
+/** 1.5 * 2^52: (x + MAGIC) - MAGIC rounds |x| < 2^51 to an integer, ties to even. */
+const MAGIC = 6755399441055744;
+const INV_LN2 = 1.4426950408889634;
+/** ln 2 split: LN2_HI has 32 trailing zero bits, so k * LN2_HI is exact for |k| < 2^20. */
+const LN2_HI = 6.93147180369123816490e-1;
+const LN2_LO = 1.90821492927058770002e-10;
+/** 1/n! for n = 0..13: exp(r) for |r| <= ln2/2 + a little, truncation below 1e-17. */
+const EXP_TAYLOR = Array.from({ length: 14 }, (_, n) => 1 / factorial(n));
+/** 1/n! for n = 1..18: expm1(t) / t for |t| <= 1.1, truncation below 5e-17. */
+const EXPM1_TAYLOR = Array.from({ length: 18 }, (_, n) => 1 / factorial(n + 1));
+
+function factorial(n: number): number {
+  let f = 1;
+  for (let k = 2; k <= n; k++) f *= k;
+  return f;
+}
+
+/** c[0] + z*(c[1] + z*(c[2] + ...)). */
+function horner<F, M>(o: FloatOps<F, M>, z: F, c: readonly number[]): F {
+  let acc = o.c(c[c.length - 1]!);
+  for (let k = c.length - 2; k >= 0; k--) acc = o.add(o.c(c[k]!), o.mul(z, acc));
+  return acc;
+}
+
+/**
+ * e^x: x = k ln2 + r with |r| <= ln2/2 (Cody and Waite's two-part ln2), e^r by its Taylor
+ * series, then scaled by 2^k, which gives overflow to inf and gradual underflow by itself.
+ */
+export function expOf<F, M>(o: FloatOps<F, M>, x: F): F {
+  const t = o.max(o.min(o.mul(x, o.c(INV_LN2)), o.c(1100)), o.c(-1100));
+  const k = o.sub(o.add(t, o.c(MAGIC)), o.c(MAGIC));
+  const r = o.sub(o.sub(x, o.mul(k, o.c(LN2_HI))), o.mul(k, o.c(LN2_LO)));
+  const y = o.scale(horner(o, r, EXP_TAYLOR), k);
+  // Beyond these e^x rounds to 0 (below half the least subnormal) or overflows; they also keep
+  // infinite x (whose r would be infinite, NaN through the polynomial) and clamped k away.
+  const limits = o.sel(o.lt(x, o.c(-745.2)), o.c(0), o.sel(o.gt(x, o.c(709.8)), o.c(Infinity), y));
+  return o.sel(o.isNaN(x), x, limits);
+}
+
+/**
+ * tanh x, from a = |x|: for a < 0.55, e/(e + 2) with e = expm1(2a) by its Taylor series (no
+ * cancellation); beyond, 1 - 2/(e^(2a) + 1). The sign of x is put back (tanh(-0) = -0).
+ */
+export function tanhOf<F, M>(o: FloatOps<F, M>, x: F): F {
+  const a = o.abs(x);
+  const t = o.add(a, a);
+  const e = o.mul(t, horner(o, t, EXPM1_TAYLOR));
+  const small = o.div(e, o.add(e, o.c(2)));
+  const large = o.sub(o.c(1), o.div(o.c(2), o.add(expOf(o, t), o.c(1))));
+  return o.copysign(o.sel(o.lt(a, o.c(0.55)), small, large), x);
+}
+
+const bits = new BigInt64Array(1);
+const floats = new Float64Array(bits.buffer);
+
+/** 2^n for an integer n in [-1022, 1023], built from its bits (exact, as the wasm does it). */
+function pow2(n: number): number {
+  bits[0] = BigInt(n + 1023) << 52n;
+  return floats[0]!;
+}
+
+/** The operations as plain JS numbers: JS arithmetic is IEEE float64, as wasm's is. */
+export const jsOps: FloatOps<number, boolean> = {
+  c: (x) => x,
+  add: (a, b) => a + b,
+  sub: (a, b) => a - b,
+  mul: (a, b) => a * b,
+  div: (a, b) => a / b,
+  // wasm's min and max: NaN if either is NaN, -0 below +0 (as Math.min and Math.max).
+  min: (a, b) => Math.min(a, b),
+  max: (a, b) => Math.max(a, b),
+  abs: (a) => Math.abs(a),
+  lt: (a, b) => a < b,
+  gt: (a, b) => a > b,
+  isNaN: (a) => a !== a,
+  sel: (m, a, b) => (m ? a : b),
+  copysign: (a, s) => (s < 0 || Object.is(s, -0) ? -Math.abs(a) : Math.abs(a)),
+  scale: (p, k) => {
+    if (k !== k) return NaN;
+    const half = Math.floor(k / 2);
+    return p * pow2(half) * pow2(k - half);
+  },
+};
+
+/** e^x as weft's kernels compute it (the same bits as the WebAssembly version). */
+export function exp(x: number): number {
+  return expOf(jsOps, x);
+}
+
+/** tanh x as weft's kernels compute it. */
+export function tanh(x: number): number {
+  return tanhOf(jsOps, x);
+}
