@@ -5,7 +5,8 @@
 // and exp and tanh are weft's own (vmath/functions.ts, which the JS loops call too), so both give
 // the same bits on any engine. float32 steps of those functions compute in float64 lanes. A module is compiled once per program and layout, and instantiated
 // once per memory, on each thread.
-import { attachedMemoryOf } from './gemm-wasm.js';
+import { flatAccess } from './elemwise.js';
+import { attachedMemoryOf, threadBlockOf } from './gemm-wasm.js';
 import { expOf, tanhOf, type FloatOps } from './vmath/functions.js';
 import { Lanes, type FArg, type M } from './vmath/lanes.js';
 import { lanesOps } from './vmath/lanes-ops.js';
@@ -219,11 +220,6 @@ function loopFor(memory: WebAssembly.Memory, program: ElemwiseProgram, access: r
 const BYTES: Record<ProgramDtype, number> = { float32: 4, float64: 8 };
 const ARRAY: Record<ProgramDtype, Float32ArrayConstructor | Float64ArrayConstructor> = { float32: Float32Array, float64: Float64Array };
 
-/** Whether `v` (broadcast to `shape`) is read as one value everywhere. */
-function isBroadcastScalar(v: TensorView): boolean {
-  return v.shape.every((d, a) => d === 1 || v.stride[a] === 0);
-}
-
 /** Whether `v` is C-contiguous over its shape. */
 function isRowMajor(v: TensorView): boolean {
   let step = 1;
@@ -235,22 +231,39 @@ function isRowMajor(v: TensorView): boolean {
 }
 
 /**
+ * Below this many elements per row, a bias row (or a repeated element) is left to the JS loop:
+ * the WebAssembly loop is called once per row, and short rows would cost more calls than work.
+ */
+const MIN_ROW = 64;
+
+/**
  * Runs `program` over `ins` (broadcast to the output's shape) into `out`, elements [range) of
  * it, when the WebAssembly loop can: every view of the program's dtype in one memory this thread
- * attached, the output contiguous, each input contiguous or a broadcast scalar. Returns false,
- * having done nothing, otherwise (the JS loops then run).
+ * attached, the output contiguous, each input contiguous, a broadcast scalar, or a block repeated
+ * along leading axes (a bias row) or each element repeated along trailing axes, those blocks of
+ * one length of at least MIN_ROW. Returns false, having done nothing, otherwise (the JS loops
+ * then run).
  */
 export function runProgram(program: ElemwiseProgram, ins: readonly TensorView[], out: TensorView, range: Range | undefined): boolean {
   const kind = ARRAY[program.dtype];
   if (ins.length !== program.nin || !(out.data instanceof kind) || !ins.every((v) => v.data instanceof kind)) return false;
-  const memory = attachedMemoryOf(out.data.buffer);
+  const memory = ins.length > 0 ? attachedMemoryOf(ins[0]!.data.buffer) : attachedMemoryOf(out.data.buffer);
   if (!memory || !ins.every((v) => attachedMemoryOf(v.data.buffer) === memory)) return false;
   if (!isRowMajor(out)) return false;
-  const access: WasmAccess[] = [];
+  // An output outside the memory (a call's fresh output array) is computed into this thread's
+  // block in the memory, a piece at a time, and copied out.
+  const staged = attachedMemoryOf(out.data.buffer) === memory ? undefined : threadBlockOf(memory);
+  if (attachedMemoryOf(out.data.buffer) !== memory && !staged) return false;
+  const accesses = [];
+  let period = 0;
   for (const v of ins) {
-    if (isBroadcastScalar(v)) access.push('s');
-    else if (isRowMajor(v)) access.push('c');
-    else return false;
+    const a = flatAccess(v, out.shape);
+    if (!a) return false;
+    if (a[0] === 'r' || a[0] === 'e') {
+      if ((period !== 0 && a[1] !== period) || a[1] < MIN_ROW) return false;
+      period = a[1];
+    }
+    accesses.push(a[0]);
   }
   let n = 1;
   for (const d of out.shape) n *= d;
@@ -259,6 +272,34 @@ export function runProgram(program: ElemwiseProgram, ins: readonly TensorView[],
   if (end <= start) return true;
   const bytes = BYTES[program.dtype];
   const at = (v: TensorView): number => v.data.byteOffset + v.offset * bytes;
-  loopFor(memory, program, access)(start, end, at(out), ...ins.map(at));
+  // A row of a bias is contiguous within each row of the output, an element repeated along it a
+  // scalar there: the loop runs row by row with their addresses moved (addresses wrap modulo 2^32
+  // in wasm, so a row's base may lie before the block).
+  const compiled = loopFor(memory, program, accesses.map((a) => (a === 'c' || a === 'r' ? 'c' : 's')));
+  const base = ins.map(at);
+  // Elements [from, to) into the output, or into the staging block (its base moved back by from).
+  const loop: Loop = staged
+    ? (from, to, _o, ...addresses) => {
+        const piece = Math.floor(staged.bytes / bytes);
+        for (let a = from; a < to; a += piece) {
+          const b = Math.min(to, a + piece);
+          compiled(a, b, staged.address - a * bytes, ...addresses);
+          (out.data as Float32Array | Float64Array).set(new kind(memory.buffer, staged.address, b - a), out.offset + a);
+        }
+      }
+    : compiled;
+  const o = staged ? 0 : at(out);
+  if (period === 0) {
+    loop(start, end, o, ...base);
+    return true;
+  }
+  const addresses = [...base];
+  for (let row = start - (start % period); row < end; row += period) {
+    accesses.forEach((a, k) => {
+      if (a === 'r') addresses[k] = base[k]! - row * bytes;
+      else if (a === 'e') addresses[k] = base[k]! + (row / period) * bytes;
+    });
+    loop(Math.max(start, row), Math.min(end, row + period), o, ...addresses);
+  }
   return true;
 }

@@ -49,7 +49,7 @@ function loopFor(src: ElemwiseSource, key: string, code: () => string): Loop {
  * 's' one value everywhere, 'r' a block of P elements repeated along leading axes (element
  * i mod P: a bias row), 'e' each element repeated P times along trailing axes (element i / P).
  */
-type FlatAccess = 'c' | 's' | 'r' | 'e';
+export type FlatAccess = 'c' | 's' | 'r' | 'e';
 
 /** Whether `stride` over `shape` (axes from..to) is the row-major layout of those axes. */
 function rowMajor(shape: readonly number[], stride: readonly number[], from: number, to: number): boolean {
@@ -73,7 +73,7 @@ function product(shape: readonly number[], from: number, to: number): number {
 }
 
 /** The fast-path access of one input (already broadcast to `shape`), with its block length. */
-function flatAccess(v: TensorView, shape: readonly number[]): [FlatAccess, number] | undefined {
+export function flatAccess(v: TensorView, shape: readonly number[]): [FlatAccess, number] | undefined {
   const nd = shape.length;
   if (broadcastOver(shape, v.stride, 0, nd)) return ['s', 1];
   if (rowMajor(shape, v.stride, 0, nd)) return ['c', 1];

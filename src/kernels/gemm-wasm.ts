@@ -207,6 +207,16 @@ export function attachedMemoryOf(buffer: ArrayBufferLike): WebAssembly.Memory | 
   return attachedFor(buffer)?.memory;
 }
 
+/**
+ * This thread's block of WASM_PACK_BYTES in `memory`, if it has one: kernels run to completion, so
+ * any kernel of this thread may use it as scratch between calls (element-wise loops stage their
+ * output there when the output lives outside the memory).
+ */
+export function threadBlockOf(memory: WebAssembly.Memory): { readonly address: number; readonly bytes: number } | undefined {
+  const packed = byMemory.get(memory)?.packed;
+  return packed === undefined ? undefined : { address: packed, bytes: WASM_PACK_BYTES };
+}
+
 function attachedFor(buffer: ArrayBufferLike): Attached | undefined {
   const hit = byBuffer.get(buffer);
   if (hit || !(buffer instanceof SharedArrayBuffer)) return hit;

@@ -1,6 +1,8 @@
 // Scalar helpers that generated element-wise loops call as `L.name(...)`: the functions that
 // JavaScript's Math lacks or gets wrong for NumPy semantics (floor division and modulo, integer
-// powers, C's pow edge cases, half-to-even rounding, stable sigmoid and softplus, erf and erfc).
+// powers, C's pow edge cases, half-to-even rounding, stable sigmoid and softplus, erf and erfc),
+// and weft's own exp and tanh (vmath), which the WebAssembly loops compute with the same bits.
+import * as vmath from './vmath/functions.js';
 
 /** Integer floor division; division by zero gives 0, as NumPy's integer `//`. */
 function floorDivInt(a: number, b: number): number {
@@ -173,6 +175,8 @@ function erfc(x: number): number {
 }
 
 export const scalarLib = Object.freeze({
+  exp: vmath.exp,
+  tanh: vmath.tanh,
   floorDivInt,
   floorDivFloat,
   modInt,

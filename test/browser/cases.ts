@@ -18,9 +18,9 @@ export function filled(n: number, seed: number): Float64Array {
 }
 
 /**
- * Activations of the hidden layer. Node's and Chromium's V8 compute Math.tanh, exp, log, sin and
- * pow differently in the last bits (their libm ports differ), so outputs that must have Node's
- * bits use softsign, x / (1 + |x|), whose operations IEEE 754 rounds exactly on every engine.
+ * Activations of the hidden layer: softsign, x / (1 + |x|), whose operations IEEE 754 rounds
+ * exactly on every engine, and tanh, which is weft's own (kernels/vmath) where Node's and
+ * Chromium's Math.tanh differ in the last bits: both must give Node's bits in the browser.
  */
 export type Activation = 'softsign' | 'tanh';
 

@@ -154,3 +154,41 @@ t.test('compiled functions: wasm on the pool, the bits of the JS loops, on 0 and
     }
   }
 });
+
+t.test('bias rows and repeated elements (blocks of 64 or more): row by row, ranges cut inside rows', async (t) => {
+  const [rows, cols] = [7, 100];
+  const n = rows * cols;
+  for (const dtype of ['float32', 'float64'] as const) {
+    // (x + row) * column: x contiguous, row repeated along axis 0, column repeated along axis 1.
+    const program: ElemwiseProgram = { dtype, nin: 3, steps: [{ op: 'add', args: [0, 1] }, { op: 'mul', args: [3, 2] }] };
+    const [x, row, column] = [values(n, 91, dtype), values(cols, 92, dtype), values(rows, 93, dtype)];
+    const views: TensorView[] = [
+      { ...inArena(dtype, x), shape: [rows, cols], stride: [cols, 1] },
+      { ...inArena(dtype, row), shape: [rows, cols], stride: [0, 1] },
+      { ...inArena(dtype, column), shape: [rows, cols], stride: [1, 0] },
+    ];
+    const out = { ...inArena(dtype, new Float64Array(n)), shape: [rows, cols], stride: [cols, 1] };
+    for (const [start, end] of [[0, 37], [37, 350], [350, n]] as const) t.ok(runProgram(program, views, out, { start, end }), `wasm ran on [${start}, ${end})`);
+    let bad = 0;
+    for (let i = 0; i < n; i++) {
+      const want = apply('mul', [apply('add', [x[i]!, row[i % cols]!], dtype), column[Math.floor(i / cols)]!], dtype);
+      if (!same(out.data[i]!, want)) bad++;
+    }
+    t.equal(bad, 0, `${dtype}: every element`);
+  }
+});
+
+t.test("an output outside the memory (a call's fresh array) is staged in the thread's block and copied out", async (t) => {
+  const n = 50_000; // several pieces of the 64 KiB block
+  for (const dtype of ['float32', 'float64'] as const) {
+    const program: ElemwiseProgram = { dtype, nin: 2, steps: [{ op: 'exp', args: [0] }, { op: 'mul', args: [2, 1] }] };
+    const round = dtype === 'float32' ? Math.fround : (v: number) => v;
+    const [x, y] = [values(n, 95, dtype).map((v) => round(v / 100)), values(n, 96, dtype)];
+    const out: TensorView = { data: new ARRAY[dtype](n + 3), offset: 3, shape: [n], stride: [1] };
+    for (const [start, end] of [[0, 1001], [1001, n]] as const) t.ok(runProgram(program, [inArena(dtype, x), inArena(dtype, y)], out, { start, end }));
+    let bad = 0;
+    for (let i = 0; i < n; i++) if (!same(out.data[3 + i]!, apply('mul', [apply('exp', [x[i]!], dtype), y[i]!], dtype))) bad++;
+    t.equal(bad, 0, `${dtype}: every element`);
+    t.equal(out.data[2], 0, 'nothing written before the view');
+  }
+});

@@ -15,6 +15,7 @@ export interface FloatOps<F, M> {
   abs(a: F): F;
   lt(a: F, b: F): M;
   gt(a: F, b: F): M;
+  eq(a: F, b: F): M;
   isNaN(a: F): M;
   /** `a` where the mask holds, else `b`. */
   sel(m: M, a: F, b: F): F;
@@ -30,8 +31,11 @@ const INV_LN2 = 1.4426950408889634;
 /** ln 2 split: LN2_HI has 32 trailing zero bits, so k * LN2_HI is exact for |k| < 2^20. */
 const LN2_HI = 6.93147180369123816490e-1;
 const LN2_LO = 1.90821492927058770002e-10;
-/** 1/n! for n = 0..13: exp(r) for |r| <= ln2/2 + a little, truncation below 1e-17. */
-const EXP_TAYLOR = Array.from({ length: 14 }, (_, n) => 1 / factorial(n));
+/**
+ * The minimax fit of exp on [-ln2/2, ln2/2] that fdlibm's exp (and V8's, its port) uses:
+ * R(z) = 2 + z P(z) with z = r^2 and P's coefficients below, good to 2^-59 (Remez).
+ */
+const EXP_P = [1.66666666666666019037e-1, -2.77777777770155933842e-3, 6.61375632143793436117e-5, -1.65339022054652515390e-6, 4.13813679705723846039e-8];
 /** 1/n! for n = 1..18: expm1(t) / t for |t| <= 1.1, truncation below 5e-17. */
 const EXPM1_TAYLOR = Array.from({ length: 18 }, (_, n) => 1 / factorial(n + 1));
 
@@ -49,14 +53,21 @@ function horner<F, M>(o: FloatOps<F, M>, z: F, c: readonly number[]): F {
 }
 
 /**
- * e^x: x = k ln2 + r with |r| <= ln2/2 (Cody and Waite's two-part ln2), e^r by its Taylor
- * series, then scaled by 2^k, which gives overflow to inf and gradual underflow by itself.
+ * e^x: x = k ln2 + r with |r| <= ln2/2 (Cody and Waite's two-part ln2, r kept as hi - lo), e^r
+ * from the rational form of fdlibm's method, e^r = 1 - ((lo - r c / (2 - c)) - hi) with
+ * c = r - r^2 P(r^2) (under 1 ulp), then scaled by 2^k, which gives overflow to inf and gradual
+ * underflow by itself. e^1 is given as Math.E, the correctly rounded e, as V8 gives it.
  */
 export function expOf<F, M>(o: FloatOps<F, M>, x: F): F {
   const t = o.max(o.min(o.mul(x, o.c(INV_LN2)), o.c(1100)), o.c(-1100));
   const k = o.sub(o.add(t, o.c(MAGIC)), o.c(MAGIC));
-  const r = o.sub(o.sub(x, o.mul(k, o.c(LN2_HI))), o.mul(k, o.c(LN2_LO)));
-  const y = o.scale(horner(o, r, EXP_TAYLOR), k);
+  const hi = o.sub(x, o.mul(k, o.c(LN2_HI)));
+  const lo = o.mul(k, o.c(LN2_LO));
+  const r = o.sub(hi, lo);
+  const z = o.mul(r, r);
+  const c = o.sub(r, o.mul(z, horner(o, z, EXP_P)));
+  const er = o.sub(o.c(1), o.sub(o.sub(lo, o.div(o.mul(r, c), o.sub(o.c(2), c))), hi));
+  const y = o.sel(o.eq(x, o.c(1)), o.c(Math.E), o.scale(er, k));
   // Beyond these e^x rounds to 0 (below half the least subnormal) or overflows; they also keep
   // infinite x (whose r would be infinite, NaN through the polynomial) and clamped k away.
   const limits = o.sel(o.lt(x, o.c(-745.2)), o.c(0), o.sel(o.gt(x, o.c(709.8)), o.c(Infinity), y));
@@ -85,6 +96,9 @@ function pow2(n: number): number {
   return floats[0]!;
 }
 
+/** 2^n for n in [-560, 560]: scale's halves, looked up by the JS versions below. */
+const POW2 = Float64Array.from({ length: 1121 }, (_, i) => pow2(i - 560));
+
 /** The operations as plain JS numbers: JS arithmetic is IEEE float64, as wasm's is. */
 export const jsOps: FloatOps<number, boolean> = {
   c: (x) => x,
@@ -98,22 +112,51 @@ export const jsOps: FloatOps<number, boolean> = {
   abs: (a) => Math.abs(a),
   lt: (a, b) => a < b,
   gt: (a, b) => a > b,
+  eq: (a, b) => a === b,
   isNaN: (a) => a !== a,
   sel: (m, a, b) => (m ? a : b),
   copysign: (a, s) => (s < 0 || Object.is(s, -0) ? -Math.abs(a) : Math.abs(a)),
   scale: (p, k) => {
     if (k !== k) return NaN;
     const half = Math.floor(k / 2);
-    return p * pow2(half) * pow2(k - half);
+    return p * POW2[half + 560]! * POW2[k - half + 560]!;
   },
 };
 
+// The JS kernels call these: expOf and tanhOf over jsOps written out by hand, the same operations
+// in the same order (test/kernels/vmath.test.ts checks they agree bit for bit), without a closure
+// call per operation.
+
+const [P0, P1, P2, P3, P4] = EXP_P as [number, number, number, number, number];
+
 /** e^x as weft's kernels compute it (the same bits as the WebAssembly version). */
 export function exp(x: number): number {
-  return expOf(jsOps, x);
+  if (x !== x) return x;
+  if (x < -745.2) return 0;
+  if (x > 709.8) return Infinity;
+  if (x === 1) return Math.E;
+  const t = Math.max(Math.min(x * INV_LN2, 1100), -1100);
+  const k = t + MAGIC - MAGIC;
+  const hi = x - k * LN2_HI;
+  const lo = k * LN2_LO;
+  const r = hi - lo;
+  const z = r * r;
+  const c = r - z * (P0 + z * (P1 + z * (P2 + z * (P3 + z * P4))));
+  const er = 1 - (lo - (r * c) / (2 - c) - hi);
+  const half = Math.floor(k / 2);
+  return er * POW2[half + 560]! * POW2[k - half + 560]!;
 }
 
 /** tanh x as weft's kernels compute it. */
 export function tanh(x: number): number {
-  return tanhOf(jsOps, x);
+  const a = Math.abs(x);
+  let y: number;
+  if (a < 0.55) {
+    const t = a + a;
+    let acc = EXPM1_TAYLOR[EXPM1_TAYLOR.length - 1]!;
+    for (let k = EXPM1_TAYLOR.length - 2; k >= 0; k--) acc = EXPM1_TAYLOR[k]! + t * acc;
+    const e = t * acc;
+    y = e / (e + 2);
+  } else y = 1 - 2 / (exp(a + a) + 1);
+  return x < 0 || (x === 0 && 1 / x < 0) ? -y : y;
 }

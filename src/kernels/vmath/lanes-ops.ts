@@ -16,6 +16,7 @@ export function lanesOps(l: Lanes): FloatOps<FArg, M> {
     abs: (a) => l.abs(a),
     lt: (a, b) => l.lt(a, b),
     gt: (a, b) => l.gt(a, b),
+    eq: (a, b) => l.eq(a, b),
     isNaN: (a) => l.isNaN(f(a)),
     sel: (m, a, b) => l.sel(m, a, b),
     copysign: (a, s) => l.copysign(a, s),

@@ -176,7 +176,9 @@ const LN2 = Math.LN2;
 const LN10 = Math.LN10;
 const TWO_OVER_SQRT_PI = 2 / Math.sqrt(Math.PI);
 
-export const exp = unary('exp', (a) => `Math.exp(${a})`, (_i, z, gz) => [m.mul(gz, z)]);
+// exp and tanh are weft's own (kernels/vmath/functions.ts): the same bits in the JS and the
+// WebAssembly loops and on every engine, which Math.exp and Math.tanh do not promise.
+export const exp = withWasm(unary('exp', (a) => `L.exp(${a})`, (_i, z, gz) => [m.mul(gz, z)]), 'exp');
 export const expm1 = unary('expm1', (a) => `Math.expm1(${a})`, ([x], _z, gz) => [m.mul(gz, m.exp(x!))]);
 export const log = unary('log', (a) => `Math.log(${a})`, ([x], _z, gz) => [m.trueDiv(gz, x!)]);
 export const log1p = unary('log1p', (a) => `Math.log1p(${a})`, ([x], _z, gz) => [m.trueDiv(gz, m.add(x!, 1))]);
@@ -206,7 +208,7 @@ export const arctan2 = binary(
 );
 export const sinh = unary('sinh', (a) => `Math.sinh(${a})`, ([x], _z, gz) => [m.mul(gz, m.cosh(x!))]);
 export const cosh = unary('cosh', (a) => `Math.cosh(${a})`, ([x], _z, gz) => [m.mul(gz, m.sinh(x!))]);
-export const tanh = unary('tanh', (a) => `Math.tanh(${a})`, (_i, z, gz) => [m.mul(gz, m.sub(1, m.sqr(z)))]);
+export const tanh = withWasm(unary('tanh', (a) => `L.tanh(${a})`, (_i, z, gz) => [m.mul(gz, m.sub(1, m.sqr(z)))]), 'tanh');
 
 // ---------------------------------------------------------------------------------------------
 // Special functions
