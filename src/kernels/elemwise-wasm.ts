@@ -8,6 +8,7 @@
 import { flatAccess } from './elemwise.js';
 import { attachedMemoryOf, threadBlockOf } from './gemm-wasm.js';
 import { expOf, tanhOf, type FloatOps } from './vmath/functions.js';
+import { exp32Of, lanes32Ops } from './vmath/float32.js';
 import { Lanes, type FArg, type M } from './vmath/lanes.js';
 import { lanesOps } from './vmath/lanes-ops.js';
 import { Body, F32, F64, I32, ModuleBuilder, V128, type Op } from './wasm-emit.js';
@@ -72,9 +73,28 @@ function mathFunction(module: ModuleBuilder, name: MathFunction, simd: boolean):
   });
 }
 
-/** A math function of the value on the stack, in the step's form (float32 goes through float64). */
+/** The module function computing exp in float32 arithmetic on an f32 or on f32x4 lanes: its index. */
+function exp32Function(module: ModuleBuilder, simd: boolean): number {
+  return module.function(`exp.${simd ? 'f32x4' : 'f32'}`, () => {
+    const t = simd ? V128 : F32;
+    const body = new Body([t], [t]);
+    const result = exp32Of(lanes32Ops(body, simd), { f: 0 });
+    if (typeof result === 'number') body.f32(result);
+    else body.get(result.f);
+    return body;
+  });
+}
+
+/**
+ * A math function of the value on the stack, in the step's form: float32 exp in float32 lanes
+ * (four at a time), the others in float64 (float32 goes through float64 lanes and back).
+ */
 function emitFunction(body: Body, name: MathFunction, prefix: 'f32' | 'f64' | 'f32x4' | 'f64x2', ctx: StepContext): void {
   const simd = prefix === 'f32x4' || prefix === 'f64x2';
+  if (name === 'exp' && (prefix === 'f32' || prefix === 'f32x4')) {
+    body.call(exp32Function(ctx.module, simd));
+    return;
+  }
   const fn = mathFunction(ctx.module, name, simd);
   if (prefix === 'f64' || prefix === 'f64x2') body.call(fn);
   else if (prefix === 'f32') body.op('f64.promote_f32').call(fn).op('f32.demote_f64');

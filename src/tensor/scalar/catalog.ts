@@ -178,7 +178,8 @@ const TWO_OVER_SQRT_PI = 2 / Math.sqrt(Math.PI);
 
 // exp and tanh are weft's own (kernels/vmath/functions.ts): the same bits in the JS and the
 // WebAssembly loops and on every engine, which Math.exp and Math.tanh do not promise.
-export const exp = withWasm(unary('exp', (a) => `L.exp(${a})`, (_i, z, gz) => [m.mul(gz, z)]), 'exp');
+// float32 exp computes in float32 (vmath/float32.ts: four SIMD lanes instead of two).
+export const exp = withWasm(unary('exp', (a, ctx) => (ctx.output === 'float32' ? `L.exp32(${a})` : `L.exp(${a})`), (_i, z, gz) => [m.mul(gz, z)]), 'exp');
 export const expm1 = unary('expm1', (a) => `Math.expm1(${a})`, ([x], _z, gz) => [m.mul(gz, m.exp(x!))]);
 export const log = unary('log', (a) => `Math.log(${a})`, ([x], _z, gz) => [m.trueDiv(gz, x!)]);
 export const log1p = unary('log1p', (a) => `Math.log1p(${a})`, ([x], _z, gz) => [m.trueDiv(gz, m.add(x!, 1))]);

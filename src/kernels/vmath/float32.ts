@@ -1,0 +1,178 @@
+// The float32 forms of weft's exp: the same FloatOps, with float32 arithmetic (every operation
+// rounded to float32), as WebAssembly f32 or f32x4 lanes (Lanes32) and as JS (js32Ops, Math.fround
+// after each operation), so that both give the same bits; four lanes a vector instead of two.
+import type { FloatOps } from './functions.js';
+import { Body, F32, I32, V128, type Op } from '../wasm-emit.js';
+
+const MAGIC32 = 12582912; // 1.5 * 2^23: (x + MAGIC32) - MAGIC32 rounds |x| < 2^22 to an integer
+const INV_LN2 = Math.fround(1.4426950408889634);
+/** ln 2 as 0.693359375 (9 bits: k * LN2_HI is exact for |k| < 2^15) and the rest. */
+const LN2_HI = 0.693359375;
+const LN2_LO = Math.fround(-2.1219444005469057e-4);
+/** 1/n! for n = 2..8: e^r = 1 + (r + r^2 Q(r)) for |r| <= ln2/2, truncation below 2^-27. */
+const Q = [1 / 2, 1 / 6, 1 / 24, 1 / 120, 1 / 720, 1 / 5040, 1 / 40320].map(Math.fround);
+
+/** e^x in float32 arithmetic: the float64 method's reduction, a float32 polynomial, 2^k in halves. */
+export function exp32Of<F, M>(o: FloatOps<F, M>, x: F): F {
+  const t = o.max(o.min(o.mul(x, o.c(INV_LN2)), o.c(160)), o.c(-160));
+  const k = o.sub(o.add(t, o.c(MAGIC32)), o.c(MAGIC32));
+  const r = o.sub(o.sub(x, o.mul(k, o.c(LN2_HI))), o.mul(k, o.c(LN2_LO)));
+  let q = o.c(Q[Q.length - 1]!);
+  for (let j = Q.length - 2; j >= 0; j--) q = o.add(o.c(Q[j]!), o.mul(r, q));
+  const er = o.add(o.c(1), o.add(r, o.mul(o.mul(r, r), q)));
+  const y = o.scale(er, k);
+  const limits = o.sel(o.lt(x, o.c(-110)), o.c(0), o.sel(o.gt(x, o.c(100)), o.c(Infinity), y));
+  return o.sel(o.isNaN(x), x, limits);
+}
+
+const f32 = Math.fround;
+const i32 = new Int32Array(1);
+const floats = new Float32Array(i32.buffer);
+function pow2(n: number): number {
+  i32[0] = (n + 127) << 23;
+  return floats[0]!;
+}
+
+/** The operations in float32: each result rounded, as f32 instructions round. */
+export const js32Ops: FloatOps<number, boolean> = {
+  c: (x) => f32(x),
+  add: (a, b) => f32(a + b),
+  sub: (a, b) => f32(a - b),
+  mul: (a, b) => f32(a * b),
+  div: (a, b) => f32(a / b),
+  min: (a, b) => Math.min(a, b),
+  max: (a, b) => Math.max(a, b),
+  abs: (a) => Math.abs(a),
+  lt: (a, b) => a < b,
+  gt: (a, b) => a > b,
+  eq: (a, b) => a === b,
+  isNaN: (a) => a !== a,
+  sel: (m, a, b) => (m ? a : b),
+  copysign: (a, s) => (s < 0 || Object.is(s, -0) ? -Math.abs(a) : Math.abs(a)),
+  scale: (p, k) => {
+    if (k !== k) return NaN;
+    const half = Math.floor(k / 2);
+    return f32(f32(p * pow2(half)) * pow2(k - half));
+  },
+};
+
+/** A float32 value in a local (v128 of four lanes, or an f32). */
+export interface F32Value {
+  readonly f: number;
+}
+/** A mask in a local (all-ones lanes, or an i32 0/1). */
+export interface M32 {
+  readonly m: number;
+}
+
+/** FloatOps as f32 (scalar) or f32x4 instructions appended to `body`, each result in a new local. */
+export function lanes32Ops(body: Body, simd: boolean): FloatOps<F32Value | number, M32> {
+  const t = simd ? V128 : F32;
+  const push = (a: F32Value | number): void => {
+    if (typeof a === 'number') {
+      if (simd) body.f32x4(a);
+      else body.f32(a);
+    } else body.get(a.f);
+  };
+  const keep = (): F32Value => {
+    const f = body.local(t);
+    body.set(f);
+    return { f };
+  };
+  const mask = (): M32 => {
+    const m = body.local(simd ? V128 : I32);
+    body.set(m);
+    return { m };
+  };
+  const op = (name: string): Op => `${simd ? 'f32x4' : 'f32'}.${name}` as Op;
+  const bin = (name: string) => (a: F32Value | number, b: F32Value | number): F32Value => {
+    push(a);
+    push(b);
+    body.op(op(name));
+    return keep();
+  };
+  const cmp = (name: string) => (a: F32Value | number, b: F32Value | number): M32 => {
+    push(a);
+    push(b);
+    body.op(op(name));
+    return mask();
+  };
+  /** 2^n from the integer lanes n (in [-126, 127]) on the stack, by its bits. */
+  const pow2Of = (): void => {
+    if (simd) body.i32(127).op('i32x4.splat').op('i32x4.add').i32(23).op('i32x4.shl');
+    else body.i32(127).op('i32.add').i32(23).op('i32.shl').op('f32.reinterpret_i32');
+  };
+  return {
+    c: (x) => Math.fround(x),
+    add: bin('add'),
+    sub: bin('sub'),
+    mul: bin('mul'),
+    div: bin('div'),
+    min: bin('min'),
+    max: bin('max'),
+    abs: (a) => {
+      push(a);
+      body.op(op('abs'));
+      return keep();
+    },
+    lt: cmp('lt'),
+    gt: cmp('gt'),
+    eq: cmp('eq'),
+    isNaN: (a) => cmp('ne')(a, a),
+    sel: (m, a, b) => {
+      push(a);
+      push(b);
+      body.get(m.m).op(simd ? 'v128.bitselect' : 'select');
+      return keep();
+    },
+    copysign: (a, s) => {
+      if (!simd) {
+        push(a);
+        push(s);
+        body.op('f32.copysign');
+        return keep();
+      }
+      push(a);
+      body.i32(0x7fffffff).op('i32x4.splat').op('v128.and');
+      push(s);
+      body.i32(-0x80000000).op('i32x4.splat').op('v128.and').op('v128.or');
+      return keep();
+    },
+    scale: (p, k) => {
+      // k as integers (exact: an integer-valued float of magnitude at most 160), halved.
+      const n = body.local(simd ? V128 : I32);
+      const half = body.local(simd ? V128 : I32);
+      push(k);
+      body.op(simd ? 'i32x4.trunc_sat_f32x4_s' : 'i32.trunc_sat_f32_s').tee(n);
+      body.i32(1).op(simd ? 'i32x4.shr_s' : 'i32.shr_s').set(half);
+      push(p);
+      body.get(half);
+      pow2Of();
+      body.op(op('mul'));
+      body.get(n).get(half).op(simd ? 'i32x4.sub' : 'i32.sub');
+      pow2Of();
+      body.op(op('mul'));
+      return keep();
+    },
+  };
+}
+
+// The JS kernels call exp32: exp32Of over js32Ops written out by hand, the same operations in the
+// same order (test/kernels/vmath.test.ts checks they agree bit for bit).
+
+const POW2_32 = Float32Array.from({ length: 161 }, (_, i) => pow2(i - 80));
+
+/** e^x of a float32 x as weft's float32 kernels compute it. */
+export function exp32(x: number): number {
+  if (x !== x) return x;
+  if (x < -110) return 0;
+  if (x > 100) return Infinity;
+  const t = Math.max(Math.min(f32(x * INV_LN2), 160), -160);
+  const k = f32(f32(t + MAGIC32) - MAGIC32);
+  const r = f32(f32(x - f32(k * LN2_HI)) - f32(k * LN2_LO));
+  let q = Q[Q.length - 1]!;
+  for (let j = Q.length - 2; j >= 0; j--) q = f32(Q[j]! + f32(r * q));
+  const er = f32(1 + f32(r + f32(f32(r * r) * q)));
+  const half = Math.floor(k / 2);
+  return f32(f32(er * POW2_32[half + 80]!) * POW2_32[k - half + 80]!);
+}
