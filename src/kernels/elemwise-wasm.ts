@@ -2,13 +2,13 @@
 // (ElemwiseProgram, made by the tensor layer from a Composite's steps) is compiled into a loop over
 // the arena's shared memory, f32x4 for float32 and f64x2 for float64, with a scalar tail. Only
 // IEEE-exact operations are used, each rounded to the program's dtype as the JS loops round it,
-// and exp and tanh are weft's own (vmath/functions.ts, which the JS loops call too), so both give
-// the same bits on any engine. float32 steps of those functions compute in float64 lanes. A module is compiled once per program and layout, and instantiated
+// and exp and tanh are weft's own (vmath, which the JS loops call too), so both give the same
+// bits on any engine; float32 computes them in float32 lanes (vmath/float32.ts). A module is compiled once per program and layout, and instantiated
 // once per memory, on each thread.
 import { flatAccess } from './elemwise.js';
 import { attachedMemoryOf, threadBlockOf } from './gemm-wasm.js';
 import { expOf, tanhOf, type FloatOps } from './vmath/functions.js';
-import { exp32Of, lanes32Ops } from './vmath/float32.js';
+import { exp32Of, lanes32Ops, tanh32Of } from './vmath/float32.js';
 import { Lanes, type FArg, type M } from './vmath/lanes.js';
 import { lanesOps } from './vmath/lanes-ops.js';
 import { Body, F32, F64, I32, ModuleBuilder, V128, type Op } from './wasm-emit.js';
@@ -20,7 +20,7 @@ export type ProgramDtype = 'float32' | 'float64';
 /** The operations a program step may apply (each IEEE-exact in wasm and in JS). */
 export type ProgramOp = 'add' | 'sub' | 'mul' | 'div' | 'neg' | 'abs' | 'sqrt' | 'sqr' | 'min' | 'max' | MathFunction;
 
-/** The vector math library's functions (computed in float64; float32 rounds the result). */
+/** The vector math library's functions (in float64, or in float32 for float32 programs). */
 export type MathFunction = 'exp' | 'tanh';
 
 const FUNCTIONS: Record<MathFunction, <F, Mask>(o: FloatOps<F, Mask>, x: F) => F> = { exp: expOf, tanh: tanhOf };
@@ -55,10 +55,9 @@ export function isCompilable(program: ElemwiseProgram): boolean {
   return program.steps.length > 0 && program.steps.every((s, k) => s.args.length > 0 && s.args.every((a) => Number.isInteger(a) && a >= 0 && a < program.nin + k));
 }
 
-/** What emitting a step needs besides its body: the module (for its math functions) and a v128 temporary. */
+/** What emitting a step needs besides its body: the module, which holds its math functions. */
 interface StepContext {
   readonly module: ModuleBuilder;
-  readonly low: number;
 }
 
 /** The module function computing `name` on an f64 (scalar) or on f64x2 lanes: its index. */
@@ -73,12 +72,14 @@ function mathFunction(module: ModuleBuilder, name: MathFunction, simd: boolean):
   });
 }
 
-/** The module function computing exp in float32 arithmetic on an f32 or on f32x4 lanes: its index. */
-function exp32Function(module: ModuleBuilder, simd: boolean): number {
-  return module.function(`exp.${simd ? 'f32x4' : 'f32'}`, () => {
+const FUNCTIONS32: Record<MathFunction, typeof exp32Of> = { exp: exp32Of, tanh: tanh32Of };
+
+/** The module function computing `name` in float32 arithmetic on an f32 or on f32x4 lanes: its index. */
+function float32Function(module: ModuleBuilder, name: MathFunction, simd: boolean): number {
+  return module.function(`${name}.${simd ? 'f32x4' : 'f32'}`, () => {
     const t = simd ? V128 : F32;
     const body = new Body([t], [t]);
-    const result = exp32Of(lanes32Ops(body, simd), { f: 0 });
+    const result = FUNCTIONS32[name](lanes32Ops(body, simd), { f: 0 });
     if (typeof result === 'number') body.f32(result);
     else body.get(result.f);
     return body;
@@ -86,25 +87,13 @@ function exp32Function(module: ModuleBuilder, simd: boolean): number {
 }
 
 /**
- * A math function of the value on the stack, in the step's form: float32 exp in float32 lanes
- * (four at a time), the others in float64 (float32 goes through float64 lanes and back).
+ * A math function of the value on the stack, in the step's form: float32 in float32 lanes (four
+ * at a time, vmath/float32.ts), float64 in float64 lanes.
  */
 function emitFunction(body: Body, name: MathFunction, prefix: 'f32' | 'f64' | 'f32x4' | 'f64x2', ctx: StepContext): void {
   const simd = prefix === 'f32x4' || prefix === 'f64x2';
-  if (name === 'exp' && (prefix === 'f32' || prefix === 'f32x4')) {
-    body.call(exp32Function(ctx.module, simd));
-    return;
-  }
-  const fn = mathFunction(ctx.module, name, simd);
-  if (prefix === 'f64' || prefix === 'f64x2') body.call(fn);
-  else if (prefix === 'f32') body.op('f64.promote_f32').call(fn).op('f32.demote_f64');
-  else {
-    // Four float32 lanes as two pairs of float64 lanes, and back.
-    const HIGH_HALF = [8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15];
-    body.tee(ctx.low).op('f64x2.promote_low_f32x4').call(fn).op('f32x4.demote_f64x2_zero');
-    body.get(ctx.low).get(ctx.low).shuffle(HIGH_HALF).op('f64x2.promote_low_f32x4').call(fn).op('f32x4.demote_f64x2_zero');
-    body.shuffle([0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23]);
-  }
+  const float32 = prefix === 'f32' || prefix === 'f32x4';
+  body.call(float32 ? float32Function(ctx.module, name, simd) : mathFunction(ctx.module, name, simd));
 }
 
 /** Appends the instructions of one step to `body`: its value is left on the stack. */
@@ -148,7 +137,7 @@ function loopBody(program: ElemwiseProgram, access: readonly WasmAccess[], modul
   const [START, END, OUT] = [0, 1, 2];
   const arg = (k: number): number => 3 + k;
   const i = body.local(I32);
-  const ctx: StepContext = { module, low: body.local(V128) };
+  const ctx: StepContext = { module };
   // Broadcast inputs are read once: their scalar and its splat.
   const once = access.map((a, k) => {
     if (a !== 's') return undefined;

@@ -2,7 +2,7 @@
 // JavaScript's Math lacks or gets wrong for NumPy semantics (floor division and modulo, integer
 // powers, C's pow edge cases, half-to-even rounding, stable sigmoid and softplus, erf and erfc),
 // and weft's own exp and tanh (vmath), which the WebAssembly loops compute with the same bits.
-import { exp32 } from './vmath/float32.js';
+import { exp32, tanh32 } from './vmath/float32.js';
 import * as vmath from './vmath/functions.js';
 
 /** Integer floor division; division by zero gives 0, as NumPy's integer `//`. */
@@ -178,6 +178,7 @@ function erfc(x: number): number {
 export const scalarLib = Object.freeze({
   exp: vmath.exp,
   exp32,
+  tanh32,
   tanh: vmath.tanh,
   floorDivInt,
   floorDivFloat,

@@ -7,7 +7,7 @@ import t from 'tap';
 import { ReferenceExecutor } from '../../src/graph/reference-executor.js';
 import { runProgram, type ElemwiseProgram, type ProgramDtype, type ProgramOp, type WasmAccess } from '../../src/kernels/elemwise-wasm.js';
 import type { TensorView } from '../../src/kernels/view.js';
-import { exp32 } from '../../src/kernels/vmath/float32.js';
+import { exp32, tanh32 } from '../../src/kernels/vmath/float32.js';
 import * as vmath from '../../src/kernels/vmath/functions.js';
 import { Arena } from '../../src/workers/arena.js';
 import { pt, rng, weft } from '../helpers.js';
@@ -30,7 +30,7 @@ function apply(op: ProgramOp, args: readonly number[], dtype: ProgramDtype): num
     case 'min': return Math.min(args[0]!, args[1]!);
     case 'max': return Math.max(args[0]!, args[1]!);
     case 'exp': return dtype === 'float32' ? exp32(args[0]!) : vmath.exp(args[0]!);
-    case 'tanh': return r(vmath.tanh(args[0]!));
+    case 'tanh': return dtype === 'float32' ? tanh32(args[0]!) : vmath.tanh(args[0]!);
   }
 }
 

@@ -7,7 +7,7 @@ import { Composite, CompositeScalar, type CompositeStep } from '../../src/tensor
 import * as S from '../../src/tensor/scalar/catalog.js';
 import type { Dtype } from '../../src/kernels/dtype.js';
 import { pt, rng, run, throwsExactly, weft } from '../helpers.js';
-import { exp32 } from '../../src/kernels/vmath/float32.js';
+import { exp32, tanh32 } from '../../src/kernels/vmath/float32.js';
 import * as vmath from '../../src/kernels/vmath/functions.js';
 
 type Nested = number | Nested[];
@@ -47,7 +47,8 @@ t.test('Composite: values in float64 and float32', async (t) => {
     const [a, b, c] = args.map(values);
     // weft's own exp and tanh (vmath), which every kernel uses: the unfused steps' bits.
     const e = dtype === 'float32' ? exp32 : vmath.exp;
-    exact(t, got, a!.map((v, i) => round(round(round(e(v)) * b![i]!) + round(vmath.tanh(c![i]!)))), dtype);
+    const th = dtype === 'float32' ? tanh32 : vmath.tanh;
+    exact(t, got, a!.map((v, i) => round(round(round(e(v)) * b![i]!) + round(th(c![i]!)))), dtype);
   }
 });
 

@@ -1,4 +1,4 @@
-// The float32 forms of weft's exp: the same FloatOps, with float32 arithmetic (every operation
+// The float32 forms of weft's exp and tanh: the same FloatOps, with float32 arithmetic (every operation
 // rounded to float32), as WebAssembly f32 or f32x4 lanes (Lanes32) and as JS (js32Ops, Math.fround
 // after each operation), so that both give the same bits; four lanes a vector instead of two.
 import type { FloatOps } from './functions.js';
@@ -23,6 +23,20 @@ export function exp32Of<F, M>(o: FloatOps<F, M>, x: F): F {
   const y = o.scale(er, k);
   const limits = o.sel(o.lt(x, o.c(-110)), o.c(0), o.sel(o.gt(x, o.c(100)), o.c(Infinity), y));
   return o.sel(o.isNaN(x), x, limits);
+}
+
+/** tanh's odd series: tanh a = a + a z T(z), z = a^2, for a < 0.55 (8 terms, below 1 ulp). */
+const T = [-1 / 3, 2 / 15, -17 / 315, 62 / 2835, -1382 / 155925, 21844 / 6081075, -929569 / 638512875, 6404582 / 10854718875].map(Math.fround);
+
+/** tanh x in float32 arithmetic: the odd series below 0.55, 1 - 2/(e^(2a) + 1) above; x's sign. */
+export function tanh32Of<F, M>(o: FloatOps<F, M>, x: F): F {
+  const a = o.abs(x);
+  const z = o.mul(a, a);
+  let p = o.c(T[T.length - 1]!);
+  for (let j = T.length - 2; j >= 0; j--) p = o.add(o.c(T[j]!), o.mul(z, p));
+  const small = o.add(a, o.mul(a, o.mul(z, p)));
+  const large = o.sub(o.c(1), o.div(o.c(2), o.add(exp32Of(o, o.add(a, a)), o.c(1))));
+  return o.copysign(o.sel(o.lt(a, o.c(0.55)), small, large), x);
 }
 
 const f32 = Math.fround;
@@ -175,4 +189,17 @@ export function exp32(x: number): number {
   const er = f32(1 + f32(r + f32(f32(r * r) * q)));
   const half = Math.floor(k / 2);
   return f32(f32(er * POW2_32[half + 80]!) * POW2_32[k - half + 80]!);
+}
+
+/** tanh x of a float32 x as weft's float32 kernels compute it. */
+export function tanh32(x: number): number {
+  const a = Math.abs(x);
+  let y: number;
+  if (a < 0.55) {
+    const z = f32(a * a);
+    let p = T[T.length - 1]!;
+    for (let j = T.length - 2; j >= 0; j--) p = f32(T[j]! + f32(z * p));
+    y = f32(a + f32(a * f32(z * p)));
+  } else y = f32(1 - f32(2 / f32(exp32(f32(a + a)) + 1)));
+  return x < 0 || (x === 0 && 1 / x < 0) ? -y : y;
 }

@@ -178,7 +178,7 @@ const TWO_OVER_SQRT_PI = 2 / Math.sqrt(Math.PI);
 
 // exp and tanh are weft's own (kernels/vmath/functions.ts): the same bits in the JS and the
 // WebAssembly loops and on every engine, which Math.exp and Math.tanh do not promise.
-// float32 exp computes in float32 (vmath/float32.ts: four SIMD lanes instead of two).
+// float32 exp and tanh compute in float32 (vmath/float32.ts: four SIMD lanes instead of two).
 export const exp = withWasm(unary('exp', (a, ctx) => (ctx.output === 'float32' ? `L.exp32(${a})` : `L.exp(${a})`), (_i, z, gz) => [m.mul(gz, z)]), 'exp');
 export const expm1 = unary('expm1', (a) => `Math.expm1(${a})`, ([x], _z, gz) => [m.mul(gz, m.exp(x!))]);
 export const log = unary('log', (a) => `Math.log(${a})`, ([x], _z, gz) => [m.trueDiv(gz, x!)]);
@@ -209,7 +209,7 @@ export const arctan2 = binary(
 );
 export const sinh = unary('sinh', (a) => `Math.sinh(${a})`, ([x], _z, gz) => [m.mul(gz, m.cosh(x!))]);
 export const cosh = unary('cosh', (a) => `Math.cosh(${a})`, ([x], _z, gz) => [m.mul(gz, m.sinh(x!))]);
-export const tanh = withWasm(unary('tanh', (a) => `L.tanh(${a})`, (_i, z, gz) => [m.mul(gz, m.sub(1, m.sqr(z)))]), 'tanh');
+export const tanh = withWasm(unary('tanh', (a, ctx) => (ctx.output === 'float32' ? `L.tanh32(${a})` : `L.tanh(${a})`), (_i, z, gz) => [m.mul(gz, m.sub(1, m.sqr(z)))]), 'tanh');
 
 // ---------------------------------------------------------------------------------------------
 // Special functions
