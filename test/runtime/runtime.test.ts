@@ -142,9 +142,10 @@ t.test('AbortSignal: a running call stops between tasks, a queued call is droppe
   const x = pt.vector('x');
   const s = weft.shared([0], { name: 's' });
   let chain = x;
-  // Twelve tasks of 40 ms: the whole chain takes 480 ms, an abort at 60 ms ends it after the
-  // task under way (with slack for a loaded machine).
-  for (let i = 0; i < 12; i++) chain = new FaultOp('test.slow', 40).call(chain);
+  // Twenty-five tasks of 40 ms: the whole chain takes 1 s, an abort at 60 ms ends it after the
+  // task under way. The bound leaves slack for a loaded machine (CI on 2 busy cores once took
+  // over 320 ms with a chain of 480) while still telling a stopped call from one run to its end.
+  for (let i = 0; i < 25; i++) chain = new FaultOp('test.slow', 40).call(chain);
   const slow = await weft.compile([x], chain.sum(), { pool, updates: [[s, s.add(1)]] });
   const big = new Float64Array(BIG).fill(1);
   const running = new AbortController();
@@ -156,7 +157,7 @@ t.test('AbortSignal: a running call stops between tasks, a queued call is droppe
   queued.abort();
   await t.rejects(second, { name: 'AbortError' });
   await t.rejects(first, { name: 'AbortError' });
-  t.ok(performance.now() - started < 320, 'the running call stopped before its remaining tasks');
+  t.ok(performance.now() - started < 640, 'the running call stopped before its remaining tasks');
   t.same(weft.tolist(s.getValue()), [0], 'no update was applied');
   t.equal(weft.tolist(await slow(big)), BIG, 'the function still works');
   t.same(weft.tolist(s.getValue()), [1]);
