@@ -12,7 +12,7 @@ import { exp32Of, lanes32Ops, tanh32Of } from './vmath/float32.js';
 import { Lanes, type FArg, type M } from './vmath/lanes.js';
 import { lanesOps } from './vmath/lanes-ops.js';
 import { Body, F32, F64, I32, ModuleBuilder, V128, type Op } from './wasm-emit.js';
-import type { Range, TensorView } from './view.js';
+import { isContiguous, type Range, type TensorView } from './view.js';
 
 /** The dtypes programs compute in. */
 export type ProgramDtype = 'float32' | 'float64';
@@ -47,19 +47,6 @@ export type WasmAccess = 'c' | 's';
 /** The loop of one program and layout: (start, end, output address, input addresses...). */
 type Loop = (start: number, end: number, out: number, ...inputs: number[]) => void;
 
-const BINARY: Record<'add' | 'sub' | 'mul' | 'div' | 'min' | 'max', string> = { add: 'add', sub: 'sub', mul: 'mul', div: 'div', min: 'min', max: 'max' };
-const UNARY: Record<'neg' | 'abs' | 'sqrt', string> = { neg: 'neg', abs: 'abs', sqrt: 'sqrt' };
-
-/** Whether `program` is one this generator compiles (checked where it comes from data). */
-export function isCompilable(program: ElemwiseProgram): boolean {
-  return program.steps.length > 0 && program.steps.every((s, k) => s.args.length > 0 && s.args.every((a) => Number.isInteger(a) && a >= 0 && a < program.nin + k));
-}
-
-/** What emitting a step needs besides its body: the module, which holds its math functions. */
-interface StepContext {
-  readonly module: ModuleBuilder;
-}
-
 /** The module function computing `name` on an f64 (scalar) or on f64x2 lanes: its index. */
 function mathFunction(module: ModuleBuilder, name: MathFunction, simd: boolean): number {
   return module.function(`${name}.${simd ? 'f64x2' : 'f64'}`, () => {
@@ -90,21 +77,24 @@ function float32Function(module: ModuleBuilder, name: MathFunction, simd: boolea
  * A math function of the value on the stack, in the step's form: float32 in float32 lanes (four
  * at a time, vmath/float32.ts), float64 in float64 lanes.
  */
-function emitFunction(body: Body, name: MathFunction, prefix: 'f32' | 'f64' | 'f32x4' | 'f64x2', ctx: StepContext): void {
+function emitFunction(body: Body, name: MathFunction, prefix: 'f32' | 'f64' | 'f32x4' | 'f64x2', module: ModuleBuilder): void {
   const simd = prefix === 'f32x4' || prefix === 'f64x2';
   const float32 = prefix === 'f32' || prefix === 'f32x4';
-  body.call(float32 ? float32Function(ctx.module, name, simd) : mathFunction(ctx.module, name, simd));
+  body.call(float32 ? float32Function(module, name, simd) : mathFunction(module, name, simd));
 }
 
-/** Appends the instructions of one step to `body`: its value is left on the stack. */
-function emitStep(body: Body, step: ProgramStep, prefix: 'f32' | 'f64' | 'f32x4' | 'f64x2', value: (a: number) => number, ctx: StepContext): void {
+/**
+ * Appends the instructions of one step to `body`: its value is left on the stack. The exact
+ * operations are named as their wasm instructions are (`${prefix}.${op}`).
+ */
+function emitStep(body: Body, step: ProgramStep, prefix: 'f32' | 'f64' | 'f32x4' | 'f64x2', value: (a: number) => number, module: ModuleBuilder): void {
   const op = (name: string): Op => `${prefix}.${name}` as Op;
   const [first, ...rest] = step.args;
   body.get(value(first!));
   switch (step.op) {
     case 'exp':
     case 'tanh':
-      emitFunction(body, step.op, prefix, ctx);
+      emitFunction(body, step.op, prefix, module);
       return;
     case 'sqr':
       body.get(value(first!)).op(op('mul'));
@@ -112,11 +102,11 @@ function emitStep(body: Body, step: ProgramStep, prefix: 'f32' | 'f64' | 'f32x4'
     case 'neg':
     case 'abs':
     case 'sqrt':
-      body.op(op(UNARY[step.op]));
+      body.op(op(step.op));
       return;
     default:
       // Variadic add and mul fold from the left, each partial result rounded (as the JS loops).
-      for (const a of rest) body.get(value(a)).op(op(BINARY[step.op]));
+      for (const a of rest) body.get(value(a)).op(op(step.op));
   }
 }
 
@@ -137,7 +127,6 @@ function loopBody(program: ElemwiseProgram, access: readonly WasmAccess[], modul
   const [START, END, OUT] = [0, 1, 2];
   const arg = (k: number): number => 3 + k;
   const i = body.local(I32);
-  const ctx: StepContext = { module };
   // Broadcast inputs are read once: their scalar and its splat.
   const once = access.map((a, k) => {
     if (a !== 's') return undefined;
@@ -164,7 +153,7 @@ function loopBody(program: ElemwiseProgram, access: readonly WasmAccess[], modul
     } else body.get(once[k]!.splat).set(vectorValues[k]!);
   });
   program.steps.forEach((step, j) => {
-    emitStep(body, step, v, (a) => vectorValues[a]!, ctx);
+    emitStep(body, step, v, (a) => vectorValues[a]!, module);
     body.set(vectorValues[nin + j]!);
   });
   address(OUT);
@@ -181,7 +170,7 @@ function loopBody(program: ElemwiseProgram, access: readonly WasmAccess[], modul
     } else body.get(once[k]!.x).set(scalarValues[k]!);
   });
   program.steps.forEach((step, j) => {
-    emitStep(body, step, s, (a) => scalarValues[a]!, ctx);
+    emitStep(body, step, s, (a) => scalarValues[a]!, module);
     body.set(scalarValues[nin + j]!);
   });
   address(OUT);
@@ -229,16 +218,6 @@ function loopFor(memory: WebAssembly.Memory, program: ElemwiseProgram, access: r
 const BYTES: Record<ProgramDtype, number> = { float32: 4, float64: 8 };
 const ARRAY: Record<ProgramDtype, Float32ArrayConstructor | Float64ArrayConstructor> = { float32: Float32Array, float64: Float64Array };
 
-/** Whether `v` is C-contiguous over its shape. */
-function isRowMajor(v: TensorView): boolean {
-  let step = 1;
-  for (let a = v.shape.length - 1; a >= 0; a--) {
-    if (v.shape[a] !== 1 && v.stride[a] !== step) return false;
-    step *= v.shape[a]!;
-  }
-  return true;
-}
-
 /**
  * Below this many elements per row, a bias row (or a repeated element) is left to the JS loop:
  * the WebAssembly loop is called once per row, and short rows would cost more calls than work.
@@ -258,7 +237,7 @@ export function runProgram(program: ElemwiseProgram, ins: readonly TensorView[],
   if (ins.length !== program.nin || !(out.data instanceof kind) || !ins.every((v) => v.data instanceof kind)) return false;
   const memory = ins.length > 0 ? attachedMemoryOf(ins[0]!.data.buffer) : attachedMemoryOf(out.data.buffer);
   if (!memory || !ins.every((v) => attachedMemoryOf(v.data.buffer) === memory)) return false;
-  if (!isRowMajor(out)) return false;
+  if (!isContiguous(out)) return false;
   // An output outside the memory (a call's fresh output array) is computed into this thread's
   // block in the memory, a piece at a time, and copied out.
   const staged = attachedMemoryOf(out.data.buffer) === memory ? undefined : threadBlockOf(memory);

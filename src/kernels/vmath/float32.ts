@@ -1,7 +1,7 @@
 // The float32 forms of weft's exp and tanh: the same FloatOps, with float32 arithmetic (every operation
 // rounded to float32), as WebAssembly f32 or f32x4 lanes (Lanes32) and as JS (js32Ops, Math.fround
 // after each operation), so that both give the same bits; four lanes a vector instead of two.
-import type { FloatOps } from './functions.js';
+import { jsOps, type FloatOps } from './functions.js';
 import { Body, F32, I32, V128, type Op } from '../wasm-emit.js';
 
 const MAGIC32 = 12582912; // 1.5 * 2^23: (x + MAGIC32) - MAGIC32 rounds |x| < 2^22 to an integer
@@ -47,22 +47,17 @@ function pow2(n: number): number {
   return floats[0]!;
 }
 
-/** The operations in float32: each result rounded, as f32 instructions round. */
+/**
+ * The operations in float32: each arithmetic result rounded, as f32 instructions round; the
+ * comparisons, selects, min, max, abs and copysign are float64's, exact on float32 values.
+ */
 export const js32Ops: FloatOps<number, boolean> = {
+  ...jsOps,
   c: (x) => f32(x),
   add: (a, b) => f32(a + b),
   sub: (a, b) => f32(a - b),
   mul: (a, b) => f32(a * b),
   div: (a, b) => f32(a / b),
-  min: (a, b) => Math.min(a, b),
-  max: (a, b) => Math.max(a, b),
-  abs: (a) => Math.abs(a),
-  lt: (a, b) => a < b,
-  gt: (a, b) => a > b,
-  eq: (a, b) => a === b,
-  isNaN: (a) => a !== a,
-  sel: (m, a, b) => (m ? a : b),
-  copysign: (a, s) => (s < 0 || Object.is(s, -0) ? -Math.abs(a) : Math.abs(a)),
   scale: (p, k) => {
     if (k !== k) return NaN;
     const half = Math.floor(k / 2);
