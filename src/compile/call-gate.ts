@@ -2,7 +2,7 @@
 // the rest wait, in order, as small records (their checked arguments and how to settle them).
 // A call under way holds promises and suspended frames across several layers; ten thousand of
 // them at once cost the garbage collector more than the calls' own work (BENCH.md W8).
-import { AbortError } from '../scheduler/planned-executor.js';
+import { abortedBy } from '../scheduler/planned-executor.js';
 
 interface Waiting<T> {
   readonly start: () => Promise<T>;
@@ -46,7 +46,7 @@ export class CallGate<T> {
           const at = this.#waiting.indexOf(entry);
           if (at < 0) return;
           this.#waiting.splice(at, 1);
-          reject(new AbortError(`${this.label}: the call was aborted while it waited for its turn`));
+          reject(abortedBy(signal, `${this.label}: the call was aborted while it waited for its turn`));
         },
       };
       signal?.addEventListener('abort', entry.onAbort, { once: true });

@@ -21,7 +21,7 @@ import { isContiguous, sizeOf, type Range, type TensorView } from '../kernels/vi
 import { copyArray, empty, flatValues, isNdArray, makeNdArray, shapeText, type NdArray } from '../tensor/ndarray.js';
 import { intConstant } from '../tensor/shape.js';
 import { TensorType } from '../tensor/type.js';
-import { AbortError } from '../scheduler/planned-executor.js';
+import { abortedBy } from '../scheduler/planned-executor.js';
 import { Mode, registerModeName, type ModeOptions, type ModeRuntime, type RuntimeContext } from './mode.js';
 
 /** Which promise an op (or a rewrite) broke. */
@@ -274,7 +274,7 @@ class DebugRuntime implements ModeRuntime {
     };
 
     this.#order.forEach((node, k) => {
-      if (signal?.aborted) throw new AbortError(`${this.#name}: the call was aborted`);
+      if (signal?.aborted) throw abortedBy(signal, `${this.#name}: the call was aborted`);
       const args = node.inputs.map(valueOf);
       const given = args.map((a, i) => privateCopy(node.inputs[i]!.type, a));
       const outs = performNode(node, k, given, args);

@@ -12,7 +12,7 @@ import { ancestors, graphInputs } from '../graph/traversal.js';
 import { isConstant, type Variable } from '../graph/variable.js';
 import { ReferenceExecutor } from '../graph/reference-executor.js';
 import { PlanError } from '../scheduler/plan.js';
-import { AbortError } from '../scheduler/planned-executor.js';
+import { abortedBy, AbortError } from '../scheduler/planned-executor.js';
 import { CallGate, CALLS_AT_ONCE } from './call-gate.js';
 import { FunctionOutput } from './function-output.js';
 import { StagedExecutor } from '../scheduler/staged-executor.js';
@@ -321,6 +321,7 @@ function build(
   const makeExecutor = (): StagedExecutor =>
     new StagedExecutor(fg, poolOf, {
       workers: workers ?? Number.MAX_SAFE_INTEGER,
+      label: fnLabel,
       ...(borrowedOutputs.some(Boolean) ? { borrowedOutputs } : {}),
     });
   let planned = makeExecutor();
@@ -368,7 +369,7 @@ function build(
       const callOptions = args.length === explicit.length + 1 && isCallOptions(args[args.length - 1]) ? (args.pop() as CallOptions) : {};
       signal = callOptions.signal;
       if (disposed) throw new Error(`${fnLabel} was disposed`);
-      if (signal?.aborted) throw new AbortError(`${fnLabel}: the call was aborted before it started`);
+      if (signal?.aborted) throw abortedBy(signal, `${fnLabel}: the call was aborted before it started`);
       if (args.length !== explicit.length) {
         const names = fnInputs.map((x, i) => x.name ?? `input ${i}`).join(', ');
         throw new TypeError(`${fnLabel} expects ${explicit.length} argument${explicit.length === 1 ? '' : 's'} (${names}), got ${args.length}`);

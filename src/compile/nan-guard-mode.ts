@@ -8,7 +8,7 @@ import { SharedVariable } from '../graph/shared.js';
 import { isConstant, type Variable } from '../graph/variable.js';
 import { dtypeOfTypedArray, isFloatDtype } from '../kernels/dtype.js';
 import { flatValues, isNdArray, shapeText, type NdArray } from '../tensor/ndarray.js';
-import { AbortError } from '../scheduler/planned-executor.js';
+import { abortedBy } from '../scheduler/planned-executor.js';
 import { Mode, registerModeName, type ModeOptions, type ModeRuntime, type RuntimeContext } from './mode.js';
 
 /** Values above this in absolute value are "big" (Theano's threshold). */
@@ -133,7 +133,7 @@ class NanGuardRuntime implements ModeRuntime {
       throw new Error(`NanGuardMode: no value for ${v}`);
     };
     this.#order.forEach((node, k) => {
-      if (signal?.aborted) throw new AbortError(`${name}: the call was aborted`);
+      if (signal?.aborted) throw abortedBy(signal, `${name}: the call was aborted`);
       const args = node.inputs.map(valueOf);
       const outs = performNode(node, k, args);
       node.outputs.forEach((o, j) => {

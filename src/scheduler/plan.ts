@@ -14,7 +14,7 @@ import { contiguousStrides, isContiguous, sizeOf, type TensorView } from '../ker
 import type { NdArray } from '../tensor/ndarray.js';
 import { TensorType } from '../tensor/type.js';
 import { ALIGN, ArenaFullError, arenaCanHold } from '../workers/arena.js';
-import { BARRIER_KERNEL, HEADER_BYTES, type CallDescriptor, type PlanDescriptor, type TaskDescriptor, type ViewDescriptor } from '../workers/protocol.js';
+import { BARRIER_KERNEL, HEADER_BYTES, MAX_MEMBERS, type CallDescriptor, type PlanDescriptor, type TaskDescriptor, type ViewDescriptor } from '../workers/protocol.js';
 import type { HostValues } from './host-values.js';
 import { buildAncestry } from './ancestry.js';
 import { taskEdges, type TaskSpan } from './task-edges.js';
@@ -516,7 +516,9 @@ export function buildPlan(fg: FunctionGraph, inputs: readonly NdArray[], host: H
   const initialMainReady = pendingCount.flatMap((p, i) => (p === 0 && isMain(i) ? [i] : []));
   const width = widestLevel(tasks.length, successorsOf, pendingCount);
 
-  const pendingOffset = HEADER_BYTES;
+  const memberOffset = HEADER_BYTES;
+  const memberSlots = Math.max(1, Math.min(width, MAX_MEMBERS));
+  const pendingOffset = align(memberOffset + 4 * memberSlots);
   const queueOffset = align(pendingOffset + 4 * tasks.length);
   const mainQueueOffset = align(queueOffset + 4 * Math.max(tasks.length, 1));
   const dataOffset = align(mainQueueOffset + 4 * Math.max(tasks.length, 1));
@@ -543,6 +545,8 @@ export function buildPlan(fg: FunctionGraph, inputs: readonly NdArray[], host: H
   const descriptor: PlanDescriptor = {
     id,
     regionBytes,
+    memberOffset,
+    memberSlots,
     pendingOffset,
     queueOffset,
     mainQueueOffset,

@@ -17,7 +17,7 @@ import { makeNdArray, type NdArray } from '../tensor/ndarray.js';
 import { inlineArena, type Arena, type IdleHolder } from '../workers/arena.js';
 import { MAX_BATCH } from '../workers/job-queue.js';
 import type { Pool } from '../workers/pool.js';
-import { BARRIER_KERNEL, H, type OutputMemory, type PlanDescriptor, type TeamJob, type TeamResult, type ViewDescriptor } from '../workers/protocol.js';
+import { BARRIER_KERNEL, H, MEMBER, type OutputMemory, type PlanDescriptor, type TeamJob, type TeamResult, type ViewDescriptor } from '../workers/protocol.js';
 import { BoundPlan, runMainTasks, runTeam, type MemoryViews } from '../workers/team.js';
 import type { Kernel } from '../kernels/registry.js';
 import { dtypeOfTypedArray } from '../kernels/dtype.js';
@@ -36,11 +36,30 @@ export const INLINE_WORK = 1 << 15;
 export const OWN_OUTPUT_BYTES = 1 << 20;
 
 export class AbortError extends Error {
-  constructor(message = 'the call was aborted') {
-    super(message);
+  /** `options.cause`: the AbortSignal's reason, when a signal stopped the call. */
+  constructor(message = 'the call was aborted', options?: { cause?: unknown }) {
+    super(message, options);
     this.name = 'AbortError';
   }
 }
+
+/** The AbortError of a call that `signal` stopped, carrying the signal's reason. */
+export function abortedBy(signal: AbortSignal | undefined, message = 'the call was aborted'): AbortError {
+  return new AbortError(message, signal?.aborted ? { cause: signal.reason } : undefined);
+}
+
+/** A team member whose thread died while it ran task `task` of the call. */
+class MemberDied extends Error {
+  constructor(
+    readonly task: number,
+    cause: unknown,
+  ) {
+    super(`a worker thread died while it ran this node's kernel: ${(cause as Error)?.message ?? String(cause)}`, { cause });
+  }
+}
+
+/** Times a member's job is sent again after the thread that held it died before it joined. */
+const RESENDS = 2;
 
 export type TaskObserver = (node: Apply, start: number, end: number, thread: number) => void;
 
@@ -97,6 +116,8 @@ export interface PlannedExecutorOptions {
    * borrow): no copy and no fresh memory, overwritten when a later call reuses the region.
    */
   readonly borrowedOutputs?: readonly boolean[];
+  /** The function, as errors name it (e.g. "function 'step'"). */
+  readonly label?: string;
 }
 
 export class PlannedExecutor implements IdleHolder {
@@ -261,6 +282,8 @@ export class PlannedExecutor implements IdleHolder {
       h.fill(-1, mainQueue, mainQueue + d.tasks.length);
       h.set(d.initialMainReady, mainQueue);
       for (const slot of CLEARED_SLOTS) Atomics.store(h, at(slot), 0);
+      const records = (base + d.memberOffset) >>> 2;
+      h.fill(MEMBER.ABSENT, records, records + d.memberSlots);
       Atomics.store(h, at(H.TAIL), d.initialReady.length);
       Atomics.store(h, at(H.MAIN_TAIL), d.initialMainReady.length);
       Atomics.store(h, at(H.CALL), callId);
@@ -270,7 +293,7 @@ export class PlannedExecutor implements IdleHolder {
       if (inline) {
         results = [runTeam(region.bound, memory, callId, { trace: onTask !== undefined, main: true, external, outputMemory })];
       } else {
-        const team = Math.max(1, Math.min(this.options.workers, pool.size, plan.width));
+        const team = Math.max(1, Math.min(this.options.workers, pool.size, plan.width, d.memberSlots));
         const job: TeamJob = {
           callId,
           planId: d.id,
@@ -286,11 +309,32 @@ export class PlannedExecutor implements IdleHolder {
           Atomics.notify(h, at(H.TAIL));
         };
         signal?.addEventListener('abort', onAbort, { once: true });
+        /**
+         * Member k's job. When its thread dies (in a batch, possibly while it ran another call's
+         * job), its record tells what became of this call: left (its part is done), never joined
+         * or idle (the job is sent again), or in a kernel (the call fails, naming the node).
+         */
+        const member = async (k: number): Promise<TeamResult> => {
+          for (let sent = 0; ; sent++) {
+            try {
+              return await pool.run({ ...job, member: k }, signal);
+            } catch (e) {
+              const slot = records + k;
+              const record = Atomics.load(h, slot);
+              if (record === MEMBER.LEFT) return { tasks: 0 };
+              if (record >= MEMBER.RUNNING) throw new MemberDied(record - MEMBER.RUNNING, e);
+              // The dead thread never ran its `finally`: it leaves in its name.
+              if (record === MEMBER.IDLE) Atomics.sub(h, at(H.MEMBERS), 1);
+              Atomics.store(h, slot, MEMBER.ABSENT);
+              if (signal?.aborted || sent >= RESENDS || pool.closed) throw e;
+            }
+          }
+        };
         try {
           // A member that fails (a dead worker, a dropped job) stops the others at once: they
           // may be waiting for a task that will now never finish.
-          const members = Array.from({ length: team }, () =>
-            pool.run(job, signal).catch((e: unknown) => {
+          const members = Array.from({ length: team }, (_, k) =>
+            member(k).catch((e: unknown) => {
               onAbort();
               throw e;
             }),
@@ -301,10 +345,17 @@ export class PlannedExecutor implements IdleHolder {
           if (crashed) {
             onAbort();
             healthy = false;
-            if (signal?.aborted) throw new AbortError('the call was aborted');
-            throw new Error(`a worker failed while running the call: ${(crashed.reason as Error)?.message ?? crashed.reason}`, {
-              cause: crashed.reason,
-            });
+            const reason: unknown = crashed.reason;
+            if (reason instanceof MemberDied) {
+              const call = d.tasks[reason.task]!.call;
+              const node = plan.callNodes[call];
+              const cause = new Error(`${this.options.label ?? 'the function'}: ${reason.message}`, { cause: reason.cause });
+              if (!node) throw cause;
+              const described = d.calls[call]!.inputs.map((v) => viewAt(memory, base, d.views[v]!));
+              throw new NodeError(node, this.fgraph.toposort().indexOf(node), described, cause);
+            }
+            if (signal?.aborted) throw abortedBy(signal);
+            throw new Error(`a worker failed while running the call: ${(reason as Error)?.message ?? reason}`, { cause: reason });
           }
           results = settled.map((r) => (r as PromiseFulfilledResult<TeamResult>).value);
         } finally {
@@ -331,7 +382,7 @@ export class PlannedExecutor implements IdleHolder {
         throw cause;
       }
       if (Atomics.load(h, at(H.ABORT)) !== 0 || Atomics.load(h, at(H.DONE)) !== d.tasks.length) {
-        throw new AbortError('the call was aborted');
+        throw abortedBy(signal);
       }
       // Outputs out, into memory the caller owns (those written there already are handed over).
       return plan.outputs.map((o, j) => {

@@ -18,8 +18,8 @@ interface Waiting {
 /** Most jobs in one message: enough to amortize a round trip, few enough to keep results coming. */
 export const MAX_BATCH = 16;
 
-function aborted(): Error {
-  const e = new Error('the job was aborted before it started');
+function aborted(signal: AbortSignal): Error {
+  const e = new Error('the job was aborted before it started', { cause: signal.reason });
   e.name = 'AbortError';
   return e;
 }
@@ -45,7 +45,7 @@ export class JobQueue {
    * that has started is not interrupted here (the call's abort flag stops it between tasks).
    */
   run(job: TeamJob, signal?: AbortSignal): Promise<TeamResult> {
-    if (signal?.aborted) return Promise.reject(aborted());
+    if (signal?.aborted) return Promise.reject(aborted(signal));
     return new Promise<TeamResult>((resolve, reject) => {
       const entry: Waiting = {
         job,
@@ -56,7 +56,7 @@ export class JobQueue {
           const at = this.#waiting.indexOf(entry);
           if (at < 0) return;
           this.#waiting.splice(at, 1);
-          reject(aborted());
+          reject(aborted(signal!));
         },
       };
       signal?.addEventListener('abort', entry.onAbort, { once: true });

@@ -55,7 +55,7 @@ export function teamMember(memory: WebAssembly.Memory, thread: number): (message
       b = new BoundPlan(plan, job.region, views);
       remember(bound, key, b);
     }
-    return runTeam(b, views, job.callId, { trace: job.trace, thread, external: job.external, outputMemory: job.outputMemory });
+    return runTeam(b, views, job.callId, { trace: job.trace, thread, member: job.member, external: job.external, outputMemory: job.outputMemory });
   };
 
   return (message) => ('batch' in message ? message.batch.map(join) : join(message));

@@ -27,6 +27,26 @@ export const H = {
 
 export const HEADER_BYTES = 64;
 
+/**
+ * What each team member of a call is doing, one Int32 per member after the header: the calling
+ * thread reads it when a worker died, to tell a call whose kernel was running there (it fails,
+ * naming the node) from calls the dead thread had left (they are complete) or never joined
+ * (their job is sent again).
+ */
+export const MEMBER = {
+  /** Not joined (yet). */
+  ABSENT: 0,
+  /** Inside the call, between tasks. */
+  IDLE: 1,
+  /** Left the call. */
+  LEFT: -1,
+  /** Running task t: RUNNING + t. */
+  RUNNING: 2,
+} as const;
+
+/** Most members a call has (the team is also bounded by the pool's size and the plan's width). */
+export const MAX_MEMBERS = 256;
+
 /** A variable's place in a region: byte offset from the region's start, and its layout. */
 export interface ViewDescriptor {
   readonly dtype: Dtype;
@@ -82,6 +102,9 @@ export interface TaskDescriptor {
 export interface PlanDescriptor {
   readonly id: number;
   readonly regionBytes: number;
+  /** Byte offset (from the region start) of the members' records (see MEMBER), and how many there are. */
+  readonly memberOffset: number;
+  readonly memberSlots: number;
   /** Byte offsets (from the region start) of the pending counts and of the queue. */
   readonly pendingOffset: number;
   readonly queueOffset: number;
@@ -117,6 +140,8 @@ export interface TeamJob {
   readonly planOffset: number;
   readonly planLength: number;
   readonly region: number;
+  /** Which member of the call this job is (its record's index; see MEMBER). */
+  readonly member?: number;
   /** Record the time of every task (profiling). */
   readonly trace?: boolean;
   /** Inputs given in place: pairs [input index, byte offset in shared memory], flattened. */

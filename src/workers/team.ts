@@ -6,7 +6,7 @@
 import { bytesPerElement, STORAGE, type Dtype, type TypedArray } from '../kernels/dtype.js';
 import { getKernel, registerKernel, type Kernel } from '../kernels/registry.js';
 import { rowOf, type TensorView } from '../kernels/view.js';
-import { BARRIER_KERNEL, H, slabBounds, type OutputMemory, type PlanDescriptor, type TeamResult } from './protocol.js';
+import { BARRIER_KERNEL, H, MEMBER, slabBounds, type OutputMemory, type PlanDescriptor, type TeamResult } from './protocol.js';
 
 registerKernel(BARRIER_KERNEL, () => undefined);
 
@@ -152,6 +152,8 @@ export interface TeamOptions {
   readonly thread?: number;
   /** This member is the calling thread: it also runs the calling-thread queue. */
   readonly main?: boolean;
+  /** A worker member's index, for its record (see MEMBER). */
+  readonly member?: number;
   /** Inputs read in place: [input index, byte offset] pairs (see BoundPlan.viewsFor). */
   readonly external?: readonly number[];
   /** Outputs written into buffers of their own (see BoundPlan.viewsFor). */
@@ -181,6 +183,15 @@ class RegionState {
 
   at(slot: number): number {
     return this.base + slot;
+  }
+
+  /** The Int32 index of member `member`'s record (see MEMBER). */
+  memberRecord(member: number): number {
+    const plan = this.bound.plan;
+    if (!Number.isInteger(member) || member < 0 || member >= plan.memberSlots) {
+      throw new RangeError(`team job: member ${member} is outside the plan's ${plan.memberSlots} member records`);
+    }
+    return ((this.bound.region + plan.memberOffset) >>> 2) + member;
   }
 
   /** Takes a task from a queue (the workers' or the calling thread's), or returns -1. */
@@ -262,16 +273,26 @@ export function runTeam(bound: BoundPlan, memory: MemoryViews, callId: number, o
   const spin = options.spin ?? 20000;
   const trace: Array<[number, number, number]> | undefined = options.trace ? [] : undefined;
 
+  // Its record says what it does, for the calling thread to read should this thread die.
+  const record = options.member === undefined ? -1 : state.memberRecord(options.member);
+  const mark = (what: number): void => {
+    if (record >= 0) Atomics.store(h, record, what);
+  };
   Atomics.add(h, state.at(H.MEMBERS), 1);
+  let joined = false;
   let ran = 0;
   try {
     if (Atomics.load(h, state.at(H.CALL)) !== callId) return { tasks: 0, thread };
+    joined = true;
+    mark(MEMBER.IDLE);
     let idle = 0;
     while (!state.over) {
       let task = options.main ? state.take(true) : -1;
       if (task < 0) task = state.take(false);
       if (task >= 0) {
+        mark(MEMBER.RUNNING + task);
         const error = run(state, task, trace);
+        mark(MEMBER.IDLE);
         if (error !== undefined) return { tasks: ran, thread, trace, error: failure(task, error) };
         ran += 1;
         idle = 0;
@@ -285,6 +306,7 @@ export function runTeam(bound: BoundPlan, memory: MemoryViews, callId: number, o
     }
     return trace ? { tasks: ran, thread, trace } : { tasks: ran, thread };
   } finally {
+    if (joined) mark(MEMBER.LEFT);
     Atomics.sub(h, state.at(H.MEMBERS), 1);
   }
 }

@@ -11,7 +11,9 @@ const views = new MemoryViews(memory);
 const plan: PlanDescriptor = {
   id: 1,
   regionBytes: 1024,
-  pendingOffset: 64,
+  memberOffset: 64,
+  memberSlots: 1,
+  pendingOffset: 72,
   queueOffset: 128,
   mainQueueOffset: 192,
   views: [],

@@ -14,6 +14,16 @@ import { FaultOp, faultKernels } from './fault-op.js';
 
 const BIG = 1 << 16;
 
+/** The error a call rejects with (a call that succeeds fails the test). */
+function rejection(call: Promise<unknown>): Promise<Error> {
+  return call.then(
+    () => {
+      throw new Error('the call was expected to fail');
+    },
+    (e: unknown) => e as Error,
+  );
+}
+
 function sameBits(t: Test, a: weft.NdArray, b: weft.NdArray, msg: string): void {
   t.same(a.shape, b.shape, `${msg}: shape`);
   const x = new Uint8Array(a.data.buffer, a.data.byteOffset, a.data.byteLength);
@@ -117,10 +127,13 @@ t.test('a worker that dies rejects its call; the pool replaces it', async (t) =>
   t.teardown(() => pool.close());
   const x = pt.vector('x');
   const s = weft.shared([1, 2, 3], { name: 's' });
-  const dies = await weft.compile([x], new FaultOp('test.exit').call(x).sum(), { pool, updates: [[s, s.add(1)]] });
+  const dies = await weft.compile([x], new FaultOp('test.exit').call(x).sum(), { pool, updates: [[s, s.add(1)]], name: 'dies' });
   const good = await weft.compile([x], x.mul(3).sum(), { pool });
   const big = new Float64Array(BIG).fill(1);
-  await t.rejects(dies(big), /a worker failed while running the call/);
+  const error = await rejection(dies(big));
+  t.equal(error.name, 'NodeError');
+  t.match(error.message, /^function 'dies': a worker thread died while it ran this node's kernel: .*\n {2}in node \d+: FaultOp\{kernelName=test\.exit, ms=0\}\(/);
+  t.match(String((error.cause as Error).cause), /exit/i, "the thread's own error is the cause's cause");
   t.same(weft.tolist(s.getValue()), [1, 2, 3], 'the shared variable kept its value');
   for (let i = 0; i < 4; i++) t.equal(weft.tolist(await good(big)), 3 * BIG, `call ${i} after the crash works`);
 });
@@ -132,7 +145,7 @@ t.test('a worker out of memory (resource limits) rejects its call; the next call
   const hog = await weft.compile([x], new FaultOp('test.hog').call(x).sum(), { pool });
   const good = await weft.compile([x], x.sum(), { pool });
   const big = new Float64Array(BIG).fill(1);
-  await t.rejects(hog(big), /a worker failed while running the call/);
+  await t.rejects(hog(big), { name: 'NodeError', message: /^the function: a worker thread died while it ran this node's kernel: .*\n {2}in node \d+: FaultOp\{kernelName=test\.hog/ });
   t.equal(weft.tolist(await good(big)), BIG);
 });
 
@@ -153,10 +166,14 @@ t.test('AbortSignal: a running call stops between tasks, a queued call is droppe
   const first = slow(big, { signal: running.signal });
   const queued = new AbortController();
   const second = slow(big, { signal: queued.signal });
-  setTimeout(() => running.abort(), 60);
+  const why = new Error('the user pressed stop');
+  setTimeout(() => running.abort(why), 60);
   queued.abort();
-  await t.rejects(second, { name: 'AbortError' });
-  await t.rejects(first, { name: 'AbortError' });
+  const [firstError, secondError] = await Promise.all([rejection(first), rejection(second)]);
+  t.equal(secondError.name, 'AbortError');
+  t.equal((secondError.cause as Error).name, 'AbortError', "the signal's reason (abort() without one: a DOMException) is the cause");
+  t.equal(firstError.name, 'AbortError');
+  t.equal(firstError.cause, why, "the signal's reason is the error's cause");
   t.ok(performance.now() - started < 640, 'the running call stopped before its remaining tasks');
   t.same(weft.tolist(s.getValue()), [0], 'no update was applied');
   t.equal(weft.tolist(await slow(big)), BIG, 'the function still works');
