@@ -17,7 +17,16 @@ export type SymbolicShape = readonly Variable[];
  * How a kernel's work may be split into tasks: by flat output elements, by rows (the first axis
  * of output 0), by lanes along an axis of output 0 (every position of the other axes), or not at all.
  */
-export type Chunking = { readonly by: 'elements' } | { readonly by: 'rows' } | { readonly by: 'lanes'; readonly axis: number } | { readonly by: 'none' };
+/**
+ * How a kernel's work may be cut into tasks: by output elements (each task at least `minUnits` of
+ * them, when runs shorter than that would be slow), by rows of output 0, by lanes along an axis,
+ * or not at all.
+ */
+export type Chunking =
+  | { readonly by: 'elements'; readonly minUnits?: number }
+  | { readonly by: 'rows' }
+  | { readonly by: 'lanes'; readonly axis: number }
+  | { readonly by: 'none' };
 
 /** The worker implementation of a node: a registered kernel and its (structured-clone-safe) params. */
 export interface KernelCall {

@@ -2,15 +2,13 @@
 // (ElemwiseProgram, made by the tensor layer from a Composite's steps) is compiled into a loop over
 // the arena's shared memory, f32x4 for float32 and f64x2 for float64, with a scalar tail. Only
 // IEEE-exact operations are used, each rounded to the program's dtype as the JS loops round it,
-// and exp and tanh are weft's own (vmath, which the JS loops call too), so both give the same
-// bits on any engine; float32 computes them in float32 lanes (vmath/float32.ts). A module is compiled once per program and layout, and instantiated
-// once per memory, on each thread.
+// and the math functions are weft's own (vmath, which the JS loops call too), so both give the
+// same bits on any engine; float32 exp and tanh run in float32 lanes (vmath/float32.ts), the
+// others in float64, rounded once. A module is compiled once per program and layout, and
+// instantiated once per memory, on each thread.
 import { flatAccess } from './elemwise.js';
 import { attachedMemoryOf, threadBlockOf } from './gemm-wasm.js';
-import { expOf, tanhOf, type FloatOps } from './vmath/functions.js';
-import { exp32Of, lanes32Ops, tanh32Of } from './vmath/float32.js';
-import { Lanes, type FArg, type M } from './vmath/lanes.js';
-import { lanesOps } from './vmath/lanes-ops.js';
+import { emitFunction, isMathFunction, type MathFunction } from './vmath/wasm-library.js';
 import { Body, F32, F64, I32, ModuleBuilder, V128, type Op } from './wasm-emit.js';
 import { isContiguous, type Range, type TensorView } from './view.js';
 
@@ -19,11 +17,7 @@ export type ProgramDtype = 'float32' | 'float64';
 
 /** The operations a program step may apply (each IEEE-exact in wasm and in JS). */
 export type ProgramOp = 'add' | 'sub' | 'mul' | 'div' | 'neg' | 'abs' | 'sqrt' | 'sqr' | 'min' | 'max' | MathFunction;
-
-/** The vector math library's functions (in float64, or in float32 for float32 programs). */
-export type MathFunction = 'exp' | 'tanh';
-
-const FUNCTIONS: Record<MathFunction, <F, Mask>(o: FloatOps<F, Mask>, x: F) => F> = { exp: expOf, tanh: tanhOf };
+export type { MathFunction };
 
 /** One step: an operation on earlier values (the program's inputs first, then earlier steps). */
 export interface ProgramStep {
@@ -47,42 +41,6 @@ export type WasmAccess = 'c' | 's';
 /** The loop of one program and layout: (start, end, output address, input addresses...). */
 type Loop = (start: number, end: number, out: number, ...inputs: number[]) => void;
 
-/** The module function computing `name` on an f64 (scalar) or on f64x2 lanes: its index. */
-function mathFunction(module: ModuleBuilder, name: MathFunction, simd: boolean): number {
-  return module.function(`${name}.${simd ? 'f64x2' : 'f64'}`, () => {
-    const t = simd ? V128 : F64;
-    const body = new Body([t], [t]);
-    const lanes = new Lanes(body, simd);
-    const result = lanes.val(FUNCTIONS[name]<FArg, M>(lanesOps(lanes), lanes.param(0)));
-    body.get(result.f);
-    return body;
-  });
-}
-
-const FUNCTIONS32: Record<MathFunction, typeof exp32Of> = { exp: exp32Of, tanh: tanh32Of };
-
-/** The module function computing `name` in float32 arithmetic on an f32 or on f32x4 lanes: its index. */
-function float32Function(module: ModuleBuilder, name: MathFunction, simd: boolean): number {
-  return module.function(`${name}.${simd ? 'f32x4' : 'f32'}`, () => {
-    const t = simd ? V128 : F32;
-    const body = new Body([t], [t]);
-    const result = FUNCTIONS32[name](lanes32Ops(body, simd), { f: 0 });
-    if (typeof result === 'number') body.f32(result);
-    else body.get(result.f);
-    return body;
-  });
-}
-
-/**
- * A math function of the value on the stack, in the step's form: float32 in float32 lanes (four
- * at a time, vmath/float32.ts), float64 in float64 lanes.
- */
-function emitFunction(body: Body, name: MathFunction, prefix: 'f32' | 'f64' | 'f32x4' | 'f64x2', module: ModuleBuilder): void {
-  const simd = prefix === 'f32x4' || prefix === 'f64x2';
-  const float32 = prefix === 'f32' || prefix === 'f32x4';
-  body.call(float32 ? float32Function(module, name, simd) : mathFunction(module, name, simd));
-}
-
 /**
  * Appends the instructions of one step to `body`: its value is left on the stack. The exact
  * operations are named as their wasm instructions are (`${prefix}.${op}`).
@@ -91,11 +49,11 @@ function emitStep(body: Body, step: ProgramStep, prefix: 'f32' | 'f64' | 'f32x4'
   const op = (name: string): Op => `${prefix}.${name}` as Op;
   const [first, ...rest] = step.args;
   body.get(value(first!));
+  if (isMathFunction(step.op)) {
+    emitFunction(body, step.op, prefix, module);
+    return;
+  }
   switch (step.op) {
-    case 'exp':
-    case 'tanh':
-      emitFunction(body, step.op, prefix, module);
-      return;
     case 'sqr':
       body.get(value(first!)).op(op('mul'));
       return;

@@ -2,6 +2,9 @@
 // its inputs in C order of the reduced axes (in float64), so results do not depend on how the
 // work is scheduled or chunked. Argmax/argmin track the position within the reduced block.
 import type { TypedArray } from './dtype.js';
+import { attachedMemoryOf, threadBlockOf } from './gemm-wasm.js';
+import { reduceBlocksFor, type ReduceBlocks, type WasmReduceKind } from './reduce-wasm.js';
+import { prodRow, sumRow } from './row-partials.js';
 import { contiguousStrides, sizeOf, type Range, type TensorView } from './view.js';
 
 export type ReduceKind = 'sum' | 'prod' | 'max' | 'min' | 'all' | 'any';
@@ -16,6 +19,8 @@ const IDENTITY: Readonly<Record<ReduceKind, number>> = { sum: 0, prod: 1, max: -
  * axes (1 = outer, 0 = innermost) are run by the kernels; the rest by an odometer.
  */
 interface LoopNest {
+  /** The inner rows are reduced, contiguous, and folded in partials (rowsInPartials). */
+  readonly partials: boolean;
   readonly outerShape: readonly number[];
   readonly outerIn: readonly number[];
   readonly outerAcc: readonly number[];
@@ -33,7 +38,18 @@ interface LoopNest {
 /** Inner lengths below this are swapped with a longer outer axis when only one is reduced. */
 const SHORT_INNER = 8;
 
-function loopNest(x: TensorView, reduced: readonly boolean[]): LoopNest {
+/**
+ * Whether the rows of the whole reduction are contiguous reduced rows, which sums and products
+ * fold in partials (sumRow): decided on the whole view, since a chunk's loops may differ (a kept
+ * axis of length 1 in a chunk is dropped, a short one swapped inward) and every chunk must reduce
+ * in the same order.
+ */
+function rowsInPartials(x: TensorView, reduced: readonly boolean[]): boolean {
+  const L = loopNest(x, reduced, true);
+  return L.partials;
+}
+
+function loopNest(x: TensorView, reduced: readonly boolean[], partials: boolean): LoopNest {
   const nd = x.shape.length;
   const accStride = new Array<number>(nd);
   const posStride = new Array<number>(nd);
@@ -80,6 +96,7 @@ function loopNest(x: TensorView, reduced: readonly boolean[]): LoopNest {
   if (shape[i0]! < SHORT_INNER && shape[i1]! > shape[i0]! && (accs[i0] === 0) !== (accs[i1] === 0)) [i0, i1] = [i1, i0];
   const outer = shape.length - 2;
   return {
+    partials: partials && accs[i0] === 0 && ins[i0] === 1,
     outerShape: shape.slice(0, outer),
     outerIn: ins.slice(0, outer),
     outerAcc: accs.slice(0, outer),
@@ -138,9 +155,12 @@ function sumBlock(d: TypedArray, acc: Float64Array, L: LoopNest, p1: number, a1:
   const { n1, ps1, as1, n0, ps0, as0 } = L;
   if (as0 === 0) {
     for (let i = 0; i < n1; i++, p1 += ps1, a1 += as1) {
+      if (L.partials) {
+        acc[a1] = sumRow(acc[a1]!, d, p1, n0);
+        continue;
+      }
       let s = acc[a1]!;
-      if (ps0 === 1) for (let p = p1, end = p1 + n0; p < end; p++) s += d[p]!;
-      else for (let j = 0, p = p1; j < n0; j++, p += ps0) s += d[p]!;
+      for (let j = 0, p = p1; j < n0; j++, p += ps0) s += d[p]!;
       acc[a1] = s;
     }
     return;
@@ -162,9 +182,12 @@ function prodBlock(d: TypedArray, acc: Float64Array, L: LoopNest, p1: number, a1
   const { n1, ps1, as1, n0, ps0, as0 } = L;
   if (as0 === 0) {
     for (let i = 0; i < n1; i++, p1 += ps1, a1 += as1) {
+      if (L.partials) {
+        acc[a1] = prodRow(acc[a1]!, d, p1, n0);
+        continue;
+      }
       let s = acc[a1]!;
-      if (ps0 === 1) for (let p = p1, end = p1 + n0; p < end; p++) s *= d[p]!;
-      else for (let j = 0, p = p1; j < n0; j++, p += ps0) s *= d[p]!;
+      for (let j = 0, p = p1; j < n0; j++, p += ps0) s *= d[p]!;
       acc[a1] = s;
     }
     return;
@@ -182,52 +205,20 @@ function prodBlock(d: TypedArray, acc: Float64Array, L: LoopNest, p1: number, a1
   }
 }
 
-// max and min: a NaN replaces any number and is never replaced (v > NaN is false), so NaN
-// propagates, as in NumPy.
+// max and min are IEEE's maximum and minimum (Math.max and Math.min, as wasm's f64.max): NaN
+// propagates, as in NumPy, and +0 is above -0, so the result does not depend on the order.
 function maxBlock(d: TypedArray, acc: Float64Array, L: LoopNest, p1: number, a1: number): void {
   const { n1, ps1, as1, n0, ps0, as0 } = L;
   if (as0 === 0) {
     for (let i = 0; i < n1; i++, p1 += ps1, a1 += as1) {
       let m = acc[a1]!;
-      if (ps0 === 1) {
-        for (let p = p1, end = p1 + n0; p < end; p++) {
-          const v = d[p]!;
-          if (v > m || v !== v) m = v;
-        }
-      } else {
-        for (let j = 0, p = p1; j < n0; j++, p += ps0) {
-          const v = d[p]!;
-          if (v > m || v !== v) m = v;
-        }
-      }
+      for (let j = 0, p = p1; j < n0; j++, p += ps0) m = Math.max(m, d[p]!);
       acc[a1] = m;
     }
     return;
   }
-  let i = 0;
-  if (as1 === 0) {
-    const s2 = 2 * ps1;
-    const s3 = 3 * ps1;
-    for (; i + 4 <= n1; i += 4, p1 += 4 * ps1) {
-      for (let j = 0, p = p1, a = a1; j < n0; j++, p += ps0, a += as0) {
-        let m = acc[a]!;
-        let v = d[p]!;
-        if (v > m || v !== v) m = v;
-        v = d[p + ps1]!;
-        if (v > m || v !== v) m = v;
-        v = d[p + s2]!;
-        if (v > m || v !== v) m = v;
-        v = d[p + s3]!;
-        if (v > m || v !== v) m = v;
-        acc[a] = m;
-      }
-    }
-  }
-  for (; i < n1; i++, p1 += ps1, a1 += as1) {
-    for (let j = 0, p = p1, a = a1; j < n0; j++, p += ps0, a += as0) {
-      const v = d[p]!;
-      if (v > acc[a]! || v !== v) acc[a] = v;
-    }
+  for (let i = 0; i < n1; i++, p1 += ps1, a1 += as1) {
+    for (let j = 0, p = p1, a = a1; j < n0; j++, p += ps0, a += as0) acc[a] = Math.max(acc[a]!, d[p]!);
   }
 }
 
@@ -236,45 +227,13 @@ function minBlock(d: TypedArray, acc: Float64Array, L: LoopNest, p1: number, a1:
   if (as0 === 0) {
     for (let i = 0; i < n1; i++, p1 += ps1, a1 += as1) {
       let m = acc[a1]!;
-      if (ps0 === 1) {
-        for (let p = p1, end = p1 + n0; p < end; p++) {
-          const v = d[p]!;
-          if (v < m || v !== v) m = v;
-        }
-      } else {
-        for (let j = 0, p = p1; j < n0; j++, p += ps0) {
-          const v = d[p]!;
-          if (v < m || v !== v) m = v;
-        }
-      }
+      for (let j = 0, p = p1; j < n0; j++, p += ps0) m = Math.min(m, d[p]!);
       acc[a1] = m;
     }
     return;
   }
-  let i = 0;
-  if (as1 === 0) {
-    const s2 = 2 * ps1;
-    const s3 = 3 * ps1;
-    for (; i + 4 <= n1; i += 4, p1 += 4 * ps1) {
-      for (let j = 0, p = p1, a = a1; j < n0; j++, p += ps0, a += as0) {
-        let m = acc[a]!;
-        let v = d[p]!;
-        if (v < m || v !== v) m = v;
-        v = d[p + ps1]!;
-        if (v < m || v !== v) m = v;
-        v = d[p + s2]!;
-        if (v < m || v !== v) m = v;
-        v = d[p + s3]!;
-        if (v < m || v !== v) m = v;
-        acc[a] = m;
-      }
-    }
-  }
-  for (; i < n1; i++, p1 += ps1, a1 += as1) {
-    for (let j = 0, p = p1, a = a1; j < n0; j++, p += ps0, a += as0) {
-      const v = d[p]!;
-      if (v < acc[a]! || v !== v) acc[a] = v;
-    }
+  for (let i = 0; i < n1; i++, p1 += ps1, a1 += as1) {
+    for (let j = 0, p = p1, a = a1; j < n0; j++, p += ps0, a += as0) acc[a] = Math.min(acc[a]!, d[p]!);
   }
 }
 
@@ -310,14 +269,72 @@ function runBlocks(block: Block, x: TensorView, L: LoopNest, acc: Float64Array):
  * with a range, only output elements [start, end), each reduced in full and in the same order.
  */
 export function reduceInto(kind: ReduceKind, x: TensorView, reduced: readonly boolean[], out: TensorView, range?: Range): void {
-  forEachBox(x, reduced, out, range, (xb, ob) => reduceBox(kind, xb, reduced, ob));
+  const partials = (kind === 'sum' || kind === 'prod') && sizeOf(x.shape) > 0 && rowsInPartials(x, reduced);
+  const wasm = kind === 'all' || kind === 'any' ? undefined : wasmReduction(kind, x);
+  if (!wasm) {
+    forEachBox(x, reduced, out, range, (xb, ob) => reduceBox(kind, xb, reduced, ob, partials));
+    return;
+  }
+  // The accumulators live in the thread's block, so at most `outputs` output elements at a time
+  // (pieces reduce bitwise as one call does).
+  const size = sizeOf(out.shape);
+  const start = range?.start ?? 0;
+  const end = Math.min(range?.end ?? size, size);
+  for (let from = start; from < end; from += wasm.outputs) {
+    forEachBox(x, reduced, out, { start: from, end: Math.min(end, from + wasm.outputs) }, (xb, ob) => wasmReduceBox(wasm, xb, reduced, ob, partials));
+  }
 }
 
-function reduceBox(kind: ReduceKind, x: TensorView, reduced: readonly boolean[], out: TensorView): void {
+/** What a reduction of float32 or float64 values in an attached memory runs in WebAssembly with. */
+interface WasmReduction {
+  readonly kind: WasmReduceKind;
+  readonly blocks: ReduceBlocks;
+  readonly memory: WebAssembly.Memory;
+  /** The thread's block: the accumulators' byte address, and how many fit. */
+  readonly address: number;
+  readonly outputs: number;
+  readonly js: Block;
+}
+
+const JS_BLOCKS: Readonly<Record<WasmReduceKind, Block>> = { sum: sumBlock, prod: prodBlock, max: maxBlock, min: minBlock };
+
+function wasmReduction(kind: WasmReduceKind, x: TensorView): WasmReduction | undefined {
+  const dtype = x.data instanceof Float64Array ? 'float64' : x.data instanceof Float32Array ? 'float32' : undefined;
+  const memory = dtype && attachedMemoryOf(x.data.buffer);
+  const block = memory && threadBlockOf(memory);
+  if (!block) return undefined;
+  return { kind, blocks: reduceBlocksFor(memory, kind, dtype!), memory, address: block.address, outputs: block.bytes >>> 3, js: JS_BLOCKS[kind] };
+}
+
+/**
+ * reduceBox with the accumulators in the thread's block: contiguous reduced rows and contiguous
+ * kept rows under a reduced axis run as WebAssembly blocks, other layouts as the JS blocks.
+ */
+function wasmReduceBox(w: WasmReduction, x: TensorView, reduced: readonly boolean[], out: TensorView, partials: boolean): void {
+  const size = sizeOf(out.shape);
+  const acc = new Float64Array(w.memory.buffer, w.address, size).fill(IDENTITY[w.kind]);
+  // max and min do not depend on the order: any contiguous reduced row may run in partials.
+  const orderFree = w.kind === 'max' || w.kind === 'min';
+  if (sizeOf(x.shape) > 0) {
+    const L = loopNest(x, reduced, partials || orderFree);
+    const bytes = x.data.BYTES_PER_ELEMENT;
+    const base = x.data.byteOffset;
+    const it = new Odometer(L, x.offset);
+    do {
+      if (L.partials) w.blocks.rows(base + it.p * bytes, L.n1, L.ps1 * bytes, L.n0, w.address + it.a * 8, L.as1 * 8);
+      else if (L.ps0 === 1 && L.as0 === 1 && L.as1 === 0) w.blocks.columns(base + it.p * bytes, L.n1, L.ps1 * bytes, L.n0, w.address + it.a * 8);
+      else w.js(x.data, acc, L, it.p, it.a);
+    } while (it.next());
+  }
+  const o = out.data;
+  for (let i = 0; i < size; i++) o[out.offset + i] = acc[i]!;
+}
+
+function reduceBox(kind: ReduceKind, x: TensorView, reduced: readonly boolean[], out: TensorView, partials: boolean): void {
   const size = sizeOf(out.shape);
   const acc = new Float64Array(size).fill(IDENTITY[kind]);
   if (sizeOf(x.shape) > 0) {
-    const L = loopNest(x, reduced);
+    const L = loopNest(x, reduced, partials);
     // One call site per kind keeps each block function monomorphic.
     switch (kind) {
       case 'sum': runBlocks(sumBlock, x, L, acc); break;
@@ -410,7 +427,7 @@ function argReduceBox(kind: 'max' | 'min', x: TensorView, reduced: readonly bool
   const best = new Float64Array(size).fill(kind === 'max' ? -Infinity : Infinity);
   const where = new Int32Array(size);
   if (sizeOf(x.shape) > 0) {
-    const L = loopNest(x, reduced);
+    const L = loopNest(x, reduced, false);
     const it = new Odometer(L, x.offset);
     if (kind === 'max') {
       do argmaxBlock(x.data, best, where, L, it.p, it.a, it.q);

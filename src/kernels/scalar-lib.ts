@@ -1,9 +1,12 @@
 // Scalar helpers that generated element-wise loops call as `L.name(...)`: the functions that
 // JavaScript's Math lacks or gets wrong for NumPy semantics (floor division and modulo, integer
-// powers, C's pow edge cases, half-to-even rounding, stable sigmoid and softplus, erf and erfc),
-// and weft's own exp and tanh (vmath), which the WebAssembly loops compute with the same bits.
+// powers, C's pow edge cases, half-to-even rounding, erf and erfc), and weft's own exp, tanh,
+// log, log1p, expm1, sigmoid and softplus (vmath), which the WebAssembly loops compute with the
+// same bits.
 import { exp32, tanh32 } from './vmath/float32.js';
 import * as vmath from './vmath/functions.js';
+import { compileToJs } from './vmath/js-compile.js';
+import { expm1Of, log1pOf, logOf, sigmoidOf, softplusOf } from './vmath/logarithms.js';
 
 /** Integer floor division; division by zero gives 0, as NumPy's integer `//`. */
 function floorDivInt(a: number, b: number): number {
@@ -84,16 +87,15 @@ function roundHalfEven(x: number): number {
   return r % 2 === 0 ? r : r - 1;
 }
 
-function sigmoid(x: number): number {
-  if (x >= 0) return 1 / (1 + Math.exp(-x));
-  const e = Math.exp(x);
-  return e / (1 + e);
-}
-
-/** log(1 + exp(x)) without overflow or loss for large |x|. */
-function softplus(x: number): number {
-  return x > 0 ? x + Math.log1p(Math.exp(-x)) : Math.log1p(Math.exp(x));
-}
+// weft's own logarithms and their kin (vmath/logarithms.ts), compiled to JS with the bits of the
+// WebAssembly loops.
+const log = compileToJs(logOf, 'log');
+const log1p = compileToJs(log1pOf, 'log1p');
+const expm1 = compileToJs(expm1Of, 'expm1');
+/** 1 / (1 + e^-x), stable for both signs. */
+const sigmoid = compileToJs(sigmoidOf, 'sigmoid');
+/** log(1 + e^x) without overflow or loss for large |x|. */
+const softplus = compileToJs(softplusOf, 'softplus');
 
 // ---------------------------------------------------------------------------------------------
 // erf and erfc, accurate to a few ulps over the whole real line.
@@ -180,6 +182,9 @@ export const scalarLib = Object.freeze({
   exp32,
   tanh32,
   tanh: vmath.tanh,
+  log,
+  log1p,
+  expm1,
   floorDivInt,
   floorDivFloat,
   modInt,

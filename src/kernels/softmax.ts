@@ -1,9 +1,16 @@
 // Softmax kernels along one axis, lane by lane (a lane is the run of elements along the axis at
 // one position of the other axes): softmax, log-softmax and the gradient of softmax. Each lane
 // subtracts its maximum before exp, so large inputs neither overflow nor lose their largest term;
-// sums accumulate in float64 and every element is rounded once, on store. Registered as
-// 'softmax', 'logSoftmax' and 'softmaxGrad' (params: { axis }), chunked by lanes along the axis.
+// sums accumulate in float64 in row-partials.ts's order, exp and log are weft's own (vmath), and
+// every element is rounded once, on store. Contiguous lanes in the arena run in WebAssembly
+// (softmax-wasm.ts) with the same bits. Registered as 'softmax', 'logSoftmax' and 'softmaxGrad'
+// (params: { axis }), chunked by lanes along the axis.
+import { attachedMemoryOf, threadBlockOf } from './gemm-wasm.js';
 import { registerKernel } from './registry.js';
+import { sumRow } from './row-partials.js';
+import { scalarLib } from './scalar-lib.js';
+import { softmaxLanesFor, type SoftmaxLanes } from './softmax-wasm.js';
+import { exp } from './vmath/functions.js';
 import type { Range, TensorView } from './view.js';
 
 /** exp(x - max) of the current lane, kept in float64 between the two passes. */
@@ -62,18 +69,35 @@ function forEachLane(
   }
 }
 
+/** The lane's maximum: IEEE's (NaN wins, +0 above -0), which does not depend on the order. */
 function laneMax(d: TensorView['data'], p: number, s: number, n: number): number {
   let m = -Infinity;
-  for (let j = 0; j < n; j++, p += s) {
-    const v = d[p]!;
-    if (v > m) m = v;
-  }
+  for (let j = 0; j < n; j++, p += s) m = Math.max(m, d[p]!);
   return m;
 }
+
+/** What the WebAssembly lanes need: views of one float dtype in an attached memory, with contiguous lanes. */
+function wasmLanes(views: readonly TensorView[], axis: number): { lanes: SoftmaxLanes; scratch: number; capacity: number } | undefined {
+  const first = views[0]!.data;
+  const dtype = first instanceof Float64Array ? 'float64' : first instanceof Float32Array ? 'float32' : undefined;
+  if (!dtype || !views.every((v) => v.data.constructor === first.constructor && v.stride[axis] === 1)) return undefined;
+  const memory = attachedMemoryOf(first.buffer);
+  if (!memory || !views.every((v) => attachedMemoryOf(v.data.buffer) === memory)) return undefined;
+  const block = threadBlockOf(memory);
+  if (!block) return undefined;
+  return { lanes: softmaxLanesFor(memory, dtype), scratch: block.address, capacity: block.bytes >>> 3 };
+}
+
+const addressOf = (v: TensorView, p: number): number => v.data.byteOffset + p * v.data.BYTES_PER_ELEMENT;
 
 /** out = exp(x - max) / sum(exp(x - max)) along `axis`; `out` has x's shape. */
 export function softmaxInto(x: TensorView, axis: number, out: TensorView, range?: Range): void {
   const n = x.shape[axis]!;
+  const wasm = wasmLanes([x, out], axis);
+  if (wasm && n <= wasm.capacity) {
+    forEachLane([x, out], axis, range, (px, po) => wasm.lanes.softmax(addressOf(x, px), n, addressOf(out, po), wasm.scratch));
+    return;
+  }
   const xs = x.stride[axis]!;
   const os = out.stride[axis]!;
   const xd = x.data;
@@ -81,12 +105,8 @@ export function softmaxInto(x: TensorView, axis: number, out: TensorView, range?
   const buf = laneScratch(n);
   forEachLane([x, out], axis, range, (px, po) => {
     const m = laneMax(xd, px, xs, n);
-    let sum = 0;
-    for (let j = 0, p = px; j < n; j++, p += xs) {
-      const e = Math.exp(xd[p]! - m);
-      buf[j] = e;
-      sum += e;
-    }
+    for (let j = 0, p = px; j < n; j++, p += xs) buf[j] = exp(xd[p]! - m);
+    const sum = sumRow(0, buf, 0, n);
     for (let j = 0, q = po; j < n; j++, q += os) od[q] = buf[j]! / sum;
   });
 }
@@ -94,15 +114,20 @@ export function softmaxInto(x: TensorView, axis: number, out: TensorView, range?
 /** out = x - max - log(sum(exp(x - max))) along `axis`; `out` has x's shape. */
 export function logSoftmaxInto(x: TensorView, axis: number, out: TensorView, range?: Range): void {
   const n = x.shape[axis]!;
+  const wasm = wasmLanes([x, out], axis);
+  if (wasm) {
+    forEachLane([x, out], axis, range, (px, po) => wasm.lanes.logSoftmax(addressOf(x, px), n, addressOf(out, po)));
+    return;
+  }
   const xs = x.stride[axis]!;
   const os = out.stride[axis]!;
   const xd = x.data;
   const od = out.data;
+  const buf = laneScratch(n);
   forEachLane([x, out], axis, range, (px, po) => {
     const m = laneMax(xd, px, xs, n);
-    let sum = 0;
-    for (let j = 0, p = px; j < n; j++, p += xs) sum += Math.exp(xd[p]! - m);
-    const logSum = Math.log(sum);
+    for (let j = 0, p = px; j < n; j++, p += xs) buf[j] = exp(xd[p]! - m);
+    const logSum = scalarLib.log(sumRow(0, buf, 0, n));
     for (let j = 0, p = px, q = po; j < n; j++, p += xs, q += os) od[q] = xd[p]! - m - logSum;
   });
 }
@@ -110,15 +135,21 @@ export function logSoftmaxInto(x: TensorView, axis: number, out: TensorView, ran
 /** The gradient of softmax: out = (dy - sum(dy * sm)) * sm along `axis`; all three share one shape. */
 export function softmaxGradInto(dy: TensorView, sm: TensorView, axis: number, out: TensorView, range?: Range): void {
   const n = dy.shape[axis]!;
+  const wasm = wasmLanes([dy, sm, out], axis);
+  if (wasm) {
+    forEachLane([dy, sm, out], axis, range, (pg, ps, po) => wasm.lanes.softmaxGrad(addressOf(dy, pg), addressOf(sm, ps), n, addressOf(out, po)));
+    return;
+  }
   const gs = dy.stride[axis]!;
   const ss = sm.stride[axis]!;
   const os = out.stride[axis]!;
   const gd = dy.data;
   const sd = sm.data;
   const od = out.data;
+  const buf = laneScratch(n);
   forEachLane([dy, sm, out], axis, range, (pg, ps, po) => {
-    let dotSum = 0;
-    for (let j = 0, p = pg, q = ps; j < n; j++, p += gs, q += ss) dotSum += gd[p]! * sd[q]!;
+    for (let j = 0, p = pg, q = ps; j < n; j++, p += gs, q += ss) buf[j] = gd[p]! * sd[q]!;
+    const dotSum = sumRow(0, buf, 0, n);
     for (let j = 0, p = pg, q = ps, r = po; j < n; j++, p += gs, q += ss, r += os) od[r] = (gd[p]! - dotSum) * sd[q]!;
   });
 }

@@ -137,6 +137,7 @@ const MEMORY_OPS = {
   'i32.load': [[0x28], 2], 'i64.load': [[0x29], 3], 'f32.load': [[0x2a], 2], 'f64.load': [[0x2b], 3],
   'i32.store': [[0x36], 2], 'i64.store': [[0x37], 3], 'f32.store': [[0x38], 2], 'f64.store': [[0x39], 3],
   'v128.load': [simd(0x00), 4], 'v128.store': [simd(0x0b), 4], 'v128.load32_splat': [simd(0x09), 2],
+  'v128.load64_zero': [simd(0x5d), 3],
 } as const satisfies Record<string, readonly [readonly number[], number]>;
 export type MemoryOp = keyof typeof MEMORY_OPS;
 

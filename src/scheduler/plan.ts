@@ -454,7 +454,8 @@ export function buildPlan(fg: FunctionGraph, inputs: readonly NdArray[], host: H
     }
     const u = units(kc, outs[0]!);
     const target = PRODUCTS.has(kc.name) ? PRODUCT_TASK_WORK : TASK_WORK;
-    const maxChunks = PRODUCTS.has(kc.name) ? Math.floor(u / PRODUCT_MIN_UNITS) : u;
+    const minUnits = PRODUCTS.has(kc.name) ? PRODUCT_MIN_UNITS : kc.chunking.by === 'elements' ? (kc.chunking.minUnits ?? 1) : 1;
+    const maxChunks = Math.floor(u / minUnits);
     const chunks = kc.chunking.by === 'none' ? 1 : Math.max(1, Math.min(maxChunks, Math.floor(w / target)));
     if (chunks === 1) list.push(tasks.push({ call: ci, start: -1, end: -1 }) - 1);
     else {

@@ -59,6 +59,19 @@ function restoreAxes(g: TensorVariable, axes: readonly number[], ndim: number): 
   return dimshuffle(g, pattern);
 }
 
+
+/**
+ * Output elements per task, at least, when the reduced axes lie before a kept last axis: each
+ * task then reads runs of this many contiguous elements of each reduced row (short runs, rows
+ * apart by the whole row length, would read whole cache lines for a few elements each).
+ */
+const KEPT_RUN = 256;
+
+/** Whether a reduction over `axes` of an `ndim`-axis input keeps the last axis and reduces one before it. */
+function keepsLastAxis(ndim: number, axes: readonly number[]): boolean {
+  return ndim >= 2 && axes.length > 0 && !axes.includes(ndim - 1);
+}
+
 export class CAReduce extends TensorOp {
   static override readonly props = ['kind', 'axis'] as const;
   readonly axis: readonly number[];
@@ -80,11 +93,11 @@ export class CAReduce extends TensorOp {
     return new Apply(this, [v], [type.makeVariable()]);
   }
 
-  override kernel(): KernelCall {
+  override kernel(_node: Apply, inputs?: readonly TensorView[]): KernelCall {
     return {
       name: 'reduce',
       params: { kind: this.kind, axes: [...this.axis] },
-      chunking: { by: 'elements' },
+      chunking: { by: 'elements', ...(inputs && keepsLastAxis(inputs[0]!.shape.length, this.axis) ? { minUnits: KEPT_RUN } : {}) },
       // Each kind combines its own partial results: sums of sums, maxima of maxima, ...
       partials: { axes: [...this.axis], combine: { name: 'reduce', params: { kind: this.kind, axes: [0] } } },
     };

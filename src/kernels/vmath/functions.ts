@@ -3,6 +3,8 @@
 // (jsOps), so every kernel gives the same bits on any engine, unlike Math.exp and Math.tanh,
 // whose last bits differ between V8 versions. float32 kernels compute these in float64 and round.
 
+import type { LogOps } from './logarithms.js';
+
 /** The operations the functions are written in: IEEE-exact float64 arithmetic, masks, selects. */
 export interface FloatOps<F, M> {
   c(x: number): F;
@@ -29,8 +31,8 @@ export interface FloatOps<F, M> {
 const MAGIC = 6755399441055744;
 const INV_LN2 = 1.4426950408889634;
 /** ln 2 split: LN2_HI has 32 trailing zero bits, so k * LN2_HI is exact for |k| < 2^20. */
-const LN2_HI = 6.93147180369123816490e-1;
-const LN2_LO = 1.90821492927058770002e-10;
+export const LN2_HI = 6.93147180369123816490e-1;
+export const LN2_LO = 1.90821492927058770002e-10;
 /**
  * The minimax fit of exp on [-ln2/2, ln2/2] that fdlibm's exp (and V8's, its port) uses:
  * R(z) = 2 + z P(z) with z = r^2 and P's coefficients below, good to 2^-59 (Remez).
@@ -39,17 +41,29 @@ const EXP_P = [1.66666666666666019037e-1, -2.77777777770155933842e-3, 6.61375632
 /** 1/n! for n = 1..18: expm1(t) / t for |t| <= 1.1, truncation below 5e-17. */
 const EXPM1_TAYLOR = Array.from({ length: 18 }, (_, n) => 1 / factorial(n + 1));
 
-function factorial(n: number): number {
+export function factorial(n: number): number {
   let f = 1;
   for (let k = 2; k <= n; k++) f *= k;
   return f;
 }
 
 /** c[0] + z*(c[1] + z*(c[2] + ...)). */
-function horner<F, M>(o: FloatOps<F, M>, z: F, c: readonly number[]): F {
+export function horner<F, M>(o: FloatOps<F, M>, z: F, c: readonly number[]): F {
   let acc = o.c(c[c.length - 1]!);
   for (let k = c.length - 2; k >= 0; k--) acc = o.add(o.c(c[k]!), o.mul(z, acc));
   return acc;
+}
+
+/**
+ * x = k ln2 + r with |r| <= ln2/2 and k an integer in [-limit, limit]: Cody and Waite's two-part
+ * ln2, r = hi - lo with hi and lo exact (the one rounding is r's own).
+ */
+export function reduceByLn2<F, M>(o: FloatOps<F, M>, x: F, limit: number): { k: F; hi: F; lo: F; r: F } {
+  const t = o.max(o.min(o.mul(x, o.c(INV_LN2)), o.c(limit)), o.c(-limit));
+  const k = o.sub(o.add(t, o.c(MAGIC)), o.c(MAGIC));
+  const hi = o.sub(x, o.mul(k, o.c(LN2_HI)));
+  const lo = o.mul(k, o.c(LN2_LO));
+  return { k, hi, lo, r: o.sub(hi, lo) };
 }
 
 /**
@@ -59,11 +73,7 @@ function horner<F, M>(o: FloatOps<F, M>, z: F, c: readonly number[]): F {
  * underflow by itself. e^1 is given as Math.E, the correctly rounded e, as V8 gives it.
  */
 export function expOf<F, M>(o: FloatOps<F, M>, x: F): F {
-  const t = o.max(o.min(o.mul(x, o.c(INV_LN2)), o.c(1100)), o.c(-1100));
-  const k = o.sub(o.add(t, o.c(MAGIC)), o.c(MAGIC));
-  const hi = o.sub(x, o.mul(k, o.c(LN2_HI)));
-  const lo = o.mul(k, o.c(LN2_LO));
-  const r = o.sub(hi, lo);
+  const { k, hi, lo, r } = reduceByLn2(o, x, 1100);
   const z = o.mul(r, r);
   const c = o.sub(r, o.mul(z, horner(o, z, EXP_P)));
   const er = o.sub(o.c(1), o.sub(o.sub(lo, o.div(o.mul(r, c), o.sub(o.c(2), c))), hi));
@@ -97,10 +107,29 @@ function pow2(n: number): number {
 }
 
 /** 2^n for n in [-560, 560]: scale's halves, looked up by the JS versions below. */
-const POW2 = Float64Array.from({ length: 1121 }, (_, i) => pow2(i - 560));
+export const POW2 = Float64Array.from({ length: 1121 }, (_, i) => pow2(i - 560));
+
+const word = new Float64Array(1);
+/** word's two halves: [low, high] on the little-endian machines JS runs on (checked below). */
+const halves = new Uint32Array(word.buffer);
+word[0] = 2;
+if (halves[1] !== 0x40000000) throw new Error('weft: vmath expects a little-endian machine');
+
+/** The biased exponent field of a minus 1023 (LogOps.exponent). */
+export function exponentField(a: number): number {
+  word[0] = a;
+  return ((halves[1]! >>> 20) & 0x7ff) - 1023;
+}
+
+/** |a| with the exponent field of 1 (LogOps.significand). */
+export function significandOf(a: number): number {
+  word[0] = a;
+  halves[1] = (halves[1]! & 0x000fffff) | 0x3ff00000;
+  return word[0]!;
+}
 
 /** The operations as plain JS numbers: JS arithmetic is IEEE float64, as wasm's is. */
-export const jsOps: FloatOps<number, boolean> = {
+export const jsOps: LogOps<number, boolean> = {
   c: (x) => x,
   add: (a, b) => a + b,
   sub: (a, b) => a - b,
@@ -121,6 +150,8 @@ export const jsOps: FloatOps<number, boolean> = {
     const half = Math.floor(k / 2);
     return p * POW2[half + 560]! * POW2[k - half + 560]!;
   },
+  exponent: exponentField,
+  significand: significandOf,
 };
 
 // The JS kernels call these: expOf and tanhOf over jsOps written out by hand, the same operations

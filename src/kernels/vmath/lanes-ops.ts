@@ -1,9 +1,9 @@
 // The vector math functions' operations (FloatOps) as WebAssembly, through Lanes: scalar f64 or
 // f64x2 lanes, constants splat where used.
-import type { FloatOps } from './functions.js';
 import type { F, FArg, Lanes, M } from './lanes.js';
+import type { LogOps } from './logarithms.js';
 
-export function lanesOps(l: Lanes): FloatOps<FArg, M> {
+export function lanesOps(l: Lanes): LogOps<FArg, M> {
   const f = (a: FArg): F => l.val(a);
   return {
     c: (x) => x,
@@ -25,5 +25,7 @@ export function lanesOps(l: Lanes): FloatOps<FArg, M> {
       const half = l.shrS(n, 1);
       return l.mul(l.mul(p, l.pow2(half)), l.pow2(l.isub(n, half)));
     },
+    exponent: (a) => l.toFloat(l.isub(l.iand(l.shrU(l.bits(f(a)), 52), 0x7ffn), 1023n)),
+    significand: (a) => l.fromBits(l.ior(l.iand(l.bits(f(a)), 0x000fffffffffffffn), 0x3ff0000000000000n)),
   };
 }

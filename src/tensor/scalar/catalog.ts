@@ -180,9 +180,11 @@ const TWO_OVER_SQRT_PI = 2 / Math.sqrt(Math.PI);
 // WebAssembly loops and on every engine, which Math.exp and Math.tanh do not promise.
 // float32 exp and tanh compute in float32 (vmath/float32.ts: four SIMD lanes instead of two).
 export const exp = withWasm(unary('exp', (a, ctx) => (ctx.output === 'float32' ? `L.exp32(${a})` : `L.exp(${a})`), (_i, z, gz) => [m.mul(gz, z)]), 'exp');
-export const expm1 = unary('expm1', (a) => `Math.expm1(${a})`, ([x], _z, gz) => [m.mul(gz, m.exp(x!))]);
-export const log = unary('log', (a) => `Math.log(${a})`, ([x], _z, gz) => [m.trueDiv(gz, x!)]);
-export const log1p = unary('log1p', (a) => `Math.log1p(${a})`, ([x], _z, gz) => [m.trueDiv(gz, m.add(x!, 1))]);
+// log, log1p, expm1, sigmoid and softplus are weft's own too (vmath/logarithms.ts), computed in
+// float64 (float32 rounds once).
+export const expm1 = withWasm(unary('expm1', (a) => `L.expm1(${a})`, ([x], _z, gz) => [m.mul(gz, m.exp(x!))]), 'expm1');
+export const log = withWasm(unary('log', (a) => `L.log(${a})`, ([x], _z, gz) => [m.trueDiv(gz, x!)]), 'log');
+export const log1p = withWasm(unary('log1p', (a) => `L.log1p(${a})`, ([x], _z, gz) => [m.trueDiv(gz, m.add(x!, 1))]), 'log1p');
 export const log2 = unary('log2', (a) => `Math.log2(${a})`, ([x], _z, gz) => [m.trueDiv(gz, m.mul(x!, LN2))]);
 export const log10 = unary('log10', (a) => `Math.log10(${a})`, ([x], _z, gz) => [m.trueDiv(gz, m.mul(x!, LN10))]);
 export const sqrt = withWasm(unary('sqrt', (a) => `Math.sqrt(${a})`, (_i, z, gz) => [m.trueDiv(gz, m.mul(z, 2))]), 'sqrt');
@@ -214,8 +216,8 @@ export const tanh = withWasm(unary('tanh', (a, ctx) => (ctx.output === 'float32'
 // ---------------------------------------------------------------------------------------------
 // Special functions
 
-export const sigmoid = unary('sigmoid', (a) => `L.sigmoid(${a})`, (_i, z, gz) => [m.mul(gz, z, m.sub(1, z))]);
-export const softplus = unary('softplus', (a) => `L.softplus(${a})`, ([x], _z, gz) => [m.mul(gz, m.sigmoid(x!))]);
+export const sigmoid = withWasm(unary('sigmoid', (a) => `L.sigmoid(${a})`, (_i, z, gz) => [m.mul(gz, z, m.sub(1, z))]), 'sigmoid');
+export const softplus = withWasm(unary('softplus', (a) => `L.softplus(${a})`, ([x], _z, gz) => [m.mul(gz, m.sigmoid(x!))]), 'softplus');
 export const erf = unary('erf', (a) => `L.erf(${a})`, ([x], _z, gz) => [m.mul(gz, m.exp(m.neg(m.sqr(x!))), TWO_OVER_SQRT_PI)]);
 export const erfc = unary('erfc', (a) => `L.erfc(${a})`, ([x], _z, gz) => [
   m.mul(gz, m.exp(m.neg(m.sqr(x!))), -TWO_OVER_SQRT_PI),

@@ -1,0 +1,174 @@
+// WebAssembly SIMD blocks of reductions (sum, prod, max, min) over float32 or float64 views in
+// the arena, accumulating in float64 as reduce.ts does, in the same order as its JS blocks:
+// - a reduced contiguous row folds into eight partials (element j into partial j mod 8); the
+//   accumulator gets them combined as ((s0+s2)+(s4+s6)) + ((s1+s3)+(s5+s7)), then the tail of
+//   fewer than eight one by one;
+// - a kept contiguous row under a reduced axis adds each row into the accumulators in row order.
+// max and min are IEEE's maximum and minimum (NaN wins, +0 above -0): independent of order.
+import { ROW_PARTIALS } from './row-partials.js';
+import { Body, F64, I32, ModuleBuilder, V128, type Op } from './wasm-emit.js';
+
+export type WasmReduceKind = 'sum' | 'prod' | 'max' | 'min';
+export type WasmReduceDtype = 'float32' | 'float64';
+
+export const IDENTITY: Readonly<Record<WasmReduceKind, number>> = { sum: 0, prod: 1, max: -Infinity, min: Infinity };
+
+
+/**
+ * Reduced rows: for r < rows, acc[a] = fold(acc[a], row r) where row r has `n` elements from
+ * byte address p + r * rowStep and its accumulator is at byte address a + r * accStep.
+ */
+type Rows = (p: number, rows: number, rowStep: number, n: number, a: number, accStep: number) => void;
+/** Kept rows: for r < rows, acc[j] = acc[j] (op) row r [j], j < n, rows `rowStep` bytes apart. */
+type Columns = (p: number, rows: number, rowStep: number, n: number, a: number) => void;
+
+export interface ReduceBlocks {
+  readonly rows: Rows;
+  readonly columns: Columns;
+}
+
+const BINARY: Record<WasmReduceKind, 'add' | 'mul' | 'max' | 'min'> = { sum: 'add', prod: 'mul', max: 'max', min: 'min' };
+
+/** Pushes two input elements from the address on the stack (plus `offset` bytes) as an f64x2 (float32 promoted). */
+function loadPair(body: Body, dtype: WasmReduceDtype, offset: number): void {
+  if (dtype === 'float64') body.v128Load(offset);
+  else body.mem('v128.load64_zero', offset).op('f64x2.promote_low_f32x4');
+}
+
+function rowsBody(kind: WasmReduceKind, dtype: WasmReduceDtype): Body {
+  const op = (shape: 'f64x2' | 'f64'): Op => `${shape}.${BINARY[kind]}` as Op;
+  const size = dtype === 'float32' ? 4 : 8;
+  const body = new Body([I32, I32, I32, I32, I32, I32]);
+  const [P, ROWS, ROW_STEP, N, A, ACC_STEP] = [0, 1, 2, 3, 4, 5];
+  const q = body.local(I32);
+  const end8 = body.local(I32);
+  const end = body.local(I32);
+  const acc = [body.local(V128), body.local(V128), body.local(V128), body.local(V128)];
+  const t = body.local(F64);
+  const combined = body.local(V128);
+  const identity = IDENTITY[kind];
+  body.block().loop();
+  body.get(ROWS).i32Eqz().brIf(1);
+  for (const x of acc) body.f64x2(identity).set(x);
+  body.get(P).set(q);
+  body.get(P).get(N).i32(-ROW_PARTIALS).op('i32.and').i32(size).op('i32.mul').i32Add().set(end8);
+  body.get(P).get(N).i32(size).op('i32.mul').i32Add().set(end);
+  // Eight elements a pass, partial j mod 8 in lane (j mod 2) of accumulator floor((j mod 8) / 2).
+  body.block().loop();
+  body.get(q).get(end8).op('i32.ge_u').brIf(1);
+  acc.forEach((x, k) => {
+    body.get(x).get(q);
+    loadPair(body, dtype, 2 * k * size);
+    body.op(op('f64x2')).set(x);
+  });
+  body.get(q).i32(ROW_PARTIALS * size).i32Add().set(q).br(0);
+  body.end().end();
+  // ((s0+s2)+(s4+s6)) in lane 0 and ((s1+s3)+(s5+s7)) in lane 1, then lane 0 (op) lane 1.
+  body.get(acc[0]!).get(acc[1]!).op(op('f64x2')).get(acc[2]!).get(acc[3]!).op(op('f64x2')).op(op('f64x2')).set(combined);
+  body.get(A).mem('f64.load');
+  body.get(combined).lane('f64x2.extract_lane', 0).get(combined).lane('f64x2.extract_lane', 1).op(op('f64')).op(op('f64')).set(t);
+  body.block().loop();
+  body.get(q).get(end).op('i32.ge_u').brIf(1);
+  body.get(t).get(q);
+  if (dtype === 'float64') body.mem('f64.load');
+  else body.mem('f32.load').op('f64.promote_f32');
+  body.op(op('f64')).set(t);
+  body.get(q).i32(size).i32Add().set(q).br(0);
+  body.end().end();
+  body.get(A).get(t).mem('f64.store');
+  body.get(P).get(ROW_STEP).i32Add().set(P);
+  body.get(A).get(ACC_STEP).i32Add().set(A);
+  body.get(ROWS).i32(1).i32Sub().set(ROWS).br(0);
+  body.end().end();
+  return body;
+}
+
+/** Rows a pass of the columns block folds into each accumulator (in row order, as the JS block). */
+const ROWS_PER_PASS = 4;
+
+function columnsBody(kind: WasmReduceKind, dtype: WasmReduceDtype): Body {
+  const op = (shape: 'f64x2' | 'f64'): Op => `${shape}.${BINARY[kind]}` as Op;
+  const size = dtype === 'float32' ? 4 : 8;
+  const body = new Body([I32, I32, I32, I32, I32]);
+  const [P, ROWS, ROW_STEP, N, A] = [0, 1, 2, 3, 4];
+  const j = body.local(I32);
+  const y = body.local(I32);
+  const pairs = body.local(I32);
+  const row = Array.from({ length: ROWS_PER_PASS }, () => body.local(I32));
+  const v = body.local(V128);
+  const t = body.local(F64);
+  body.get(N).i32(-2).op('i32.and').set(pairs);
+  /** One pass over the accumulators with `count` rows, from row[0] on: two elements a step, then the odd one. */
+  const pass = (count: number): void => {
+    for (let k = 1; k < count; k++) body.get(row[k - 1]!).get(ROW_STEP).i32Add().set(row[k]!);
+    body.i32(0).set(j);
+    body.get(A).set(y);
+    body.block().loop();
+    body.get(j).get(pairs).op('i32.ge_u').brIf(1);
+    body.get(y).v128Load().set(v);
+    for (let k = 0; k < count; k++) {
+      body.get(v).get(row[k]!);
+      loadPair(body, dtype, 0);
+      body.op(op('f64x2')).set(v);
+      body.get(row[k]!).i32(2 * size).i32Add().set(row[k]!);
+    }
+    body.get(y).get(v).v128Store();
+    body.get(y).i32(16).i32Add().set(y);
+    body.get(j).i32(2).i32Add().set(j).br(0);
+    body.end().end();
+    body.block();
+    body.get(j).get(N).op('i32.ge_u').brIf(0);
+    body.get(y).mem('f64.load').set(t);
+    for (let k = 0; k < count; k++) {
+      body.get(t).get(row[k]!);
+      if (dtype === 'float64') body.mem('f64.load');
+      else body.mem('f32.load').op('f64.promote_f32');
+      body.op(op('f64')).set(t);
+    }
+    body.get(y).get(t).mem('f64.store');
+    body.end();
+  };
+  // Passes of four rows, then the rest one by one.
+  body.block().loop();
+  body.get(ROWS).i32(ROWS_PER_PASS).op('i32.lt_u').brIf(1);
+  body.get(P).set(row[0]!);
+  pass(ROWS_PER_PASS);
+  body.get(P).get(ROW_STEP).i32(ROWS_PER_PASS).op('i32.mul').i32Add().set(P);
+  body.get(ROWS).i32(ROWS_PER_PASS).i32Sub().set(ROWS).br(0);
+  body.end().end();
+  body.block().loop();
+  body.get(ROWS).i32Eqz().brIf(1);
+  body.get(P).set(row[0]!);
+  pass(1);
+  body.get(P).get(ROW_STEP).i32Add().set(P);
+  body.get(ROWS).i32(1).i32Sub().set(ROWS).br(0);
+  body.end().end();
+  return body;
+}
+
+/** The module bytes of one kind and dtype's blocks, exported as `rows` and `columns`. */
+export function reduceModuleBytes(kind: WasmReduceKind, dtype: WasmReduceDtype): Uint8Array<ArrayBuffer> {
+  const module = new ModuleBuilder();
+  module.export('rows', module.add(rowsBody(kind, dtype)));
+  module.export('columns', module.add(columnsBody(kind, dtype)));
+  return module.bytes();
+}
+
+const modules = new Map<string, WebAssembly.Module>();
+const instances = new WeakMap<WebAssembly.Memory, Map<string, ReduceBlocks>>();
+
+/** The blocks of `kind` over `dtype` inputs for `memory`, compiled once and instantiated once per memory and thread. */
+export function reduceBlocksFor(memory: WebAssembly.Memory, kind: WasmReduceKind, dtype: WasmReduceDtype): ReduceBlocks {
+  const key = `${kind}|${dtype}`;
+  let mine = instances.get(memory);
+  if (!mine) instances.set(memory, (mine = new Map()));
+  let blocks = mine.get(key);
+  if (!blocks) {
+    let compiled = modules.get(key);
+    if (!compiled) modules.set(key, (compiled = new WebAssembly.Module(reduceModuleBytes(kind, dtype))));
+    const exports = new WebAssembly.Instance(compiled, { env: { memory } }).exports;
+    blocks = { rows: exports['rows'] as Rows, columns: exports['columns'] as Columns };
+    mine.set(key, blocks);
+  }
+  return blocks;
+}

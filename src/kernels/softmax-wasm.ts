@@ -1,0 +1,326 @@
+// WebAssembly SIMD lanes of softmax, log-softmax and the gradient of softmax (softmax.ts), for
+// contiguous float32 or float64 lanes in the arena: the same float64 computation as the JS lanes,
+// with the same bits. A lane's maximum is IEEE's (order-free); its sums are row-partials.ts's eight
+// partials; exp and log are weft's own (vmath), on f64x2 lanes; every element is rounded once.
+import { ROW_PARTIALS } from './row-partials.js';
+import { mathFunction } from './vmath/wasm-library.js';
+import { Body, F64, I32, ModuleBuilder, V128, type Op } from './wasm-emit.js';
+
+export type SoftmaxDtype = 'float32' | 'float64';
+
+/** softmax(x, n, out, scratch): one lane of n elements; scratch holds n float64 values. */
+type Softmax = (x: number, n: number, out: number, scratch: number) => void;
+/** logSoftmax(x, n, out). */
+type LogSoftmax = (x: number, n: number, out: number) => void;
+/** softmaxGrad(dy, sm, n, out). */
+type SoftmaxGrad = (dy: number, sm: number, n: number, out: number) => void;
+
+export interface SoftmaxLanes {
+  readonly softmax: Softmax;
+  readonly logSoftmax: LogSoftmax;
+  readonly softmaxGrad: SoftmaxGrad;
+}
+
+/** Bytes 0..7 of the first v128, then 0..7 of the second: two demoted pairs as four float32s. */
+const LOW_HALVES = [0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23];
+
+/** The code of one lane function: its locals and the loops every kind is made of. */
+class LaneCode {
+  readonly size: number;
+  readonly j: number;
+  readonly end: number;
+
+  constructor(
+    readonly body: Body,
+    readonly module: ModuleBuilder,
+    readonly dtype: SoftmaxDtype,
+  ) {
+    this.size = dtype === 'float32' ? 4 : 8;
+    this.j = body.local(I32);
+    this.end = body.local(I32);
+  }
+
+  /** Pushes elements j, j + 1 of the lane at `base` (+ `ahead` elements) as an f64x2. */
+  pair(base: number, ahead: number): void {
+    this.body.get(base).get(this.j).i32(this.size === 4 ? 2 : 3).op('i32.shl').i32Add();
+    if (this.dtype === 'float64') this.body.v128Load(ahead * 8);
+    else this.body.mem('v128.load64_zero', ahead * 4).op('f64x2.promote_low_f32x4');
+  }
+
+  /** Pushes element j of the lane at `base` as an f64. */
+  one(base: number): void {
+    this.body.get(base).get(this.j).i32(this.size === 4 ? 2 : 3).op('i32.shl').i32Add();
+    if (this.dtype === 'float64') this.body.mem('f64.load');
+    else this.body.mem('f32.load').op('f64.promote_f32');
+  }
+
+  /** Pushes the address of element j of float64 scratch (+ `ahead`). */
+  scratchAt(scratch: number): void {
+    this.body.get(scratch).get(this.j).i32(3).op('i32.shl').i32Add();
+  }
+
+  /**
+   * for j in steps of `step` while j + step <= n, then one by one: `wide` for each step, `narrow`
+   * for each of the rest (j is the element index).
+   */
+  loops(n: number, step: number, wide: () => void, narrow: () => void): void {
+    const b = this.body;
+    b.i32(0).set(this.j);
+    b.get(n).i32(-step).op('i32.and').set(this.end);
+    b.block().loop();
+    b.get(this.j).get(this.end).op('i32.ge_u').brIf(1);
+    wide();
+    b.get(this.j).i32(step).i32Add().set(this.j).br(0);
+    b.end().end();
+    b.block().loop();
+    b.get(this.j).get(n).op('i32.ge_u').brIf(1);
+    narrow();
+    b.get(this.j).i32(1).i32Add().set(this.j).br(0);
+    b.end().end();
+  }
+
+  /** IEEE maximum of the lane at `x` into a new f64 local (order-free). */
+  max(x: number, n: number): number {
+    const b = this.body;
+    const acc = [b.local(V128), b.local(V128)];
+    const m = b.local(F64);
+    for (const a of acc) b.f64x2(-Infinity).set(a);
+    b.f64(-Infinity).set(m);
+    this.loops(
+      n,
+      4,
+      () => acc.forEach((a, k) => {
+        b.get(a);
+        this.pair(x, 2 * k);
+        b.op('f64x2.max').set(a);
+      }),
+      () => {
+        b.get(m);
+        this.one(x);
+        b.op('f64.max').set(m);
+      },
+    );
+    b.get(acc[0]!).get(acc[1]!).op('f64x2.max').set(acc[0]!);
+    b.get(m).get(acc[0]!).lane('f64x2.extract_lane', 0).op('f64.max').get(acc[0]!).lane('f64x2.extract_lane', 1).op('f64.max').set(m);
+    return m;
+  }
+
+  /**
+   * The sum, in row-partials.ts's order (from +0), of the lane's values made by `pair` (an f64x2
+   * of elements j + 2k, j + 2k + 1 pushed for k < 4) and `one` (element j pushed).
+   */
+  sum(n: number, pair: (k: number) => void, one: () => void): number {
+    const b = this.body;
+    const acc = [b.local(V128), b.local(V128), b.local(V128), b.local(V128)];
+    const s = b.local(F64);
+    const c = b.local(V128);
+    for (const a of acc) b.f64x2(0).set(a);
+    b.i32(0).set(this.j);
+    b.get(n).i32(-ROW_PARTIALS).op('i32.and').set(this.end);
+    b.block().loop();
+    b.get(this.j).get(this.end).op('i32.ge_u').brIf(1);
+    acc.forEach((a, k) => {
+      b.get(a);
+      pair(k);
+      b.op('f64x2.add').set(a);
+    });
+    b.get(this.j).i32(ROW_PARTIALS).i32Add().set(this.j).br(0);
+    b.end().end();
+    b.get(acc[0]!).get(acc[1]!).op('f64x2.add').get(acc[2]!).get(acc[3]!).op('f64x2.add').op('f64x2.add').set(c);
+    b.f64(0).get(c).lane('f64x2.extract_lane', 0).get(c).lane('f64x2.extract_lane', 1).op('f64.add').op('f64.add').set(s);
+    b.block().loop();
+    b.get(this.j).get(n).op('i32.ge_u').brIf(1);
+    b.get(s);
+    one();
+    b.op('f64.add').set(s);
+    b.get(this.j).i32(1).i32Add().set(this.j).br(0);
+    b.end().end();
+    return s;
+  }
+
+  /** Stores the f64x2 `a` (elements j, j + 1) and `b` (j + 2, j + 3) into the lane at `out`, rounded to the dtype. */
+  storeFour(out: number, a: number, c: number): void {
+    const b = this.body;
+    b.get(out).get(this.j).i32(this.size === 4 ? 2 : 3).op('i32.shl').i32Add();
+    if (this.dtype === 'float64') {
+      b.get(a).v128Store();
+      b.get(out).get(this.j).i32(3).op('i32.shl').i32Add().get(c).v128Store(16);
+      return;
+    }
+    b.get(a).op('f32x4.demote_f64x2_zero').get(c).op('f32x4.demote_f64x2_zero').shuffle(LOW_HALVES).v128Store();
+  }
+
+  /** Stores the f64 on the stack as element j of the lane at `out`; `value` pushes it. */
+  storeOne(out: number, value: () => void): void {
+    const b = this.body;
+    b.get(out).get(this.j).i32(this.size === 4 ? 2 : 3).op('i32.shl').i32Add();
+    value();
+    if (this.dtype === 'float64') b.mem('f64.store');
+    else b.op('f32.demote_f64').mem('f32.store');
+  }
+}
+
+/** softmax: m = max, e_j = exp(x_j - m) kept in scratch and summed, out_j = e_j / sum. */
+function softmaxBody(module: ModuleBuilder, dtype: SoftmaxDtype): Body {
+  const body = new Body([I32, I32, I32, I32]);
+  const [X, N, OUT, SCRATCH] = [0, 1, 2, 3];
+  const code = new LaneCode(body, module, dtype);
+  const exp2 = mathFunction(module, 'exp', true);
+  const exp1 = mathFunction(module, 'exp', false);
+  const m = code.max(X, N);
+  const v = body.local(V128);
+  const t = body.local(F64);
+  const s = code.sum(
+    N,
+    (k) => {
+      code.pair(X, 2 * k);
+      body.get(m).op('f64x2.splat').op('f64x2.sub').call(exp2).set(v);
+      code.scratchAt(SCRATCH);
+      body.get(v).v128Store(16 * k);
+      body.get(v);
+    },
+    () => {
+      code.one(X);
+      body.get(m).op('f64.sub').call(exp1).set(t);
+      code.scratchAt(SCRATCH);
+      body.get(t).mem('f64.store');
+      body.get(t);
+    },
+  );
+  const a = body.local(V128);
+  const c = body.local(V128);
+  code.loops(
+    N,
+    4,
+    () => {
+      code.scratchAt(SCRATCH);
+      body.v128Load().get(s).op('f64x2.splat').op('f64x2.div').set(a);
+      code.scratchAt(SCRATCH);
+      body.v128Load(16).get(s).op('f64x2.splat').op('f64x2.div').set(c);
+      code.storeFour(OUT, a, c);
+    },
+    () =>
+      code.storeOne(OUT, () => {
+        code.scratchAt(SCRATCH);
+        body.mem('f64.load').get(s).op('f64.div');
+      }),
+  );
+  return body;
+}
+
+/** log-softmax: m = max, the sum of exp(x_j - m), out_j = (x_j - m) - log(sum). */
+function logSoftmaxBody(module: ModuleBuilder, dtype: SoftmaxDtype): Body {
+  const body = new Body([I32, I32, I32]);
+  const [X, N, OUT] = [0, 1, 2];
+  const code = new LaneCode(body, module, dtype);
+  const exp2 = mathFunction(module, 'exp', true);
+  const exp1 = mathFunction(module, 'exp', false);
+  const log1 = mathFunction(module, 'log', false);
+  const m = code.max(X, N);
+  const s = code.sum(
+    N,
+    (k) => {
+      code.pair(X, 2 * k);
+      body.get(m).op('f64x2.splat').op('f64x2.sub').call(exp2);
+    },
+    () => {
+      code.one(X);
+      body.get(m).op('f64.sub').call(exp1);
+    },
+  );
+  const logSum = body.local(F64);
+  body.get(s).call(log1).set(logSum);
+  const a = body.local(V128);
+  const c = body.local(V128);
+  const shifted = (k: number, into: number): void => {
+    code.pair(X, 2 * k);
+    body.get(m).op('f64x2.splat').op('f64x2.sub').get(logSum).op('f64x2.splat').op('f64x2.sub').set(into);
+  };
+  code.loops(
+    N,
+    4,
+    () => {
+      shifted(0, a);
+      shifted(1, c);
+      code.storeFour(OUT, a, c);
+    },
+    () =>
+      code.storeOne(OUT, () => {
+        code.one(X);
+        body.get(m).op('f64.sub').get(logSum).op('f64.sub');
+      }),
+  );
+  return body;
+}
+
+/** The gradient of softmax: dot = the sum of dy_j sm_j, out_j = (dy_j - dot) sm_j. */
+function softmaxGradBody(module: ModuleBuilder, dtype: SoftmaxDtype): Body {
+  const body = new Body([I32, I32, I32, I32]);
+  const [DY, SM, N, OUT] = [0, 1, 2, 3];
+  const code = new LaneCode(body, module, dtype);
+  const dot = code.sum(
+    N,
+    (k) => {
+      code.pair(DY, 2 * k);
+      code.pair(SM, 2 * k);
+      body.op('f64x2.mul');
+    },
+    () => {
+      code.one(DY);
+      code.one(SM);
+      body.op('f64.mul');
+    },
+  );
+  const a = body.local(V128);
+  const c = body.local(V128);
+  const scaled = (k: number, into: number): void => {
+    code.pair(DY, 2 * k);
+    body.get(dot).op('f64x2.splat').op('f64x2.sub');
+    code.pair(SM, 2 * k);
+    body.op('f64x2.mul').set(into);
+  };
+  code.loops(
+    N,
+    4,
+    () => {
+      scaled(0, a);
+      scaled(1, c);
+      code.storeFour(OUT, a, c);
+    },
+    () =>
+      code.storeOne(OUT, () => {
+        code.one(DY);
+        body.get(dot).op('f64.sub');
+        code.one(SM);
+        body.op('f64.mul');
+      }),
+  );
+  return body;
+}
+
+/** The module bytes of one dtype's lanes, exported as `softmax`, `logSoftmax` and `softmaxGrad`. */
+export function softmaxModuleBytes(dtype: SoftmaxDtype): Uint8Array<ArrayBuffer> {
+  const module = new ModuleBuilder();
+  module.export('softmax', module.function('softmax', () => softmaxBody(module, dtype)));
+  module.export('logSoftmax', module.function('logSoftmax', () => logSoftmaxBody(module, dtype)));
+  module.export('softmaxGrad', module.function('softmaxGrad', () => softmaxGradBody(module, dtype)));
+  return module.bytes();
+}
+
+const modules = new Map<SoftmaxDtype, WebAssembly.Module>();
+const instances = new WeakMap<WebAssembly.Memory, Map<SoftmaxDtype, SoftmaxLanes>>();
+
+/** The lanes over `dtype` for `memory`, compiled once and instantiated once per memory and thread. */
+export function softmaxLanesFor(memory: WebAssembly.Memory, dtype: SoftmaxDtype): SoftmaxLanes {
+  let mine = instances.get(memory);
+  if (!mine) instances.set(memory, (mine = new Map()));
+  let lanes = mine.get(dtype);
+  if (!lanes) {
+    let compiled = modules.get(dtype);
+    if (!compiled) modules.set(dtype, (compiled = new WebAssembly.Module(softmaxModuleBytes(dtype))));
+    const e = new WebAssembly.Instance(compiled, { env: { memory } }).exports;
+    lanes = { softmax: e['softmax'] as Softmax, logSoftmax: e['logSoftmax'] as LogSoftmax, softmaxGrad: e['softmaxGrad'] as SoftmaxGrad };
+    mine.set(dtype, lanes);
+  }
+  return lanes;
+}

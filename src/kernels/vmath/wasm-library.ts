@@ -1,0 +1,90 @@
+// The vector math library as functions of a WebAssembly module: each of weft's math functions
+// (vmath) emitted once per module on demand, on an f64 or f64x2 lanes, and for float32 values on
+// f32x4 lanes in float32 arithmetic (exp, tanh) or promoted to float64 and rounded once.
+import { exp32Of, lanes32Ops, tanh32Of } from './float32.js';
+import { expOf, tanhOf } from './functions.js';
+import type { MathFunctionOf } from './js-compile.js';
+import { Lanes, type FArg, type M } from './lanes.js';
+import { lanesOps } from './lanes-ops.js';
+import { expm1Of, log1pOf, logOf, sigmoidOf, softplusOf } from './logarithms.js';
+import { Body, F32, F64, V128, type ModuleBuilder } from '../wasm-emit.js';
+
+/** The vector math library's functions (in float64, or in float32 for float32 programs). */
+export type MathFunction = 'exp' | 'tanh' | 'expm1' | 'log' | 'log1p' | 'sigmoid' | 'softplus';
+
+const FUNCTIONS: Record<MathFunction, MathFunctionOf> = {
+  exp: expOf,
+  tanh: tanhOf,
+  expm1: expm1Of,
+  log: logOf,
+  log1p: log1pOf,
+  sigmoid: sigmoidOf,
+  softplus: softplusOf,
+};
+
+export function isMathFunction(op: string): op is MathFunction {
+  return op in FUNCTIONS;
+}
+
+/** The module function computing `name` on an f64 (scalar) or on f64x2 lanes: its index. */
+export function mathFunction(module: ModuleBuilder, name: MathFunction, simd: boolean): number {
+  return module.function(`${name}.${simd ? 'f64x2' : 'f64'}`, () => {
+    const t = simd ? V128 : F64;
+    const body = new Body([t], [t]);
+    const lanes = new Lanes(body, simd);
+    const result = lanes.val(FUNCTIONS[name]<FArg, M>(lanesOps(lanes), lanes.param(0)));
+    body.get(result.f);
+    return body;
+  });
+}
+
+/** The functions float32 programs compute in float32 lanes; the others run in float64 and round once. */
+const FUNCTIONS32: Partial<Record<MathFunction, typeof exp32Of>> = { exp: exp32Of, tanh: tanh32Of };
+
+/** The module function computing `name` in float32 arithmetic on an f32 or on f32x4 lanes: its index. */
+function float32Function(module: ModuleBuilder, name: MathFunction, simd: boolean): number {
+  return module.function(`${name}.${simd ? 'f32x4' : 'f32'}`, () => {
+    const t = simd ? V128 : F32;
+    const body = new Body([t], [t]);
+    const result = FUNCTIONS32[name]!(lanes32Ops(body, simd), { f: 0 });
+    if (typeof result === 'number') body.f32(result);
+    else body.get(result.f);
+    return body;
+  });
+}
+
+/**
+ * A math function of the value on the stack, in the step's form: float32 in float32 lanes (four
+ * at a time, vmath/float32.ts) or promoted to float64, float64 in float64 lanes.
+ */
+export function emitFunction(body: Body, name: MathFunction, prefix: 'f32' | 'f64' | 'f32x4' | 'f64x2', module: ModuleBuilder): void {
+  const simd = prefix === 'f32x4' || prefix === 'f64x2';
+  const float32 = prefix === 'f32' || prefix === 'f32x4';
+  if (!float32) body.call(mathFunction(module, name, simd));
+  else if (FUNCTIONS32[name]) body.call(float32Function(module, name, simd));
+  else body.call(promotedFunction(module, name, simd));
+}
+
+/** Bytes 8..15 of a v128 moved to 0..7 (float32 lanes 2 and 3 to 0 and 1). */
+const HIGH_HALF = [8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15];
+/** Bytes 0..7 of the first v128, then 0..7 of the second. */
+const LOW_HALVES = [0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23];
+
+/**
+ * `name` of float32 values computed in float64 and rounded once (as the JS loops compute them):
+ * an f32 promoted, or four f32x4 lanes as two f64x2 halves, each demoted and packed back.
+ */
+function promotedFunction(module: ModuleBuilder, name: MathFunction, simd: boolean): number {
+  return module.function(`${name}.${simd ? 'f32x4' : 'f32'}.promoted`, () => {
+    const f64 = mathFunction(module, name, simd);
+    const body = new Body([simd ? V128 : F32], [simd ? V128 : F32]);
+    if (!simd) {
+      body.get(0).op('f64.promote_f32').call(f64).op('f32.demote_f64');
+      return body;
+    }
+    body.get(0).op('f64x2.promote_low_f32x4').call(f64).op('f32x4.demote_f64x2_zero');
+    body.get(0).get(0).shuffle(HIGH_HALF).op('f64x2.promote_low_f32x4').call(f64).op('f32x4.demote_f64x2_zero');
+    body.shuffle(LOW_HALVES);
+    return body;
+  });
+}

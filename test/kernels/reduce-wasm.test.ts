@@ -1,0 +1,131 @@
+// The WebAssembly blocks of sum, prod, max and min (kernels/reduce-wasm.ts, issue 12): on views in
+// the arena (where they run) against the same views over a plain copy (where the JS blocks run),
+// bit for bit, over contiguous, transposed, reversed, strided, offset and broadcast layouts, every
+// set of axes, rows of every length around the eight partials, ranges cut at random points, more
+// outputs than the thread's block holds, and NaN, infinities and signed zeros.
+import t from 'tap';
+import { reduceInto, type ReduceKind } from '../../src/kernels/reduce.js';
+import type { TensorView } from '../../src/kernels/view.js';
+import { contiguousStrides, sizeOf } from '../../src/kernels/view.js';
+import { Arena } from '../../src/workers/arena.js';
+import { rng } from '../helpers.js';
+
+const arena = new Arena(1 << 26);
+const KINDS: readonly ReduceKind[] = ['sum', 'prod', 'max', 'min'];
+type FloatDtype = 'float32' | 'float64';
+const ARRAY = { float32: Float32Array, float64: Float64Array } as const;
+
+/** `n` seeded values in the arena (and the same in plain memory), with awkward values mixed in. */
+function storage(dtype: FloatDtype, n: number, seed: number, special: boolean): [Float32Array | Float64Array, Float32Array | Float64Array] {
+  const g = rng(seed).normal([n]).data as Float64Array;
+  const awkward = [NaN, Infinity, -Infinity, 0, -0, 1e300, -1e-310];
+  const inArena = arena.array(dtype, n) as Float32Array | Float64Array;
+  // Products of many values near 1 stay finite; sums see the full spread.
+  inArena.set(Float64Array.from(g, (v, i) => (special && i % 37 === 5 ? awkward[(i / 37) % awkward.length | 0]! : 1 + v / 8)));
+  return [inArena, new ARRAY[dtype](inArena)];
+}
+
+function reduceBoth(kind: ReduceKind, x: TensorView, plain: TensorView, reduced: readonly boolean[], cuts: readonly number[]): [Float64Array, Float64Array] {
+  const outShape = x.shape.filter((_, a) => !reduced[a]);
+  const size = sizeOf(outShape);
+  const out = (): TensorView => ({ data: new Float64Array(size), offset: 0, shape: outShape, stride: contiguousStrides(outShape) });
+  const wasm = out();
+  const js = out();
+  for (let c = 0; c + 1 < cuts.length; c++) reduceInto(kind, x, reduced, wasm, { start: cuts[c]!, end: cuts[c + 1]! });
+  reduceInto(kind, plain, reduced, js);
+  return [wasm.data as Float64Array, js.data as Float64Array];
+}
+
+function sameBits(a: Float64Array, b: Float64Array): number {
+  let bad = 0;
+  for (let i = 0; i < a.length; i++) if (!(Object.is(a[i], b[i]) || (Number.isNaN(a[i]!) && Number.isNaN(b[i]!)))) bad++;
+  return bad;
+}
+
+/** Every subset of the axes of an `nd`-axis shape, as masks. */
+function axisSets(nd: number): boolean[][] {
+  return Array.from({ length: 1 << nd }, (_, m) => Array.from({ length: nd }, (_, a) => ((m >> a) & 1) === 1));
+}
+
+/** Random cut points of [0, size): the blocks run chunk by chunk and must give one call's bits. */
+function cutsOf(size: number, seed: number): number[] {
+  const u = rng(seed).uniform([3], { low: 0, high: size }).data as Float64Array;
+  return [0, ...[...u].map(Math.floor).sort((a, b) => a - b), size];
+}
+
+t.test('layouts, axes, row lengths and chunks: the bits of the JS blocks', async (t) => {
+  let seed = 1;
+  for (const dtype of ['float32', 'float64'] as const) {
+    for (const [rows, cols, depth] of [[5, 3, 7], [3, 8, 2], [4, 17, 9], [2, 100, 3], [31, 1, 16]] as const) {
+      const n = rows * cols * depth;
+      const [inArena, plain] = storage(dtype, 2 * n + 5, seed++, true);
+      // Views of one buffer: contiguous, transposed, reversed along an axis, strided, offset, broadcast.
+      const layouts: Array<[string, Omit<TensorView, 'data'>]> = [
+        ['contiguous', { offset: 0, shape: [rows, cols, depth], stride: [cols * depth, depth, 1] }],
+        ['transposed', { offset: 0, shape: [depth, rows, cols], stride: [1, cols * depth, depth] }],
+        ['reversed', { offset: n - 1, shape: [rows, cols, depth], stride: [-cols * depth, -depth, -1] }],
+        ['strided', { offset: 3, shape: [rows, cols, depth], stride: [2 * cols * depth, 2 * depth, 2] }],
+        ['broadcast', { offset: 5, shape: [rows, cols, depth], stride: [0, depth, 1] }],
+      ];
+      for (const [name, layout] of layouts) {
+        for (const reduced of axisSets(3)) {
+          const size = layout.shape.filter((_, a) => !reduced[a]).reduce((p, q) => p * q, 1);
+          const cuts = cutsOf(size, seed++);
+          for (const kind of KINDS) {
+            const [wasm, js] = reduceBoth(kind, { ...layout, data: inArena }, { ...layout, data: plain }, reduced, cuts);
+            const bad = sameBits(wasm, js);
+            if (bad > 0) t.fail(`${dtype} ${kind} over ${JSON.stringify(reduced)} of a ${name} [${layout.shape}] view, cut at ${cuts}: ${bad} of ${size} differ`);
+            else t.pass(`${dtype} ${kind} ${name} [${layout.shape}] ${JSON.stringify(reduced)}`);
+          }
+        }
+      }
+    }
+  }
+});
+
+t.test('rows of every length from 0 to 40 (the eight partials and their tails)', async (t) => {
+  for (const dtype of ['float32', 'float64'] as const) {
+    for (let n = 0; n <= 40; n++) {
+      const [inArena, plain] = storage(dtype, 3 * n + 1, 100 + n, n % 3 === 0);
+      const layout = { offset: 1, shape: [3, n], stride: [n, 1] };
+      for (const kind of KINDS) {
+        const [wasm, js] = reduceBoth(kind, { ...layout, data: inArena }, { ...layout, data: plain }, [false, true], [0, 1, 3]);
+        t.equal(sameBits(wasm, js), 0, `${dtype} ${kind} of rows of ${n}`);
+      }
+    }
+  }
+});
+
+t.test('more outputs than the thread block holds (8192 float64 accumulators): pieces, the same bits', async (t) => {
+  for (const dtype of ['float32', 'float64'] as const) {
+    const [rows, cols] = [20_000, 6];
+    const [inArena, plain] = storage(dtype, rows * cols, 7, false);
+    for (const [what, layout, reduced] of [
+      ['sum over the short rows', { offset: 0, shape: [rows, cols], stride: [cols, 1] }, [false, true]],
+      ['sum over the long columns of a transposed view', { offset: 0, shape: [cols, rows], stride: [1, cols] }, [true, false]],
+    ] as const) {
+      const [wasm, js] = reduceBoth('sum', { ...layout, data: inArena }, { ...layout, data: plain }, reduced, [0, 5000, 20_000]);
+      t.equal(sameBits(wasm, js), 0, `${dtype} ${what}`);
+    }
+  }
+});
+
+t.test('max and min: NaN wins, +0 is above -0, infinities', async (t) => {
+  const cases: Array<[number[], number, number]> = [
+    [[1, NaN, 3, 2, 5, 6, 7, 8, 9], NaN, NaN],
+    [[-0, 0, -0, 0, -0, 0, -0, 0, -0, 0], 0, -0],
+    [[0, -0], 0, -0],
+    [[-Infinity, -Infinity, -Infinity, -Infinity, -Infinity, -Infinity, -Infinity, -Infinity, -Infinity], -Infinity, -Infinity],
+    [[3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, Infinity, 8], Infinity, 1],
+  ];
+  for (const [values, max, min] of cases) {
+    const data = arena.array('float64', values.length) as Float64Array;
+    data.set(values);
+    const x: TensorView = { data, offset: 0, shape: [values.length], stride: [1] };
+    for (const [kind, want] of [['max', max], ['min', min]] as const) {
+      const out: TensorView = { data: new Float64Array(1), offset: 0, shape: [], stride: [] };
+      reduceInto(kind, x, [true], out);
+      t.ok(Object.is(out.data[0], want) || (Number.isNaN(want) && Number.isNaN(out.data[0]!)), `${kind}(${values}) = ${out.data[0]} (${want})`);
+    }
+  }
+});

