@@ -8,7 +8,7 @@ import t, { type Test } from 'tap';
 import { buildBrowser } from '../../scripts/build-browser.js';
 import { weft } from '../helpers.js';
 import { CHROMIUM as CHROMIUM_PROGRAM, requires } from '../requires.js';
-import { encode, mlp, small, type Case, type Encoded } from './cases.js';
+import { catalog, encode, mlp, small, type Case, type Encoded } from './cases.js';
 import { serve, type TestServer } from './server.js';
 
 const CHROMIUM = requires(t, CHROMIUM_PROGRAM, 'weft in headless Chromium');
@@ -23,6 +23,8 @@ interface Values {
   readonly memoryShared: boolean;
   readonly mlp: { readonly pooled: Run; readonly inline: Run };
   readonly mlpTanh: { readonly pooled: Run; readonly inline: Run };
+  readonly catalog32: { readonly pooled: Run; readonly inline: Run };
+  readonly catalog64: { readonly pooled: Run; readonly inline: Run };
   readonly small: { readonly pooled: Run; readonly inline: Run };
 }
 interface Failure {
@@ -121,6 +123,13 @@ if (CHROMIUM !== undefined) {
     sameBits(t, got.mlpTanh.pooled.outputs, got.mlpTanh.inline.outputs, 'tanh MLP: the browser\'s pool and page thread agree');
     sameBits(t, got.mlpTanh.pooled.outputs, tanh.pooled, "tanh MLP: the browser's pool gives Node's bits");
     t.same(got.mlpTanh.pooled.threads, [1, 2], 'the tanh MLP ran on both Web Workers (over 4 calls)');
+    // Every function and reduction that is weft's own: the same bits in Chromium and in Node.
+    for (const [name, dtype] of [['catalog32', 'float32'], ['catalog64', 'float64']] as const) {
+      const want = await inNode(catalog(weft, dtype), nodePool);
+      sameBits(t, want.pooled, want.inline, `${dtype} math functions, sums and softmax: Node's pool and calling thread agree`);
+      sameBits(t, got[name].pooled.outputs, want.pooled, `${dtype} math functions, sums and softmax: the browser's pool gives Node's bits`);
+      sameBits(t, got[name].inline.outputs, want.inline, `${dtype} math functions, sums and softmax: the browser's page thread gives Node's bits`);
+    }
     t.same(got.mlp.pooled.threads, [1, 2], 'the MLP ran its tasks on both Web Workers (over 4 calls), none on the page thread');
     t.same(got.small.pooled.threads, [0], 'the small graph ran inline on the page thread');
   });

@@ -7,7 +7,7 @@ export interface Case {
   readonly inputs: Weft.pt.TensorVariable[];
   readonly outputs: Weft.pt.TensorVariable[];
   /** Argument values of call `k`. */
-  readonly values: (k: number) => Float64Array[];
+  readonly values: (k: number) => Array<Float64Array | Float32Array>;
 }
 
 /** n values in [-1, 1], exact in binary64 and the same on every platform. */
@@ -38,6 +38,27 @@ export function mlp(weft: typeof Weft, activation: Activation = 'softsign', rows
     inputs: [x!, w1!, b1!, w2!],
     outputs: [y, y.sum(), h.sqr().sum({ axis: 0 })],
     values: (k) => [filled(rows * 64, k), filled(64 * 128, 100 + k), filled(128, 200 + k), filled(128 * 10, 300 + k)],
+  };
+}
+
+/**
+ * weft's own math functions and reductions on both kinds of loop, in `dtype`: exp, tanh, log,
+ * log1p, expm1, sigmoid, softplus, sqrt, sums over either axis, max, softmax and log-softmax of a
+ * 256x96 matrix (chunked over the workers), whose bits must not depend on the engine.
+ */
+export function catalog(weft: typeof Weft, dtype: 'float32' | 'float64'): Case {
+  const { pt } = weft;
+  const [rows, cols] = [256, 96];
+  const flat = pt.vector('x', dtype);
+  const x = flat.reshape([rows, cols]).mul(4);
+  const a = pt.abs(x);
+  const elementwise = pt.exp(x.div(2)).add(pt.tanh(x)).add(pt.log(a.add(1e-3))).add(pt.log1p(a)).add(pt.expm1(x.div(4)));
+  const logistic = pt.sigmoid(x).mul(pt.softplus(x)).add(pt.sqrt(a));
+  const softmax = pt.softmax(x);
+  return {
+    inputs: [flat],
+    outputs: [elementwise, logistic, softmax, pt.logSoftmax(x), x.sum({ axis: 0 }), x.sum({ axis: 1 }), x.prod({ axis: 1 }), x.max({ axis: 0 }), softmax.sum()],
+    values: (k) => [dtype === 'float32' ? Float32Array.from(filled(rows * cols, 400 + k)) : filled(rows * cols, 400 + k)],
   };
 }
 

@@ -4,7 +4,7 @@
 import type { Apply } from '../../src/graph/apply.js';
 import type { KernelCall } from '../../src/graph/op.js';
 import type * as Weft from '../../src/index.js';
-import { encode, mlp, small, type Case, type Encoded } from './cases.js';
+import { catalog, encode, mlp, small, type Case, type Encoded } from './cases.js';
 
 const WEFT: string = '/dist/browser/weft.js';
 const weft = (await import(WEFT)) as typeof Weft;
@@ -75,6 +75,8 @@ const weftTests = {
         memoryShared: pool.arena.memory.buffer instanceof SharedArrayBuffer,
         mlp: await both(() => mlp(weft)),
         mlpTanh: await both(() => mlp(weft, 'tanh')),
+        catalog32: await both(() => catalog(weft, 'float32')),
+        catalog64: await both(() => catalog(weft, 'float64')),
         small: await both(() => small(weft)),
       };
     } finally {
