@@ -15,8 +15,15 @@ import { isContiguous, type Range, type TensorView } from './view.js';
 /** The dtypes programs compute in. */
 export type ProgramDtype = 'float32' | 'float64';
 
-/** The operations a program step may apply (each IEEE-exact in wasm and in JS). */
-export type ProgramOp = 'add' | 'sub' | 'mul' | 'div' | 'neg' | 'abs' | 'sqrt' | 'sqr' | 'min' | 'max' | MathFunction;
+/**
+ * The operations a program step may apply (each IEEE-exact in wasm and in JS): arithmetic, the
+ * math functions, comparisons (whose steps are bools, never the program's output), `where`
+ * (condition, then the values where it holds and where it does not) and `cast` (a bool as 1 or
+ * 0, or a value of the program's dtype as it is).
+ */
+export type ProgramOp =
+  | 'add' | 'sub' | 'mul' | 'div' | 'neg' | 'abs' | 'sqrt' | 'sqr' | 'min' | 'max' | MathFunction
+  | 'eq' | 'ne' | 'lt' | 'le' | 'gt' | 'ge' | 'where' | 'cast';
 export type { MathFunction };
 
 /** One step: an operation on earlier values (the program's inputs first, then earlier steps). */
@@ -41,21 +48,66 @@ export type WasmAccess = 'c' | 's';
 /** The loop of one program and layout: (start, end, output address, input addresses...). */
 type Loop = (start: number, end: number, out: number, ...inputs: number[]) => void;
 
+/** The comparisons: their steps give masks (all-ones lanes, or an i32 0/1 in the scalar tail), used as bools. */
+export const COMPARISONS: ReadonlySet<ProgramOp> = new Set<ProgramOp>(['eq', 'ne', 'lt', 'le', 'gt', 'ge']);
+
+/** Whether value `a` of `program` (its inputs, then its steps) is a mask. */
+export function isMaskValue(program: ElemwiseProgram, a: number): boolean {
+  return a >= program.nin && COMPARISONS.has(program.steps[a - program.nin]!.op);
+}
+
+/** How one step's instructions read its operands. */
+interface Operands {
+  readonly local: (a: number) => number;
+  readonly mask: (a: number) => boolean;
+}
+
 /**
  * Appends the instructions of one step to `body`: its value is left on the stack. The exact
- * operations are named as their wasm instructions are (`${prefix}.${op}`).
+ * operations are named as their wasm instructions are (`${prefix}.${op}`). A mask used as a
+ * number is 1 or 0 (as a bool in the JS loops); a number used as a condition is true unless 0.
  */
-function emitStep(body: Body, step: ProgramStep, prefix: 'f32' | 'f64' | 'f32x4' | 'f64x2', value: (a: number) => number, module: ModuleBuilder): void {
+function emitStep(body: Body, step: ProgramStep, prefix: 'f32' | 'f64' | 'f32x4' | 'f64x2', operands: Operands, module: ModuleBuilder): void {
   const op = (name: string): Op => `${prefix}.${name}` as Op;
+  const simd = prefix === 'f32x4' || prefix === 'f64x2';
+  const float = (a: number): void => {
+    body.get(operands.local(a));
+    if (!operands.mask(a)) return;
+    if (!simd) body.op(prefix === 'f32' ? 'f32.convert_i32_s' : 'f64.convert_i32_s');
+    else {
+      if (prefix === 'f32x4') body.f32x4(1);
+      else body.f64x2(1);
+      body.op('v128.and');
+    }
+  };
+  const condition = (a: number): void => {
+    body.get(operands.local(a));
+    if (operands.mask(a)) return;
+    if (prefix === 'f32x4') body.f32x4(0);
+    else if (prefix === 'f64x2') body.f64x2(0);
+    else if (prefix === 'f32') body.f32(0);
+    else body.f64(0);
+    body.op(op('ne'));
+  };
   const [first, ...rest] = step.args;
-  body.get(value(first!));
+  if (step.op === 'where') {
+    float(step.args[1]!);
+    float(step.args[2]!);
+    condition(first!);
+    body.op(simd ? 'v128.bitselect' : 'select');
+    return;
+  }
+  float(first!);
   if (isMathFunction(step.op)) {
     emitFunction(body, step.op, prefix, module);
     return;
   }
   switch (step.op) {
+    case 'cast':
+      return;
     case 'sqr':
-      body.get(value(first!)).op(op('mul'));
+      float(first!);
+      body.op(op('mul'));
       return;
     case 'neg':
     case 'abs':
@@ -64,7 +116,10 @@ function emitStep(body: Body, step: ProgramStep, prefix: 'f32' | 'f64' | 'f32x4'
       return;
     default:
       // Variadic add and mul fold from the left, each partial result rounded (as the JS loops).
-      for (const a of rest) body.get(value(a)).op(op(step.op));
+      for (const a of rest) {
+        float(a);
+        body.op(op(step.op));
+      }
   }
 }
 
@@ -73,6 +128,9 @@ function emitStep(body: Body, step: ProgramStep, prefix: 'f32' | 'f64' | 'f32x4'
  * addresses. The SIMD part takes `lanes` elements at a time; the tail one at a time.
  */
 function loopBody(program: ElemwiseProgram, access: readonly WasmAccess[], module: ModuleBuilder): Body {
+  if (program.steps.length === 0 || isMaskValue(program, program.nin + program.steps.length - 1)) {
+    throw new RangeError(`elemwise program: the last step must give a ${program.dtype} value, not a comparison's bool`);
+  }
   const f32 = program.dtype === 'float32';
   const scalar = f32 ? F32 : F64;
   const size = f32 ? 4 : 8;
@@ -94,7 +152,8 @@ function loopBody(program: ElemwiseProgram, access: readonly WasmAccess[], modul
     return { x, splat };
   });
   const vectorValues = [...Array(nin + program.steps.length)].map(() => body.local(V128));
-  const scalarValues = [...Array(nin + program.steps.length)].map(() => body.local(scalar));
+  const scalarValues = [...Array(nin + program.steps.length)].map((_, a) => body.local(isMaskValue(program, a) ? I32 : scalar));
+  const mask = (a: number): boolean => isMaskValue(program, a);
   /** The byte address of element i of input k (or of the output, k = -1). */
   const address = (base: number): void => {
     body.get(base).get(i).i32(shift).op('i32.shl').i32Add();
@@ -111,7 +170,7 @@ function loopBody(program: ElemwiseProgram, access: readonly WasmAccess[], modul
     } else body.get(once[k]!.splat).set(vectorValues[k]!);
   });
   program.steps.forEach((step, j) => {
-    emitStep(body, step, v, (a) => vectorValues[a]!, module);
+    emitStep(body, step, v, { local: (a) => vectorValues[a]!, mask }, module);
     body.set(vectorValues[nin + j]!);
   });
   address(OUT);
@@ -128,7 +187,7 @@ function loopBody(program: ElemwiseProgram, access: readonly WasmAccess[], modul
     } else body.get(once[k]!.x).set(scalarValues[k]!);
   });
   program.steps.forEach((step, j) => {
-    emitStep(body, step, s, (a) => scalarValues[a]!, module);
+    emitStep(body, step, s, { local: (a) => scalarValues[a]!, mask }, module);
     body.set(scalarValues[nin + j]!);
   });
   address(OUT);

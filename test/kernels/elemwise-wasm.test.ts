@@ -39,13 +39,38 @@ function apply(op: ProgramOp, args: readonly number[], dtype: ProgramDtype): num
     case 'sigmoid':
     case 'softplus':
       return r(scalarLib[op](args[0]!));
+    // Bools are 0 and 1 where numbers are used; a condition holds unless it is 0 (NaN holds).
+    case 'eq': return args[0] === args[1] ? 1 : 0;
+    case 'ne': return args[0] !== args[1] ? 1 : 0;
+    case 'lt': return args[0]! < args[1]! ? 1 : 0;
+    case 'le': return args[0]! <= args[1]! ? 1 : 0;
+    case 'gt': return args[0]! > args[1]! ? 1 : 0;
+    case 'ge': return args[0]! >= args[1]! ? 1 : 0;
+    case 'where': return args[0] !== 0 ? args[1]! : args[2]!;
+    case 'cast': return args[0]!;
   }
 }
 
 const ARITY: Record<ProgramOp, number> = {
   add: 3, mul: 3, sub: 2, div: 2, neg: 1, abs: 1, sqrt: 1, sqr: 1, min: 2, max: 2, exp: 1, tanh: 1,
-  expm1: 1, log: 1, log1p: 1, sigmoid: 1, softplus: 1,
+  expm1: 1, log: 1, log1p: 1, sigmoid: 1, softplus: 1, eq: 2, ne: 2, lt: 2, le: 2, gt: 2, ge: 2, where: 3, cast: 1,
 };
+
+const COMPARISON_OPS: ReadonlySet<ProgramOp> = new Set<ProgramOp>(['eq', 'ne', 'lt', 'le', 'gt', 'ge']);
+
+/**
+ * The programs that exercise `op`: the op alone; a comparison's bool as a condition and as a
+ * number (it cannot be a program's output).
+ */
+function programsOf(op: ProgramOp, nin: number, dtype: ProgramDtype): ElemwiseProgram[] {
+  const args = [...Array(nin).keys()];
+  if (!COMPARISON_OPS.has(op)) return [{ dtype, nin, steps: [{ op, args }] }];
+  return [
+    { dtype, nin, steps: [{ op, args }, { op: 'where', args: [nin, 0, 1] }] },
+    { dtype, nin, steps: [{ op, args }, { op: 'mul', args: [nin, 1] }, { op: 'add', args: [nin, nin + 1] }] },
+    { dtype, nin, steps: [{ op, args }, { op: 'cast', args: [nin] }] },
+  ];
+}
 
 /** Values with the awkward cases: zeros of both signs, infinities, NaN, tiny and huge numbers. */
 function values(n: number, seed: number, dtype: ProgramDtype): Float64Array {
@@ -77,8 +102,7 @@ t.test('every op and dtype, contiguous and broadcast inputs, ranges cut anywhere
     for (const op of Object.keys(ARITY) as ProgramOp[]) {
       const nin = ARITY[op];
       const layouts: WasmAccess[][] = nin === 1 ? [['c']] : [Array<WasmAccess>(nin).fill('c'), ['s', ...Array<WasmAccess>(nin - 1).fill('c')], [...Array<WasmAccess>(nin - 1).fill('c'), 's']];
-      for (const access of layouts) {
-        const program: ElemwiseProgram = { dtype, nin, steps: [{ op, args: [...Array(nin).keys()] }] };
+      for (const [access, program] of layouts.flatMap((a) => programsOf(op, nin, dtype).map((p) => [a, p] as const))) {
         const inputs = access.map((a, k) => values(a === 's' ? 1 : n, seed++, dtype));
         const views = inputs.map((x, k): TensorView => {
           const v = inArena(dtype, x);
@@ -94,7 +118,7 @@ t.test('every op and dtype, contiguous and broadcast inputs, ranges cut anywhere
           const got = out.data[i]!;
           if (!same(got, want) && bad.length < 3) bad.push(`[${i}] ${got} vs ${want} (inputs ${inputs.map((x, k) => x[access[k] === 's' ? 0 : i]).join(', ')})`);
         }
-        t.same(bad, [], `${op} ${dtype} ${access.join('')}`);
+        t.same(bad, [], `${program.steps.map((p) => p.op).join(', ')} ${dtype} ${access.join('')}`);
       }
     }
   }
@@ -150,6 +174,8 @@ t.test('compiled functions: wasm on the pool, the bits of the JS loops, on 0 and
       ['x * y + w', x.mul(y).add(w)],
       ['sqrt(abs(x)) / y - max(x, w) * 2', pt.sqrt(pt.abs(x)).div(y).sub(pt.maximum(x, w).mul(2))],
       ['min(x, y) - (-w) ** 2', pt.minimum(x, y).sub(pt.sqr(w.neg()))],
+      ['where(x > y, x * w, -w) + (x <= w) * y', pt.where(x.gt(y), x.mul(w), w.neg()).add(x.le(w).mul(y))],
+      ['float(x != y) - float(w < 0) * x', pt.cast(x.neq(y), dtype).sub(pt.cast(w.lt(0), dtype).mul(x))],
       ['log1p(|x|) * sigmoid(y) + softplus(w) - log(|w|) + expm1(x / 8)', pt.log1p(pt.abs(x)).mul(pt.sigmoid(y)).add(pt.softplus(w)).sub(pt.log(pt.abs(w))).add(pt.expm1(x.div(8)))],
     ];
     const n = 1 << 17;

@@ -163,6 +163,7 @@ export const clip = new ScalarOp({
 /** `a` where the condition is non-zero (NaN counts as true, as in NumPy), else `b`. */
 export const where = new ScalarOp({
   name: 'where',
+  wasm: 'where',
   nin: 3,
   outputDtype: ([, a, b]) => upcastRule([a!, b!]),
   code: ([c, a, b]) => `(${c} !== 0 ? ${a} : ${b})`,
@@ -238,12 +239,13 @@ export const round = rounding('round', 'L.roundHalfEven');
 // ---------------------------------------------------------------------------------------------
 // Comparisons and logic (discrete outputs: no gradient flows through them)
 
-export const eq = binary('eq', (a, b) => `(${a} === ${b})`, zeroGrad, toBool, { commutative: true });
-export const neq = binary('neq', (a, b) => `(${a} !== ${b})`, zeroGrad, toBool, { commutative: true });
-export const lt = binary('lt', (a, b) => `(${a} < ${b})`, zeroGrad, toBool);
-export const le = binary('le', (a, b) => `(${a} <= ${b})`, zeroGrad, toBool);
-export const gt = binary('gt', (a, b) => `(${a} > ${b})`, zeroGrad, toBool);
-export const ge = binary('ge', (a, b) => `(${a} >= ${b})`, zeroGrad, toBool);
+// In a fused float computation, comparisons run in WebAssembly as masks (see ProgramOp).
+export const eq = withWasm(binary('eq', (a, b) => `(${a} === ${b})`, zeroGrad, toBool, { commutative: true }), 'eq');
+export const neq = withWasm(binary('neq', (a, b) => `(${a} !== ${b})`, zeroGrad, toBool, { commutative: true }), 'ne');
+export const lt = withWasm(binary('lt', (a, b) => `(${a} < ${b})`, zeroGrad, toBool), 'lt');
+export const le = withWasm(binary('le', (a, b) => `(${a} <= ${b})`, zeroGrad, toBool), 'le');
+export const gt = withWasm(binary('gt', (a, b) => `(${a} > ${b})`, zeroGrad, toBool), 'gt');
+export const ge = withWasm(binary('ge', (a, b) => `(${a} >= ${b})`, zeroGrad, toBool), 'ge');
 
 // Bitwise on integers, logical on bools (stored as 0 and 1, where bitwise is logical).
 export const and = binary('and', (a, b) => `(${a} & ${b})`, zeroGrad, bitwise, {
@@ -281,6 +283,8 @@ export function castTo(dtype: Dtype): ScalarOp {
   if (!op) {
     op = new ScalarOp({
       name: `cast{${dtype}}`,
+      // To a float, in a fused computation of that dtype: a bool becomes 1 or 0 (see ProgramOp).
+      ...(isFloatDtype(dtype) ? { wasm: 'cast' as const } : {}),
       nin: 1,
       outputDtype: () => dtype,
       // asDtype does the truncation, wrapping and rounding; bool needs an explicit test (NaN).
