@@ -1,4 +1,5 @@
-// weft's own log, log1p, expm1, sigmoid and softplus (kernels/vmath/logarithms.ts, issue 12):
+// weft's own log, log1p, expm1, sigmoid and softplus (kernels/vmath/logarithms.ts, issue 12) and
+// erf and erfc (vmath/error-function.ts):
 // special values exactly; the JS functions the kernels call (compiled from the generic algorithm)
 // give the generic algorithm's bits over jsOps; and the error over 1M seeded inputs per function
 // against the double-double reference (test/kernels/reference-math.ts), in ulps, for float64 and
@@ -6,6 +7,7 @@
 import t from 'tap';
 import { scalarLib } from '../../src/kernels/scalar-lib.js';
 import { jsOps } from '../../src/kernels/vmath/functions.js';
+import { erfcOf, erfOf } from '../../src/kernels/vmath/error-function.js';
 import { expm1Of, log1pOf, logOf, sigmoidOf, softplusOf } from '../../src/kernels/vmath/logarithms.js';
 
 const FUNCTIONS = {
@@ -14,6 +16,8 @@ const FUNCTIONS = {
   expm1: [scalarLib.expm1, expm1Of],
   sigmoid: [scalarLib.sigmoid, sigmoidOf],
   softplus: [scalarLib.softplus, softplusOf],
+  erf: [scalarLib.erf, erfOf],
+  erfc: [scalarLib.erfc, erfcOf],
 } as const;
 
 const same = (a: number, b: number): boolean => Object.is(a, b) || (Number.isNaN(a) && Number.isNaN(b));
@@ -39,6 +43,8 @@ t.test('special values, exactly', async (t) => {
     ['sigmoid', -800, 0],
     ['softplus', Infinity, Infinity], ['softplus', -Infinity, 0], ['softplus', NaN, NaN], ['softplus', 0, Math.LN2], ['softplus', 1000, 1000],
     ['softplus', -800, 0],
+    ['erf', 0, 0], ['erf', -0, -0], ['erf', Infinity, 1], ['erf', -Infinity, -1], ['erf', NaN, NaN], ['erf', 6, 1], ['erf', 1e-300, 1.1283791670955126e-300],
+    ['erfc', 0, 1], ['erfc', Infinity, 0], ['erfc', -Infinity, 2], ['erfc', NaN, NaN], ['erfc', 30, 0], ['erfc', -6, 2],
   ];
   for (const [name, x, want] of cases) {
     const got = FUNCTIONS[name][0](x);

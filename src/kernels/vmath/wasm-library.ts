@@ -2,6 +2,7 @@
 // (vmath) emitted once per module on demand, on an f64 or f64x2 lanes, and for float32 values on
 // f32x4 lanes in float32 arithmetic (exp, tanh) or promoted to float64 and rounded once.
 import { exp32Of, lanes32Ops, tanh32Of } from './float32.js';
+import { erfcOf, erfOf } from './error-function.js';
 import { expOf, tanhOf } from './functions.js';
 import type { MathFunctionOf } from './js-compile.js';
 import { Lanes, type FArg, type M } from './lanes.js';
@@ -10,7 +11,7 @@ import { expm1Of, log1pOf, logOf, sigmoidOf, softplusOf } from './logarithms.js'
 import { Body, F32, F64, V128, type ModuleBuilder } from '../wasm-emit.js';
 
 /** The vector math library's functions (in float64, or in float32 for float32 programs). */
-export type MathFunction = 'exp' | 'tanh' | 'expm1' | 'log' | 'log1p' | 'sigmoid' | 'softplus';
+export type MathFunction = 'exp' | 'tanh' | 'expm1' | 'log' | 'log1p' | 'sigmoid' | 'softplus' | 'erf' | 'erfc';
 
 const FUNCTIONS: Record<MathFunction, MathFunctionOf> = {
   exp: expOf,
@@ -20,6 +21,8 @@ const FUNCTIONS: Record<MathFunction, MathFunctionOf> = {
   log1p: log1pOf,
   sigmoid: sigmoidOf,
   softplus: softplusOf,
+  erf: erfOf,
+  erfc: erfcOf,
 };
 
 export function isMathFunction(op: string): op is MathFunction {

@@ -219,10 +219,10 @@ export const tanh = withWasm(unary('tanh', (a, ctx) => (ctx.output === 'float32'
 
 export const sigmoid = withWasm(unary('sigmoid', (a) => `L.sigmoid(${a})`, (_i, z, gz) => [m.mul(gz, z, m.sub(1, z))]), 'sigmoid');
 export const softplus = withWasm(unary('softplus', (a) => `L.softplus(${a})`, ([x], _z, gz) => [m.mul(gz, m.sigmoid(x!))]), 'softplus');
-export const erf = unary('erf', (a) => `L.erf(${a})`, ([x], _z, gz) => [m.mul(gz, m.exp(m.neg(m.sqr(x!))), TWO_OVER_SQRT_PI)]);
-export const erfc = unary('erfc', (a) => `L.erfc(${a})`, ([x], _z, gz) => [
+export const erf = withWasm(unary('erf', (a) => `L.erf(${a})`, ([x], _z, gz) => [m.mul(gz, m.exp(m.neg(m.sqr(x!))), TWO_OVER_SQRT_PI)]), 'erf');
+export const erfc = withWasm(unary('erfc', (a) => `L.erfc(${a})`, ([x], _z, gz) => [
   m.mul(gz, m.exp(m.neg(m.sqr(x!))), -TWO_OVER_SQRT_PI),
-]);
+]), 'erfc');
 
 // ---------------------------------------------------------------------------------------------
 // Rounding (gradient zero almost everywhere; integers and bools pass through unchanged)
