@@ -1,13 +1,14 @@
 // Scalar helpers that generated element-wise loops call as `L.name(...)`: the functions that
 // JavaScript's Math lacks or gets wrong for NumPy semantics (floor division and modulo, integer
 // powers, C's pow edge cases, half-to-even rounding), and weft's own exp, tanh, log, log1p,
-// expm1, sigmoid, softplus, erf and erfc (vmath), which the WebAssembly loops compute with the
-// same bits.
+// log2, log10, expm1, sinh, cosh, sigmoid, softplus, erf and erfc (vmath), which the WebAssembly
+// loops compute with the same bits.
 import { exp32, tanh32 } from './vmath/float32.js';
 import * as vmath from './vmath/functions.js';
 import { compileToJs } from './vmath/js-compile.js';
 import { erfcOf, erfOf } from './vmath/error-function.js';
-import { expm1Of, log1pOf, logOf, sigmoidOf, softplusOf } from './vmath/logarithms.js';
+import { coshOf, sinhOf } from './vmath/hyperbolic.js';
+import { expm1Of, log10Of, log1pOf, log2Of, logOf, sigmoidOf, softplusOf } from './vmath/logarithms.js';
 
 /** Integer floor division; division by zero gives 0, as NumPy's integer `//`. */
 function floorDivInt(a: number, b: number): number {
@@ -93,6 +94,10 @@ function roundHalfEven(x: number): number {
 const log = compileToJs(logOf, 'log');
 const log1p = compileToJs(log1pOf, 'log1p');
 const expm1 = compileToJs(expm1Of, 'expm1');
+const log2 = compileToJs(log2Of, 'log2');
+const log10 = compileToJs(log10Of, 'log10');
+const sinh = compileToJs(sinhOf, 'sinh');
+const cosh = compileToJs(coshOf, 'cosh');
 /** 1 / (1 + e^-x), stable for both signs. */
 const sigmoid = compileToJs(sigmoidOf, 'sigmoid');
 /** log(1 + e^x) without overflow or loss for large |x|. */
@@ -110,6 +115,10 @@ export const scalarLib = Object.freeze({
   log,
   log1p,
   expm1,
+  log2,
+  log10,
+  sinh,
+  cosh,
   floorDivInt,
   floorDivFloat,
   modInt,

@@ -1,5 +1,5 @@
 // weft's own log, log1p, expm1, sigmoid and softplus (kernels/vmath/logarithms.ts, issue 12) and
-// erf and erfc (vmath/error-function.ts):
+// log2, log10, erf and erfc (vmath/error-function.ts), sinh and cosh (vmath/hyperbolic.ts):
 // special values exactly; the JS functions the kernels call (compiled from the generic algorithm)
 // give the generic algorithm's bits over jsOps; and the error over 1M seeded inputs per function
 // against the double-double reference (test/kernels/reference-math.ts), in ulps, for float64 and
@@ -8,7 +8,8 @@ import t from 'tap';
 import { scalarLib } from '../../src/kernels/scalar-lib.js';
 import { jsOps } from '../../src/kernels/vmath/functions.js';
 import { erfcOf, erfOf } from '../../src/kernels/vmath/error-function.js';
-import { expm1Of, log1pOf, logOf, sigmoidOf, softplusOf } from '../../src/kernels/vmath/logarithms.js';
+import { coshOf, sinhOf } from '../../src/kernels/vmath/hyperbolic.js';
+import { expm1Of, log10Of, log1pOf, log2Of, logOf, sigmoidOf, softplusOf } from '../../src/kernels/vmath/logarithms.js';
 
 const FUNCTIONS = {
   log: [scalarLib.log, logOf],
@@ -18,6 +19,10 @@ const FUNCTIONS = {
   softplus: [scalarLib.softplus, softplusOf],
   erf: [scalarLib.erf, erfOf],
   erfc: [scalarLib.erfc, erfcOf],
+  log2: [scalarLib.log2, log2Of],
+  log10: [scalarLib.log10, log10Of],
+  sinh: [scalarLib.sinh, sinhOf],
+  cosh: [scalarLib.cosh, coshOf],
 } as const;
 
 const same = (a: number, b: number): boolean => Object.is(a, b) || (Number.isNaN(a) && Number.isNaN(b));
@@ -45,6 +50,10 @@ t.test('special values, exactly', async (t) => {
     ['softplus', -800, 0],
     ['erf', 0, 0], ['erf', -0, -0], ['erf', Infinity, 1], ['erf', -Infinity, -1], ['erf', NaN, NaN], ['erf', 6, 1], ['erf', 1e-300, 1.1283791670955126e-300],
     ['erfc', 0, 1], ['erfc', Infinity, 0], ['erfc', -Infinity, 2], ['erfc', NaN, NaN], ['erfc', 30, 0], ['erfc', -6, 2],
+    ['log2', 8, 3], ['log2', 1, 0], ['log2', 0.5, -1], ['log2', 5e-324, -1074], ['log2', 2 ** 1023, 1023], ['log2', 0, -Infinity], ['log2', -1, NaN], ['log2', Infinity, Infinity],
+    ['log10', 1, 0], ['log10', 0, -Infinity], ['log10', -1, NaN], ['log10', Infinity, Infinity], ['log10', NaN, NaN],
+    ['sinh', 0, 0], ['sinh', -0, -0], ['sinh', Infinity, Infinity], ['sinh', -Infinity, -Infinity], ['sinh', NaN, NaN], ['sinh', 711, Infinity], ['sinh', -711, -Infinity], ['sinh', 1e-300, 1e-300],
+    ['cosh', 0, 1], ['cosh', -0, 1], ['cosh', Infinity, Infinity], ['cosh', -Infinity, Infinity], ['cosh', NaN, NaN], ['cosh', 711, Infinity], ['cosh', 1e-300, 1],
   ];
   for (const [name, x, want] of cases) {
     const got = FUNCTIONS[name][0](x);

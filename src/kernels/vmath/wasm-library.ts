@@ -7,11 +7,12 @@ import { expOf, tanhOf } from './functions.js';
 import type { MathFunctionOf } from './js-compile.js';
 import { Lanes, type FArg, type M } from './lanes.js';
 import { lanesOps } from './lanes-ops.js';
-import { expm1Of, log1pOf, logOf, sigmoidOf, softplusOf } from './logarithms.js';
+import { coshOf, sinhOf } from './hyperbolic.js';
+import { expm1Of, log10Of, log1pOf, log2Of, logOf, sigmoidOf, softplusOf } from './logarithms.js';
 import { Body, F32, F64, V128, type ModuleBuilder } from '../wasm-emit.js';
 
 /** The vector math library's functions (in float64, or in float32 for float32 programs). */
-export type MathFunction = 'exp' | 'tanh' | 'expm1' | 'log' | 'log1p' | 'sigmoid' | 'softplus' | 'erf' | 'erfc';
+export type MathFunction = 'exp' | 'tanh' | 'expm1' | 'log' | 'log1p' | 'log2' | 'log10' | 'sinh' | 'cosh' | 'sigmoid' | 'softplus' | 'erf' | 'erfc';
 
 const FUNCTIONS: Record<MathFunction, MathFunctionOf> = {
   exp: expOf,
@@ -19,6 +20,10 @@ const FUNCTIONS: Record<MathFunction, MathFunctionOf> = {
   expm1: expm1Of,
   log: logOf,
   log1p: log1pOf,
+  log2: log2Of,
+  log10: log10Of,
+  sinh: sinhOf,
+  cosh: coshOf,
   sigmoid: sigmoidOf,
   softplus: softplusOf,
   erf: erfOf,

@@ -186,8 +186,8 @@ export const exp = withWasm(unary('exp', (a, ctx) => (ctx.output === 'float32' ?
 export const expm1 = withWasm(unary('expm1', (a) => `L.expm1(${a})`, ([x], _z, gz) => [m.mul(gz, m.exp(x!))]), 'expm1');
 export const log = withWasm(unary('log', (a) => `L.log(${a})`, ([x], _z, gz) => [m.trueDiv(gz, x!)]), 'log');
 export const log1p = withWasm(unary('log1p', (a) => `L.log1p(${a})`, ([x], _z, gz) => [m.trueDiv(gz, m.add(x!, 1))]), 'log1p');
-export const log2 = unary('log2', (a) => `Math.log2(${a})`, ([x], _z, gz) => [m.trueDiv(gz, m.mul(x!, LN2))]);
-export const log10 = unary('log10', (a) => `Math.log10(${a})`, ([x], _z, gz) => [m.trueDiv(gz, m.mul(x!, LN10))]);
+export const log2 = withWasm(unary('log2', (a) => `L.log2(${a})`, ([x], _z, gz) => [m.trueDiv(gz, m.mul(x!, LN2))]), 'log2');
+export const log10 = withWasm(unary('log10', (a) => `L.log10(${a})`, ([x], _z, gz) => [m.trueDiv(gz, m.mul(x!, LN10))]), 'log10');
 export const sqrt = withWasm(unary('sqrt', (a) => `Math.sqrt(${a})`, (_i, z, gz) => [m.trueDiv(gz, m.mul(z, 2))]), 'sqrt');
 
 // ---------------------------------------------------------------------------------------------
@@ -210,8 +210,9 @@ export const arctan2 = binary(
   },
   toFloat,
 );
-export const sinh = unary('sinh', (a) => `Math.sinh(${a})`, ([x], _z, gz) => [m.mul(gz, m.cosh(x!))]);
-export const cosh = unary('cosh', (a) => `Math.cosh(${a})`, ([x], _z, gz) => [m.mul(gz, m.sinh(x!))]);
+// sinh and cosh are weft's own (kernels/vmath/hyperbolic.ts).
+export const sinh = withWasm(unary('sinh', (a) => `L.sinh(${a})`, ([x], _z, gz) => [m.mul(gz, m.cosh(x!))]), 'sinh');
+export const cosh = withWasm(unary('cosh', (a) => `L.cosh(${a})`, ([x], _z, gz) => [m.mul(gz, m.sinh(x!))]), 'cosh');
 export const tanh = withWasm(unary('tanh', (a, ctx) => (ctx.output === 'float32' ? `L.tanh32(${a})` : `L.tanh(${a})`), (_i, z, gz) => [m.mul(gz, m.sub(1, m.sqr(z)))]), 'tanh');
 
 // ---------------------------------------------------------------------------------------------
