@@ -10,6 +10,21 @@ export function rng(seed = 1234): weft.Rng {
   return new weft.Rng(seed);
 }
 
+/**
+ * A seeded stream of doubles in [0, 1) with 53 random bits each (two steps of a 32-bit
+ * mulberry-style generator), for tests that draw millions of scalars one at a time.
+ */
+export function uniformStream(seed: number): () => number {
+  let a = seed >>> 0;
+  const next = (): number => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return (t ^ (t >>> 14)) >>> 0;
+  };
+  return () => ((next() >>> 5) * 67108864 + (next() >>> 6)) / 9007199254740992;
+}
+
 /** Compiles `outputs` as a function of `inputs` and calls it once with `values`. */
 export async function run(
   inputs: readonly weft.pt.TensorVariable[],

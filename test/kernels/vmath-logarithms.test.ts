@@ -5,6 +5,7 @@
 // against the double-double reference (test/kernels/reference-math.ts), in ulps, for float64 and
 // for float32 (computed in float64, rounded once).
 import t from 'tap';
+import { uniformStream } from '../helpers.js';
 import { scalarLib } from '../../src/kernels/scalar-lib.js';
 import { jsOps } from '../../src/kernels/vmath/functions.js';
 import { erfcOf, erfOf } from '../../src/kernels/vmath/error-function.js';
@@ -26,15 +27,6 @@ const FUNCTIONS = {
 } as const;
 
 const same = (a: number, b: number): boolean => Object.is(a, b) || (Number.isNaN(a) && Number.isNaN(b));
-
-/** A seeded linear congruential generator in [0, 1). */
-function uniform(seed: number): () => number {
-  let s = seed;
-  return () => {
-    s = (s * 1103515245 + 12345) % 2147483648;
-    return s / 2147483648;
-  };
-}
 
 t.test('special values, exactly', async (t) => {
   const cases: Array<[keyof typeof FUNCTIONS, number, number]> = [
@@ -64,7 +56,7 @@ t.test('special values, exactly', async (t) => {
 });
 
 t.test('the compiled JS functions are the generic algorithms over jsOps, bit for bit', async (t) => {
-  const u = uniform(5);
+  const u = uniformStream(5);
   const xs = [
     ...Array.from({ length: 200_000 }, () => (u() - 0.5) * 80),
     ...Array.from({ length: 100_000 }, () => (u() < 0.5 ? -1 : 1) * 10 ** (-320 + 630 * u())),

@@ -5,6 +5,7 @@
 // - float64: against V8's Math.exp and Math.tanh (fdlibm's, within 1 ulp), so these bounds are
 //   what the closing note reports, not a proof against the correctly rounded values.
 import t from 'tap';
+import { uniformStream } from '../helpers.js';
 import { exp32, exp32Of, js32Ops, tanh32, tanh32Of } from '../../src/kernels/vmath/float32.js';
 import { exp, expOf, jsOps, tanh, tanhOf } from '../../src/kernels/vmath/functions.js';
 
@@ -27,18 +28,9 @@ function order32(x: number): number {
 const ulps64 = (a: number, b: number): number => Math.abs(Number(order64(a) - order64(b)));
 const ulps32 = (a: number, b: number): number => Math.abs(order32(a) - order32(b));
 
-/** A seeded linear congruential generator in [0, 1). */
-function uniform(seed: number): () => number {
-  let s = seed;
-  return () => {
-    s = (s * 1103515245 + 12345) % 2147483648;
-    return s / 2147483648;
-  };
-}
-
 /** Inputs over [lo, hi], and over [-1, 1] and a log-spaced tail, n in all. */
 function inputs(lo: number, hi: number, n: number, seed: number): Float64Array {
-  const u = uniform(seed);
+  const u = uniformStream(seed);
   return Float64Array.from({ length: n }, (_, i) => {
     if (i % 4 === 0) return 2 * u() - 1;
     if (i % 4 === 1) return (u() < 0.5 ? -1 : 1) * 10 ** (-300 + 300 * u());

@@ -9,7 +9,8 @@
 // and Laframboise), given by its Chebyshev series; erf = 1 - erfc, and negative x by symmetry.
 // The coefficients below were computed for weft by Chebyshev interpolation of g at 48 nodes in
 // 60-digit arithmetic and rounded to doubles; the terms left out are below 1e-19.
-import { expOf, horner, type FloatOps } from './functions.js';
+import { divSum, expOf, horner, type FloatOps } from './functions.js';
+import { expm1Of } from './logarithms.js';
 
 /** 2/sqrt(pi) * (-1)^n / (n! (2n + 1)), n = 0..14: erf(x) = x * sum(c_n x^(2n)). */
 const ERF_SERIES = [
@@ -37,8 +38,25 @@ const ERFC_UNDERFLOW = 27.4;
 /** Veltkamp's splitting constant: (x C) - ((x C) - x) is x rounded to 26 bits. */
 const SPLIT = 134217729;
 
-function erfSeries<F, M>(o: FloatOps<F, M>, x: F): F {
-  return o.mul(x, horner(o, o.mul(x, x), ERF_SERIES));
+/**
+ * The series' further terms, n = 15..22 (computed here: their rounding is far below the sum's),
+ * which erf needs up to |x| = ERF_SERIES_LIMIT.
+ */
+const ERF_SERIES_LONG = [...ERF_SERIES, ...Array.from({ length: 8 }, (_, k) => {
+  const n = 15 + k;
+  let factorial = 1;
+  for (let j = 2; j <= n; j++) factorial *= j;
+  return ((n % 2 === 0 ? 1 : -1) * ERF_SERIES[0]) / (factorial * (2 * n + 1));
+})];
+
+/**
+ * Where erf leaves the series for 1 - erfc: at 0.5, 1 - erfc(x) would carry erfc's tail error
+ * (up to 4 ulp of 0.48) into erf; at 0.75 the series still converges well (terms below 2^-60).
+ */
+const ERF_SERIES_LIMIT = 0.75;
+
+function erfSeries<F, M>(o: FloatOps<F, M>, x: F, terms: readonly number[] = ERF_SERIES): F {
+  return o.mul(x, horner(o, o.mul(x, x), terms));
 }
 
 /**
@@ -49,7 +67,9 @@ function expMinusSquare<F, M>(o: FloatOps<F, M>, x: F): F {
   const p = o.mul(x, o.c(SPLIT));
   const h = o.sub(p, o.sub(p, x));
   const rest = o.mul(o.sub(x, h), o.add(x, h));
-  return o.mul(expOf(o, o.sub(o.c(0), o.mul(h, h))), expOf(o, o.sub(o.c(0), rest)));
+  // e^-h^2 (1 + expm1(-rest)), the small part added last: one rounding less than a product of exps.
+  const head = expOf(o, o.sub(o.c(0), o.mul(h, h)));
+  return o.add(head, o.mul(head, expm1Of(o, o.sub(o.c(0), rest))));
 }
 
 /** erfc for x >= 0.5 (finite or +inf): Clenshaw's sum of the Chebyshev series of g. */
@@ -64,7 +84,7 @@ function erfcTail<F, M>(o: FloatOps<F, M>, x: F): F {
     b1 = b;
   }
   const g = o.sub(o.add(o.c(ERFC_CHEBYSHEV[0]), o.mul(t, b1)), b2);
-  const y = o.mul(expMinusSquare(o, x), o.div(g, o.add(o.c(1), o.add(x, x))));
+  const y = o.mul(expMinusSquare(o, x), divSum(o, g, o.c(1), o.add(x, x)));
   return o.sel(o.gt(x, o.c(ERFC_UNDERFLOW)), o.c(0), y);
 }
 
@@ -72,7 +92,7 @@ function erfcTail<F, M>(o: FloatOps<F, M>, x: F): F {
 export function erfOf<F, M>(o: FloatOps<F, M>, x: F): F {
   const a = o.abs(x);
   const far = o.copysign(o.sub(o.c(1), erfcTail(o, a)), x);
-  return o.sel(o.isNaN(x), x, o.sel(o.lt(a, o.c(0.5)), erfSeries(o, x), far));
+  return o.sel(o.isNaN(x), x, o.sel(o.lt(a, o.c(ERF_SERIES_LIMIT)), erfSeries(o, x, ERF_SERIES_LONG), far));
 }
 
 /** The complementary error function 1 - erf(x), without its cancellation: erfc(-inf) = 2, erfc(inf) = 0. */

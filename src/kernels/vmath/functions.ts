@@ -38,8 +38,20 @@ export const LN2_LO = 1.90821492927058770002e-10;
  * R(z) = 2 + z P(z) with z = r^2 and P's coefficients below, good to 2^-59 (Remez).
  */
 const EXP_P = [1.66666666666666019037e-1, -2.77777777770155933842e-3, 6.61375632143793436117e-5, -1.65339022054652515390e-6, 4.13813679705723846039e-8];
-/** 1/n! for n = 1..18: expm1(t) / t for |t| <= 1.1, truncation below 5e-17. */
-const EXPM1_TAYLOR = Array.from({ length: 18 }, (_, n) => 1 / factorial(n + 1));
+/**
+ * tanh's odd series tanh a = a + a^3 (c1 + c2 a^2 + ...), c1 = -1/3, from tanh' = 1 - tanh^2:
+ * (2k + 1) c_k = -(sum of c_i c_j over i + j = k - 1), c_0 = 1. 24 terms: below 2^-60 for a < 0.55.
+ */
+const TANH_SERIES = (() => {
+  const c = [1];
+  for (let k = 1; k <= 24; k++) {
+    let sum = 0;
+    for (let i = 0; i <= k - 1; i++) sum += c[i]! * c[k - 1 - i]!;
+    c.push(-sum / (2 * k + 1));
+  }
+  return c.slice(1);
+})();
+
 
 export function factorial(n: number): number {
   let f = 1;
@@ -52,6 +64,18 @@ export function horner<F, M>(o: FloatOps<F, M>, z: F, c: readonly number[]): F {
   let acc = o.c(c[c.length - 1]!);
   for (let k = c.length - 2; k >= 0; k--) acc = o.add(o.c(c[k]!), o.mul(z, acc));
   return acc;
+}
+
+/**
+ * n / (a + b), with the rounding of a + b (Knuth's two-sum gives it exactly) corrected to first
+ * order: the quotient's error is then the division's and n's, not also the denominator's.
+ */
+export function divSum<F, M>(o: FloatOps<F, M>, n: F, a: F, b: F): F {
+  const d = o.add(a, b);
+  const bv = o.sub(d, a);
+  const err = o.add(o.sub(a, o.sub(d, bv)), o.sub(b, bv));
+  const q = o.div(n, d);
+  return o.sub(q, o.div(o.mul(q, err), d));
 }
 
 /**
@@ -85,14 +109,14 @@ export function expOf<F, M>(o: FloatOps<F, M>, x: F): F {
 }
 
 /**
- * tanh x, from a = |x|: for a < 0.55, e/(e + 2) with e = expm1(2a) by its Taylor series (no
- * cancellation); beyond, 1 - 2/(e^(2a) + 1). The sign of x is put back (tanh(-0) = -0).
+ * tanh x, from a = |x|: for a < 0.55, its odd series (a plus a small term: no cancellation);
+ * beyond, 1 - 2/(e^(2a) + 1). The sign of x is put back (tanh(-0) = -0).
  */
 export function tanhOf<F, M>(o: FloatOps<F, M>, x: F): F {
   const a = o.abs(x);
   const t = o.add(a, a);
-  const e = o.mul(t, horner(o, t, EXPM1_TAYLOR));
-  const small = o.div(e, o.add(e, o.c(2)));
+  const z = o.mul(a, a);
+  const small = o.add(a, o.mul(o.mul(a, z), horner(o, z, TANH_SERIES)));
   const large = o.sub(o.c(1), o.div(o.c(2), o.add(expOf(o, t), o.c(1))));
   return o.copysign(o.sel(o.lt(a, o.c(0.55)), small, large), x);
 }
@@ -183,11 +207,10 @@ export function tanh(x: number): number {
   const a = Math.abs(x);
   let y: number;
   if (a < 0.55) {
-    const t = a + a;
-    let acc = EXPM1_TAYLOR[EXPM1_TAYLOR.length - 1]!;
-    for (let k = EXPM1_TAYLOR.length - 2; k >= 0; k--) acc = EXPM1_TAYLOR[k]! + t * acc;
-    const e = t * acc;
-    y = e / (e + 2);
+    const z = a * a;
+    let acc = TANH_SERIES[TANH_SERIES.length - 1]!;
+    for (let k = TANH_SERIES.length - 2; k >= 0; k--) acc = TANH_SERIES[k]! + z * acc;
+    y = a + a * z * acc;
   } else y = 1 - 2 / (exp(a + a) + 1);
   return x < 0 || (x === 0 && 1 / x < 0) ? -y : y;
 }

@@ -2,7 +2,7 @@
 // and the two bit operations a logarithm needs), as exp and tanh are in functions.ts: the same
 // IEEE operations in the same order as WebAssembly and as JS. float32 kernels compute them in
 // float64 and round once, so their results are within half an ulp (plus the float64 error).
-import { expOf, factorial, horner, LN2_HI, LN2_LO, reduceByLn2, type FloatOps } from './functions.js';
+import { divSum, expOf, factorial, horner, LN2_HI, LN2_LO, reduceByLn2, type FloatOps } from './functions.js';
 
 /** FloatOps with the exponent and significand of a float, read from its bits. */
 export interface LogOps<F, M> extends FloatOps<F, M> {
@@ -166,8 +166,8 @@ export function expm1Of<F, M>(o: FloatOps<F, M>, x: F): F {
 /** 1 / (1 + e^-x) for x >= 0, e^x / (1 + e^x) below: no overflow, no cancellation. */
 export function sigmoidOf<F, M>(o: FloatOps<F, M>, x: F): F {
   const e = expOf(o, o.sub(o.c(0), o.abs(x)));
-  const positive = o.div(o.c(1), o.add(o.c(1), e));
-  const negative = o.div(e, o.add(o.c(1), e));
+  const positive = divSum(o, o.c(1), o.c(1), e);
+  const negative = divSum(o, e, o.c(1), e);
   return o.sel(o.isNaN(x), x, o.sel(o.lt(x, o.c(0)), negative, positive));
 }
 
