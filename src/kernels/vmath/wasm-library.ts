@@ -63,13 +63,28 @@ function float32Function(module: ModuleBuilder, name: MathFunction, simd: boolea
 
 /**
  * A math function of the value on the stack, in the step's form: float32 in float32 lanes (four
- * at a time, vmath/float32.ts) or promoted to float64, float64 in float64 lanes.
+ * at a time, vmath/float32.ts) or promoted to float64, float64 in float64 lanes; the SIMD forms
+ * inline, the scalar tail's and the promoted ones as calls of functions emitted once per module.
  */
 export function emitFunction(body: Body, name: MathFunction, prefix: 'f32' | 'f64' | 'f32x4' | 'f64x2', module: ModuleBuilder): void {
   const simd = prefix === 'f32x4' || prefix === 'f64x2';
   const float32 = prefix === 'f32' || prefix === 'f32x4';
-  if (!float32) body.call(mathFunction(module, name, simd));
-  else if (FUNCTIONS32[name]) body.call(float32Function(module, name, simd));
+  // SIMD code is emitted in place rather than called: in a program of several functions the calls
+  // cost their live vectors (a fused exp(x) * y + tanh(w) ran 1.45x faster in float32 inlined).
+  const inline = simd;
+  if (!float32 && inline) {
+    const x = body.local(V128);
+    body.set(x);
+    const lanes = new Lanes(body, true);
+    body.get(lanes.val(FUNCTIONS[name]<FArg, M>(lanesOps(lanes), { f: x })).f);
+  } else if (!float32) body.call(mathFunction(module, name, simd));
+  else if (FUNCTIONS32[name] && inline) {
+    const x = body.local(V128);
+    body.set(x);
+    const result = FUNCTIONS32[name]!(lanes32Ops(body, true), { f: x });
+    if (typeof result === 'number') body.f32x4(result);
+    else body.get(result.f);
+  } else if (FUNCTIONS32[name]) body.call(float32Function(module, name, simd));
   else body.call(promotedFunction(module, name, simd));
 }
 
