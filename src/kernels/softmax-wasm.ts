@@ -1,9 +1,9 @@
 // WebAssembly SIMD lanes of softmax, log-softmax and the gradient of softmax (softmax.ts), for
 // contiguous float32 or float64 lanes in the arena: the same float64 computation as the JS lanes,
 // with the same bits. A lane's maximum is IEEE's (order-free); its sums are row-partials.ts's eight
-// partials; exp and log are weft's own (vmath), on f64x2 lanes; every element is rounded once.
+// partials; exp and log are weft's own (vmath), on f64x2 lanes (inline); every element is rounded once.
 import { ROW_PARTIALS } from './row-partials.js';
-import { mathFunction } from './vmath/wasm-library.js';
+import { inlineMathFunction, mathFunction } from './vmath/wasm-library.js';
 import { Body, F64, I32, ModuleBuilder, V128, type Op } from './wasm-emit.js';
 
 export type SoftmaxDtype = 'float32' | 'float64';
@@ -165,7 +165,6 @@ function softmaxBody(module: ModuleBuilder, dtype: SoftmaxDtype): Body {
   const body = new Body([I32, I32, I32, I32]);
   const [X, N, OUT, SCRATCH] = [0, 1, 2, 3];
   const code = new LaneCode(body, module, dtype);
-  const exp2 = mathFunction(module, 'exp', true);
   const exp1 = mathFunction(module, 'exp', false);
   const m = code.max(X, N);
   const v = body.local(V128);
@@ -174,7 +173,9 @@ function softmaxBody(module: ModuleBuilder, dtype: SoftmaxDtype): Body {
     N,
     (k) => {
       code.pair(X, 2 * k);
-      body.get(m).op('f64x2.splat').op('f64x2.sub').call(exp2).set(v);
+      body.get(m).op('f64x2.splat').op('f64x2.sub');
+      inlineMathFunction(body, 'exp');
+      body.set(v);
       code.scratchAt(SCRATCH);
       body.get(v).v128Store(16 * k);
       body.get(v);
@@ -213,7 +214,6 @@ function logSoftmaxBody(module: ModuleBuilder, dtype: SoftmaxDtype): Body {
   const body = new Body([I32, I32, I32]);
   const [X, N, OUT] = [0, 1, 2];
   const code = new LaneCode(body, module, dtype);
-  const exp2 = mathFunction(module, 'exp', true);
   const exp1 = mathFunction(module, 'exp', false);
   const log1 = mathFunction(module, 'log', false);
   const m = code.max(X, N);
@@ -221,7 +221,8 @@ function logSoftmaxBody(module: ModuleBuilder, dtype: SoftmaxDtype): Body {
     N,
     (k) => {
       code.pair(X, 2 * k);
-      body.get(m).op('f64x2.splat').op('f64x2.sub').call(exp2);
+      body.get(m).op('f64x2.splat').op('f64x2.sub');
+      inlineMathFunction(body, 'exp');
     },
     () => {
       code.one(X);

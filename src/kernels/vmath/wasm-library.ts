@@ -46,6 +46,14 @@ export function mathFunction(module: ModuleBuilder, name: MathFunction, simd: bo
   });
 }
 
+/** `name` of the f64x2 on the stack, emitted in place into `body` (its result left on the stack). */
+export function inlineMathFunction(body: Body, name: MathFunction): void {
+  const x = body.local(V128);
+  body.set(x);
+  const lanes = new Lanes(body, true);
+  body.get(lanes.val(FUNCTIONS[name]<FArg, M>(lanesOps(lanes), { f: x })).f);
+}
+
 /** The functions float32 programs compute in float32 lanes; the others run in float64 and round once. */
 const FUNCTIONS32: Partial<Record<MathFunction, typeof exp32Of>> = { exp: exp32Of, tanh: tanh32Of };
 
@@ -72,12 +80,8 @@ export function emitFunction(body: Body, name: MathFunction, prefix: 'f32' | 'f6
   // SIMD code is emitted in place rather than called: in a program of several functions the calls
   // cost their live vectors (a fused exp(x) * y + tanh(w) ran 1.45x faster in float32 inlined).
   const inline = simd;
-  if (!float32 && inline) {
-    const x = body.local(V128);
-    body.set(x);
-    const lanes = new Lanes(body, true);
-    body.get(lanes.val(FUNCTIONS[name]<FArg, M>(lanesOps(lanes), { f: x })).f);
-  } else if (!float32) body.call(mathFunction(module, name, simd));
+  if (!float32 && inline) inlineMathFunction(body, name);
+  else if (!float32) body.call(mathFunction(module, name, simd));
   else if (FUNCTIONS32[name] && inline) {
     const x = body.local(V128);
     body.set(x);
