@@ -52,6 +52,7 @@ const SPECS: readonly Spec[] = [
   { name: 'softplus', f64: scalarLib.softplus, f32: promoted(scalarLib.softplus), ref: reference.softplus, lo: -40, hi: 40, from: -300, to: 2.85, bound64: 2, bound32: 2, promoted: true },
   { name: 'erf', f64: scalarLib.erf, f32: promoted(scalarLib.erf), ref: reference.erf, lo: -6, hi: 6, from: -300, to: 1.5, bound64: 2, bound32: 2, promoted: true },
   { name: 'erfc', f64: scalarLib.erfc, f32: promoted(scalarLib.erfc), ref: reference.erfc, lo: -6, hi: 27, from: -300, to: 1.43, bound64: 4.5, bound32: 2, promoted: true },
+  { name: 'arctan', f64: scalarLib.atan, f32: promoted(scalarLib.atan), ref: reference.atan, lo: -5, hi: 5, from: -300, to: 300, bound64: 2, bound32: 2, promoted: true },
 ];
 
 function inputs(s: Spec, seed: number): Float64Array {
@@ -86,4 +87,30 @@ SPECS.forEach((s, k) => {
     const w32 = worst(xs32, s.f32, reference.ulpError32, s.ref);
     t.ok(w32.ulps <= s.bound32, `float32: at most ${w32.ulps.toFixed(3)} ulp (at ${w32.at}; bound ${s.bound32})`);
   });
+});
+
+t.test(`arctan2: ${COUNT / 4} points over every quadrant, float64 and float32, against the double-double reference`, async (t) => {
+  const u = uniformStream(77);
+  const n = COUNT / 4;
+  const ys = Float64Array.from({ length: n }, (_, i) => (i % 3 === 0 ? (u() - 0.5) * 10 ** (40 * u() - 20) : (u() - 0.5) * 20));
+  const xs = Float64Array.from({ length: n }, (_, i) => (i % 5 === 0 ? (u() - 0.5) * 10 ** (40 * u() - 20) : (u() - 0.5) * 20));
+  let w64 = 0;
+  let w32 = 0;
+  for (let i = 0; i < n; i++) {
+    w64 = Math.max(w64, reference.ulpError(scalarLib.atan2(ys[i]!, xs[i]!), reference.atan2(ys[i]!, xs[i]!)));
+    const [y32, x32] = [round32(ys[i]!), round32(xs[i]!)];
+    if (i % 10 === 0) w32 = Math.max(w32, reference.ulpError32(round32(scalarLib.atan2(y32, x32)), reference.atan2(y32, x32)));
+  }
+  t.ok(w64 <= 2, `float64: at most ${w64.toFixed(3)} ulp`);
+  t.ok(w32 <= 2, `float32: at most ${w32.toFixed(3)} ulp`);
+  const specials: Array<[number, number, number]> = [
+    [0, 1, 0], [-0, 1, -0], [0, -1, Math.PI], [-0, -1, -Math.PI], [0, 0, 0], [-0, 0, -0], [0, -0, Math.PI], [-0, -0, -Math.PI],
+    [1, 0, Math.PI / 2], [-1, 0, -Math.PI / 2], [1, -0, Math.PI / 2], [Infinity, 1, Math.PI / 2], [-Infinity, -1, -Math.PI / 2],
+    [Infinity, Infinity, Math.PI / 4], [Infinity, -Infinity, (3 * Math.PI) / 4], [-Infinity, -Infinity, (-3 * Math.PI) / 4],
+    [1, Infinity, 0], [-1, Infinity, -0], [1, -Infinity, Math.PI], [-1, -Infinity, -Math.PI], [NaN, 1, NaN], [1, NaN, NaN],
+  ];
+  for (const [y, x, want] of specials) {
+    const got = scalarLib.atan2(y, x);
+    t.ok(Object.is(got, want) || (Number.isNaN(want) && Number.isNaN(got)), `atan2(${y}, ${x}) = ${got} (${want})`);
+  }
 });

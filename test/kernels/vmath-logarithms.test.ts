@@ -9,6 +9,7 @@ import { uniformStream } from '../helpers.js';
 import { scalarLib } from '../../src/kernels/scalar-lib.js';
 import { jsOps } from '../../src/kernels/vmath/functions.js';
 import { erfcOf, erfOf } from '../../src/kernels/vmath/error-function.js';
+import { atanOf } from '../../src/kernels/vmath/arctangent.js';
 import { coshOf, sinhOf } from '../../src/kernels/vmath/hyperbolic.js';
 import { expm1Of, log10Of, log1pOf, log2Of, logOf, sigmoidOf, softplusOf } from '../../src/kernels/vmath/logarithms.js';
 
@@ -24,6 +25,7 @@ const FUNCTIONS = {
   log10: [scalarLib.log10, log10Of],
   sinh: [scalarLib.sinh, sinhOf],
   cosh: [scalarLib.cosh, coshOf],
+  atan: [scalarLib.atan, atanOf],
 } as const;
 
 const same = (a: number, b: number): boolean => Object.is(a, b) || (Number.isNaN(a) && Number.isNaN(b));
@@ -45,6 +47,7 @@ t.test('special values, exactly', async (t) => {
     ['log2', 8, 3], ['log2', 1, 0], ['log2', 0.5, -1], ['log2', 5e-324, -1074], ['log2', 2 ** 1023, 1023], ['log2', 0, -Infinity], ['log2', -1, NaN], ['log2', Infinity, Infinity],
     ['log10', 1, 0], ['log10', 0, -Infinity], ['log10', -1, NaN], ['log10', Infinity, Infinity], ['log10', NaN, NaN],
     ['sinh', 0, 0], ['sinh', -0, -0], ['sinh', Infinity, Infinity], ['sinh', -Infinity, -Infinity], ['sinh', NaN, NaN], ['sinh', 711, Infinity], ['sinh', -711, -Infinity], ['sinh', 1e-300, 1e-300],
+    ['atan', 0, 0], ['atan', -0, -0], ['atan', Infinity, Math.PI / 2], ['atan', -Infinity, -Math.PI / 2], ['atan', NaN, NaN], ['atan', 1, Math.PI / 4], ['atan', 1e-300, 1e-300],
     ['cosh', 0, 1], ['cosh', -0, 1], ['cosh', Infinity, Infinity], ['cosh', -Infinity, Infinity], ['cosh', NaN, NaN], ['cosh', 711, Infinity], ['cosh', 1e-300, 1],
   ];
   for (const [name, x, want] of cases) {

@@ -12,8 +12,20 @@ function literal(x: number): string {
   return Object.is(x, -0) ? '-0' : String(x);
 }
 
+/** A function of two floats (arctan2's y and x), written once for every LogOps. */
+export type BinaryMathFunctionOf = <F, M>(o: LogOps<F, M>, a: F, b: F) => F;
+
 /** `fn` as a JS function of a number; `name` names it in stack traces. */
 export function compileToJs(fn: MathFunctionOf, name: string): (x: number) => number {
+  return compile((o) => fn(o, 'x'), ['x'], name) as (x: number) => number;
+}
+
+/** `fn` as a JS function of two numbers. */
+export function compileBinaryToJs(fn: BinaryMathFunctionOf, name: string): (a: number, b: number) => number {
+  return compile((o) => fn(o, 'a', 'b'), ['a', 'b'], name) as (a: number, b: number) => number;
+}
+
+function compile(body: (o: LogOps<string, string>) => string, params: readonly string[], name: string): (...args: number[]) => number {
   const lines: string[] = [];
   const value = (expr: string): string => {
     const local = `v${lines.length}`;
@@ -40,7 +52,7 @@ export function compileToJs(fn: MathFunctionOf, name: string): (x: number) => nu
     exponent: (a) => value(`exponent(${a})`),
     significand: (a) => value(`significand(${a})`),
   };
-  const result = fn(ops, 'x');
-  const source = `return function ${name}(x) {\n${lines.join('\n')}\nreturn ${result};\n};`;
-  return new Function('POW2', 'exponent', 'significand', source)(POW2, exponentField, significandOf) as (x: number) => number;
+  const result = body(ops);
+  const source = `return function ${name}(${params.join(', ')}) {\n${lines.join('\n')}\nreturn ${result};\n};`;
+  return new Function('POW2', 'exponent', 'significand', source)(POW2, exponentField, significandOf) as (...args: number[]) => number;
 }

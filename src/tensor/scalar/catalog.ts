@@ -200,10 +200,11 @@ export const arcsin = unary('arcsin', (a) => `Math.asin(${a})`, ([x], _z, gz) =>
 export const arccos = unary('arccos', (a) => `Math.acos(${a})`, ([x], _z, gz) => [
   m.neg(m.trueDiv(gz, m.sqrt(m.sub(1, m.sqr(x!))))),
 ]);
-export const arctan = unary('arctan', (a) => `Math.atan(${a})`, ([x], _z, gz) => [m.trueDiv(gz, m.add(m.sqr(x!), 1))]);
+// arctan and arctan2 are weft's own (kernels/vmath/arctangent.ts).
+export const arctan = withWasm(unary('arctan', (a) => `L.atan(${a})`, ([x], _z, gz) => [m.trueDiv(gz, m.add(m.sqr(x!), 1))]), 'arctan');
 export const arctan2 = binary(
   'arctan2',
-  (y, x) => `Math.atan2(${y}, ${x})`,
+  (y, x) => `L.atan2(${y}, ${x})`,
   ([y, x], _z, gz) => {
     const r2 = m.add(m.sqr(x!), m.sqr(y!));
     return [m.trueDiv(m.mul(gz, x!), r2), m.neg(m.trueDiv(m.mul(gz, y!), r2))];
