@@ -1,11 +1,11 @@
 // Scalar helpers that generated element-wise loops call as `L.name(...)`: the functions that
 // JavaScript's Math lacks or gets wrong for NumPy semantics (floor division and modulo, integer
 // powers, C's pow edge cases, half-to-even rounding), and weft's own exp, tanh, log, log1p,
-// log2, log10, expm1, sinh, cosh, arctan, arctan2, sigmoid, softplus, erf and erfc (vmath),
+// log2, log10, expm1, sinh, cosh, arctan, arcsin, arccos, arctan2, sigmoid, softplus, erf and erfc (vmath),
 // which the WebAssembly loops compute with the same bits (arctan2 runs in the JS loops only).
 import { exp32, tanh32 } from './vmath/float32.js';
 import * as vmath from './vmath/functions.js';
-import { atan2Of, atanOf } from './vmath/arctangent.js';
+import { acosOf, asinOf, atan2Of, atanOf } from './vmath/arctangent.js';
 import { compileBinaryToJs, compileToJs } from './vmath/js-compile.js';
 import { erfcOf, erfOf } from './vmath/error-function.js';
 import { coshOf, sinhOf } from './vmath/hyperbolic.js';
@@ -100,6 +100,8 @@ const log10 = compileToJs(log10Of, 'log10');
 const sinh = compileToJs(sinhOf, 'sinh');
 const cosh = compileToJs(coshOf, 'cosh');
 const atan = compileToJs(atanOf, 'atan');
+const asin = compileToJs(asinOf, 'asin');
+const acos = compileToJs(acosOf, 'acos');
 const atan2 = compileBinaryToJs(atan2Of, 'atan2');
 /** 1 / (1 + e^-x), stable for both signs. */
 const sigmoid = compileToJs(sigmoidOf, 'sigmoid');
@@ -124,6 +126,8 @@ export const scalarLib = Object.freeze({
   cosh,
   atan,
   atan2,
+  asin,
+  acos,
   floorDivInt,
   floorDivFloat,
   modInt,

@@ -47,6 +47,10 @@ function apply(op: ProgramOp, args: readonly number[], dtype: ProgramDtype): num
       return r(scalarLib[op](args[0]!));
     case 'arctan':
       return r(scalarLib.atan(args[0]!));
+    case 'arcsin':
+      return r(scalarLib.asin(args[0]!));
+    case 'arccos':
+      return r(scalarLib.acos(args[0]!));
     // Bools are 0 and 1 where numbers are used; a condition holds unless it is 0 (NaN holds).
     case 'eq': return args[0] === args[1] ? 1 : 0;
     case 'ne': return args[0] !== args[1] ? 1 : 0;
@@ -61,7 +65,7 @@ function apply(op: ProgramOp, args: readonly number[], dtype: ProgramDtype): num
 
 const ARITY: Record<ProgramOp, number> = {
   add: 3, mul: 3, sub: 2, div: 2, neg: 1, abs: 1, sqrt: 1, sqr: 1, min: 2, max: 2, exp: 1, tanh: 1,
-  expm1: 1, log: 1, log1p: 1, sigmoid: 1, softplus: 1, erf: 1, erfc: 1, log2: 1, log10: 1, sinh: 1, cosh: 1, arctan: 1, eq: 2, ne: 2, lt: 2, le: 2, gt: 2, ge: 2, where: 3, cast: 1,
+  expm1: 1, log: 1, log1p: 1, sigmoid: 1, softplus: 1, erf: 1, erfc: 1, log2: 1, log10: 1, sinh: 1, cosh: 1, arctan: 1, arcsin: 1, arccos: 1, eq: 2, ne: 2, lt: 2, le: 2, gt: 2, ge: 2, where: 3, cast: 1,
 };
 
 const COMPARISON_OPS: ReadonlySet<ProgramOp> = new Set<ProgramOp>(['eq', 'ne', 'lt', 'le', 'gt', 'ge']);

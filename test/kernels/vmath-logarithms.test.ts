@@ -9,7 +9,7 @@ import { uniformStream } from '../helpers.js';
 import { scalarLib } from '../../src/kernels/scalar-lib.js';
 import { jsOps } from '../../src/kernels/vmath/functions.js';
 import { erfcOf, erfOf } from '../../src/kernels/vmath/error-function.js';
-import { atanOf } from '../../src/kernels/vmath/arctangent.js';
+import { acosOf, asinOf, atanOf } from '../../src/kernels/vmath/arctangent.js';
 import { coshOf, sinhOf } from '../../src/kernels/vmath/hyperbolic.js';
 import { expm1Of, log10Of, log1pOf, log2Of, logOf, sigmoidOf, softplusOf } from '../../src/kernels/vmath/logarithms.js';
 
@@ -26,6 +26,8 @@ const FUNCTIONS = {
   sinh: [scalarLib.sinh, sinhOf],
   cosh: [scalarLib.cosh, coshOf],
   atan: [scalarLib.atan, atanOf],
+  asin: [scalarLib.asin, asinOf],
+  acos: [scalarLib.acos, acosOf],
 } as const;
 
 const same = (a: number, b: number): boolean => Object.is(a, b) || (Number.isNaN(a) && Number.isNaN(b));
@@ -48,6 +50,8 @@ t.test('special values, exactly', async (t) => {
     ['log10', 1, 0], ['log10', 0, -Infinity], ['log10', -1, NaN], ['log10', Infinity, Infinity], ['log10', NaN, NaN],
     ['sinh', 0, 0], ['sinh', -0, -0], ['sinh', Infinity, Infinity], ['sinh', -Infinity, -Infinity], ['sinh', NaN, NaN], ['sinh', 711, Infinity], ['sinh', -711, -Infinity], ['sinh', 1e-300, 1e-300],
     ['atan', 0, 0], ['atan', -0, -0], ['atan', Infinity, Math.PI / 2], ['atan', -Infinity, -Math.PI / 2], ['atan', NaN, NaN], ['atan', 1, Math.PI / 4], ['atan', 1e-300, 1e-300],
+    ['asin', 0, 0], ['asin', -0, -0], ['asin', 1, Math.PI / 2], ['asin', -1, -Math.PI / 2], ['asin', 1.5, NaN], ['asin', NaN, NaN], ['asin', 1e-300, 1e-300],
+    ['acos', 1, 0], ['acos', -1, Math.PI], ['acos', 0, Math.PI / 2], ['acos', 1.5, NaN], ['acos', -Infinity, NaN], ['acos', NaN, NaN],
     ['cosh', 0, 1], ['cosh', -0, 1], ['cosh', Infinity, Infinity], ['cosh', -Infinity, Infinity], ['cosh', NaN, NaN], ['cosh', 711, Infinity], ['cosh', 1e-300, 1],
   ];
   for (const [name, x, want] of cases) {

@@ -58,6 +58,8 @@ export const js32Ops: FloatOps<number, boolean> = {
   sub: (a, b) => f32(a - b),
   mul: (a, b) => f32(a * b),
   div: (a, b) => f32(a / b),
+  // The float64 root of a float32 rounds to the correctly rounded float32 root.
+  sqrt: (a) => f32(Math.sqrt(a)),
   scale: (p, k) => {
     if (k !== k) return NaN;
     const half = Math.floor(k / 2);
@@ -122,6 +124,11 @@ export function lanes32Ops(body: Body, simd: boolean): FloatOps<F32Value | numbe
     abs: (a) => {
       push(a);
       body.op(op('abs'));
+      return keep();
+    },
+    sqrt: (a) => {
+      push(a);
+      body.op(op('sqrt'));
       return keep();
     },
     lt: cmp('lt'),

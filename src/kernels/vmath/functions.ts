@@ -15,6 +15,8 @@ export interface FloatOps<F, M> {
   min(a: F, b: F): F;
   max(a: F, b: F): F;
   abs(a: F): F;
+  /** The correctly rounded square root (IEEE's sqrt, in wasm and in JS alike). */
+  sqrt(a: F): F;
   lt(a: F, b: F): M;
   gt(a: F, b: F): M;
   eq(a: F, b: F): M;
@@ -163,6 +165,7 @@ export const jsOps: LogOps<number, boolean> = {
   min: (a, b) => Math.min(a, b),
   max: (a, b) => Math.max(a, b),
   abs: (a) => Math.abs(a),
+  sqrt: (a) => Math.sqrt(a),
   lt: (a, b) => a < b,
   gt: (a, b) => a > b,
   eq: (a, b) => a === b,

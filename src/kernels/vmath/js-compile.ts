@@ -41,6 +41,7 @@ function compile(body: (o: LogOps<string, string>) => string, params: readonly s
     min: (a, b) => value(`Math.min(${a}, ${b})`),
     max: (a, b) => value(`Math.max(${a}, ${b})`),
     abs: (a) => value(`Math.abs(${a})`),
+    sqrt: (a) => value(`Math.sqrt(${a})`),
     lt: (a, b) => value(`${a} < ${b}`),
     gt: (a, b) => value(`${a} > ${b}`),
     eq: (a, b) => value(`${a} === ${b}`),

@@ -14,6 +14,7 @@ export function lanesOps(l: Lanes): LogOps<FArg, M> {
     min: (a, b) => l.min(a, b),
     max: (a, b) => l.max(a, b),
     abs: (a) => l.abs(a),
+    sqrt: (a) => l.sqrt(a),
     lt: (a, b) => l.lt(a, b),
     gt: (a, b) => l.gt(a, b),
     eq: (a, b) => l.eq(a, b),

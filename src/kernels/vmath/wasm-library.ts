@@ -2,7 +2,7 @@
 // (vmath) emitted once per module on demand, on an f64 or f64x2 lanes, and for float32 values on
 // f32x4 lanes in float32 arithmetic (exp, tanh) or promoted to float64 and rounded once.
 import { exp32Of, lanes32Ops, tanh32Of } from './float32.js';
-import { atanOf } from './arctangent.js';
+import { acosOf, asinOf, atanOf } from './arctangent.js';
 import { erfcOf, erfOf } from './error-function.js';
 import { expOf, tanhOf } from './functions.js';
 import type { MathFunctionOf } from './js-compile.js';
@@ -13,7 +13,7 @@ import { expm1Of, log10Of, log1pOf, log2Of, logOf, sigmoidOf, softplusOf } from 
 import { Body, F32, F64, V128, type ModuleBuilder } from '../wasm-emit.js';
 
 /** The vector math library's functions (in float64, or in float32 for float32 programs). */
-export type MathFunction = 'exp' | 'tanh' | 'expm1' | 'log' | 'log1p' | 'log2' | 'log10' | 'sinh' | 'cosh' | 'sigmoid' | 'softplus' | 'erf' | 'erfc' | 'arctan';
+export type MathFunction = 'exp' | 'tanh' | 'expm1' | 'log' | 'log1p' | 'log2' | 'log10' | 'sinh' | 'cosh' | 'sigmoid' | 'softplus' | 'erf' | 'erfc' | 'arctan' | 'arcsin' | 'arccos';
 
 const FUNCTIONS: Record<MathFunction, MathFunctionOf> = {
   exp: expOf,
@@ -30,6 +30,8 @@ const FUNCTIONS: Record<MathFunction, MathFunctionOf> = {
   erf: erfOf,
   erfc: erfcOf,
   arctan: atanOf,
+  arcsin: asinOf,
+  arccos: acosOf,
 };
 
 export function isMathFunction(op: string): op is MathFunction {

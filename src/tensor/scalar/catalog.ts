@@ -196,11 +196,11 @@ export const sqrt = withWasm(unary('sqrt', (a) => `Math.sqrt(${a})`, (_i, z, gz)
 export const sin = unary('sin', (a) => `Math.sin(${a})`, ([x], _z, gz) => [m.mul(gz, m.cos(x!))]);
 export const cos = unary('cos', (a) => `Math.cos(${a})`, ([x], _z, gz) => [m.neg(m.mul(gz, m.sin(x!)))]);
 export const tan = unary('tan', (a) => `Math.tan(${a})`, (_i, z, gz) => [m.mul(gz, m.add(m.sqr(z), 1))]);
-export const arcsin = unary('arcsin', (a) => `Math.asin(${a})`, ([x], _z, gz) => [m.trueDiv(gz, m.sqrt(m.sub(1, m.sqr(x!))))]);
-export const arccos = unary('arccos', (a) => `Math.acos(${a})`, ([x], _z, gz) => [
+export const arcsin = withWasm(unary('arcsin', (a) => `L.asin(${a})`, ([x], _z, gz) => [m.trueDiv(gz, m.sqrt(m.sub(1, m.sqr(x!))))]), 'arcsin');
+export const arccos = withWasm(unary('arccos', (a) => `L.acos(${a})`, ([x], _z, gz) => [
   m.neg(m.trueDiv(gz, m.sqrt(m.sub(1, m.sqr(x!))))),
-]);
-// arctan and arctan2 are weft's own (kernels/vmath/arctangent.ts).
+]), 'arccos');
+// arcsin, arccos, arctan and arctan2 are weft's own (kernels/vmath/arctangent.ts).
 export const arctan = withWasm(unary('arctan', (a) => `L.atan(${a})`, ([x], _z, gz) => [m.trueDiv(gz, m.add(m.sqr(x!), 1))]), 'arctan');
 export const arctan2 = binary(
   'arctan2',
