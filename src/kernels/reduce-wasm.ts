@@ -11,7 +11,8 @@ import { Body, F64, I32, ModuleBuilder, V128, type Op } from './wasm-emit.js';
 export type WasmReduceKind = 'sum' | 'prod' | 'max' | 'min';
 export type WasmReduceDtype = 'float32' | 'float64';
 
-export const IDENTITY: Readonly<Record<WasmReduceKind, number>> = { sum: 0, prod: 1, max: -Infinity, min: Infinity };
+/** What each kind's partials start from. */
+const IDENTITY: Readonly<Record<WasmReduceKind, number>> = { sum: 0, prod: 1, max: -Infinity, min: Infinity };
 
 
 /**

@@ -32,7 +32,6 @@ class LaneCode {
 
   constructor(
     readonly body: Body,
-    readonly module: ModuleBuilder,
     readonly dtype: SoftmaxDtype,
   ) {
     this.size = dtype === 'float32' ? 4 : 8;
@@ -54,7 +53,7 @@ class LaneCode {
     else this.body.mem('f32.load').op('f64.promote_f32');
   }
 
-  /** Pushes the address of element j of float64 scratch (+ `ahead`). */
+  /** Pushes the address of element j of the float64 scratch. */
   scratchAt(scratch: number): void {
     this.body.get(scratch).get(this.j).i32(3).op('i32.shl').i32Add();
   }
@@ -164,7 +163,7 @@ class LaneCode {
 function softmaxBody(module: ModuleBuilder, dtype: SoftmaxDtype): Body {
   const body = new Body([I32, I32, I32, I32]);
   const [X, N, OUT, SCRATCH] = [0, 1, 2, 3];
-  const code = new LaneCode(body, module, dtype);
+  const code = new LaneCode(body, dtype);
   const exp1 = mathFunction(module, 'exp', false);
   const m = code.max(X, N);
   const v = body.local(V128);
@@ -213,7 +212,7 @@ function softmaxBody(module: ModuleBuilder, dtype: SoftmaxDtype): Body {
 function logSoftmaxBody(module: ModuleBuilder, dtype: SoftmaxDtype): Body {
   const body = new Body([I32, I32, I32]);
   const [X, N, OUT] = [0, 1, 2];
-  const code = new LaneCode(body, module, dtype);
+  const code = new LaneCode(body, dtype);
   const exp1 = mathFunction(module, 'exp', false);
   const log1 = mathFunction(module, 'log', false);
   const m = code.max(X, N);
@@ -255,10 +254,10 @@ function logSoftmaxBody(module: ModuleBuilder, dtype: SoftmaxDtype): Body {
 }
 
 /** The gradient of softmax: dot = the sum of dy_j sm_j, out_j = (dy_j - dot) sm_j. */
-function softmaxGradBody(module: ModuleBuilder, dtype: SoftmaxDtype): Body {
+function softmaxGradBody(dtype: SoftmaxDtype): Body {
   const body = new Body([I32, I32, I32, I32]);
   const [DY, SM, N, OUT] = [0, 1, 2, 3];
-  const code = new LaneCode(body, module, dtype);
+  const code = new LaneCode(body, dtype);
   const dot = code.sum(
     N,
     (k) => {
@@ -304,7 +303,7 @@ export function softmaxModuleBytes(dtype: SoftmaxDtype): Uint8Array<ArrayBuffer>
   const module = new ModuleBuilder();
   module.export('softmax', module.function('softmax', () => softmaxBody(module, dtype)));
   module.export('logSoftmax', module.function('logSoftmax', () => logSoftmaxBody(module, dtype)));
-  module.export('softmaxGrad', module.function('softmaxGrad', () => softmaxGradBody(module, dtype)));
+  module.export('softmaxGrad', module.function('softmaxGrad', () => softmaxGradBody(dtype)));
   return module.bytes();
 }
 
