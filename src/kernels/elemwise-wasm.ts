@@ -11,6 +11,7 @@ import { attachedMemoryOf, threadBlockOf } from './gemm-wasm.js';
 import { emitFunction, isMathFunction, type MathFunction } from './vmath/wasm-library.js';
 import { Body, F32, F64, I32, ModuleBuilder, V128, type Op } from './wasm-emit.js';
 import { isContiguous, type Range, type TensorView } from './view.js';
+import { instanceFor } from './wasm-instances.js';
 
 /** The dtypes programs compute in. */
 export type ProgramDtype = 'float32' | 'float64';
@@ -210,26 +211,14 @@ export function programKey(program: ElemwiseProgram): string {
   return `${program.dtype}|${program.nin}|${program.steps.map((s) => `${s.op}(${s.args.join(',')})`).join(';')}`;
 }
 
-/** Compiled modules by program and layout, and their instances by memory (per thread). */
-const modules = new Map<string, WebAssembly.Module>();
-const instances = new WeakMap<WebAssembly.Memory, Map<string, Loop>>();
 /** Programs' keys, by program object (a kernel gets the same object at every call of a plan). */
 const keys = new WeakMap<ElemwiseProgram, string>();
 
+/** The loop of `program` over inputs read as `access`, compiled once and instantiated once per memory (per thread). */
 function loopFor(memory: WebAssembly.Memory, program: ElemwiseProgram, access: readonly WasmAccess[]): Loop {
   let key = keys.get(program);
   if (key === undefined) keys.set(program, (key = programKey(program)));
-  const full = `${key}|${access.join('')}`;
-  let mine = instances.get(memory);
-  if (!mine) instances.set(memory, (mine = new Map()));
-  let loop = mine.get(full);
-  if (!loop) {
-    let compiled = modules.get(full);
-    if (!compiled) modules.set(full, (compiled = new WebAssembly.Module(loopModuleBytes(program, access))));
-    loop = new WebAssembly.Instance(compiled, { env: { memory } }).exports['run'] as Loop;
-    mine.set(full, loop);
-  }
-  return loop;
+  return instanceFor(memory, `elemwise|${key}|${access.join('')}`, () => loopModuleBytes(program, access), (e) => e['run'] as Loop);
 }
 
 const BYTES: Record<ProgramDtype, number> = { float32: 4, float64: 8 };

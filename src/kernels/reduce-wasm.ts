@@ -7,6 +7,7 @@
 // max and min are IEEE's maximum and minimum (NaN wins, +0 above -0): independent of order.
 import { ROW_PARTIALS } from './row-partials.js';
 import { Body, F64, I32, ModuleBuilder, V128, type Op } from './wasm-emit.js';
+import { instanceFor } from './wasm-instances.js';
 
 export type WasmReduceKind = 'sum' | 'prod' | 'max' | 'min';
 export type WasmReduceDtype = 'float32' | 'float64';
@@ -155,21 +156,7 @@ export function reduceModuleBytes(kind: WasmReduceKind, dtype: WasmReduceDtype):
   return module.bytes();
 }
 
-const modules = new Map<string, WebAssembly.Module>();
-const instances = new WeakMap<WebAssembly.Memory, Map<string, ReduceBlocks>>();
-
 /** The blocks of `kind` over `dtype` inputs for `memory`, compiled once and instantiated once per memory and thread. */
 export function reduceBlocksFor(memory: WebAssembly.Memory, kind: WasmReduceKind, dtype: WasmReduceDtype): ReduceBlocks {
-  const key = `${kind}|${dtype}`;
-  let mine = instances.get(memory);
-  if (!mine) instances.set(memory, (mine = new Map()));
-  let blocks = mine.get(key);
-  if (!blocks) {
-    let compiled = modules.get(key);
-    if (!compiled) modules.set(key, (compiled = new WebAssembly.Module(reduceModuleBytes(kind, dtype))));
-    const exports = new WebAssembly.Instance(compiled, { env: { memory } }).exports;
-    blocks = { rows: exports['rows'] as Rows, columns: exports['columns'] as Columns };
-    mine.set(key, blocks);
-  }
-  return blocks;
+  return instanceFor(memory, `reduce|${kind}|${dtype}`, () => reduceModuleBytes(kind, dtype), (e) => ({ rows: e['rows'] as Rows, columns: e['columns'] as Columns }));
 }

@@ -5,6 +5,7 @@
 import { ROW_PARTIALS } from './row-partials.js';
 import { inlineMathFunction, mathFunction } from './vmath/wasm-library.js';
 import { Body, F64, I32, ModuleBuilder, V128, type Op } from './wasm-emit.js';
+import { instanceFor } from './wasm-instances.js';
 
 export type SoftmaxDtype = 'float32' | 'float64';
 
@@ -137,6 +138,29 @@ class LaneCode {
     return s;
   }
 
+  /**
+   * out_j for j < n, four elements a step and then one by one: `pair(k)` pushes elements j + 2k
+   * and j + 2k + 1 (k = 0, 1) as an f64x2, `one` pushes element j as an f64; each is rounded to
+   * the dtype once, on store.
+   */
+  write(n: number, out: number, pair: (k: number) => void, one: () => void): void {
+    const b = this.body;
+    const lo = b.local(V128);
+    const hi = b.local(V128);
+    this.loops(
+      n,
+      4,
+      () => {
+        pair(0);
+        b.set(lo);
+        pair(1);
+        b.set(hi);
+        this.storeFour(out, lo, hi);
+      },
+      () => this.storeOne(out, one),
+    );
+  }
+
   /** Stores the f64x2 `a` (elements j, j + 1) and `b` (j + 2, j + 3) into the lane at `out`, rounded to the dtype. */
   storeFour(out: number, a: number, c: number): void {
     const b = this.body;
@@ -187,23 +211,17 @@ function softmaxBody(module: ModuleBuilder, dtype: SoftmaxDtype): Body {
       body.get(t);
     },
   );
-  const a = body.local(V128);
-  const c = body.local(V128);
-  code.loops(
+  code.write(
     N,
-    4,
+    OUT,
+    (k) => {
+      code.scratchAt(SCRATCH);
+      body.v128Load(16 * k).get(s).op('f64x2.splat').op('f64x2.div');
+    },
     () => {
       code.scratchAt(SCRATCH);
-      body.v128Load().get(s).op('f64x2.splat').op('f64x2.div').set(a);
-      code.scratchAt(SCRATCH);
-      body.v128Load(16).get(s).op('f64x2.splat').op('f64x2.div').set(c);
-      code.storeFour(OUT, a, c);
+      body.mem('f64.load').get(s).op('f64.div');
     },
-    () =>
-      code.storeOne(OUT, () => {
-        code.scratchAt(SCRATCH);
-        body.mem('f64.load').get(s).op('f64.div');
-      }),
   );
   return body;
 }
@@ -230,25 +248,17 @@ function logSoftmaxBody(module: ModuleBuilder, dtype: SoftmaxDtype): Body {
   );
   const logSum = body.local(F64);
   body.get(s).call(log1).set(logSum);
-  const a = body.local(V128);
-  const c = body.local(V128);
-  const shifted = (k: number, into: number): void => {
-    code.pair(X, 2 * k);
-    body.get(m).op('f64x2.splat').op('f64x2.sub').get(logSum).op('f64x2.splat').op('f64x2.sub').set(into);
-  };
-  code.loops(
+  code.write(
     N,
-    4,
-    () => {
-      shifted(0, a);
-      shifted(1, c);
-      code.storeFour(OUT, a, c);
+    OUT,
+    (k) => {
+      code.pair(X, 2 * k);
+      body.get(m).op('f64x2.splat').op('f64x2.sub').get(logSum).op('f64x2.splat').op('f64x2.sub');
     },
-    () =>
-      code.storeOne(OUT, () => {
-        code.one(X);
-        body.get(m).op('f64.sub').get(logSum).op('f64.sub');
-      }),
+    () => {
+      code.one(X);
+      body.get(m).op('f64.sub').get(logSum).op('f64.sub');
+    },
   );
   return body;
 }
@@ -271,29 +281,21 @@ function softmaxGradBody(dtype: SoftmaxDtype): Body {
       body.op('f64.mul');
     },
   );
-  const a = body.local(V128);
-  const c = body.local(V128);
-  const scaled = (k: number, into: number): void => {
-    code.pair(DY, 2 * k);
-    body.get(dot).op('f64x2.splat').op('f64x2.sub');
-    code.pair(SM, 2 * k);
-    body.op('f64x2.mul').set(into);
-  };
-  code.loops(
+  code.write(
     N,
-    4,
-    () => {
-      scaled(0, a);
-      scaled(1, c);
-      code.storeFour(OUT, a, c);
+    OUT,
+    (k) => {
+      code.pair(DY, 2 * k);
+      body.get(dot).op('f64x2.splat').op('f64x2.sub');
+      code.pair(SM, 2 * k);
+      body.op('f64x2.mul');
     },
-    () =>
-      code.storeOne(OUT, () => {
-        code.one(DY);
-        body.get(dot).op('f64.sub');
-        code.one(SM);
-        body.op('f64.mul');
-      }),
+    () => {
+      code.one(DY);
+      body.get(dot).op('f64.sub');
+      code.one(SM);
+      body.op('f64.mul');
+    },
   );
   return body;
 }
@@ -307,20 +309,11 @@ export function softmaxModuleBytes(dtype: SoftmaxDtype): Uint8Array<ArrayBuffer>
   return module.bytes();
 }
 
-const modules = new Map<SoftmaxDtype, WebAssembly.Module>();
-const instances = new WeakMap<WebAssembly.Memory, Map<SoftmaxDtype, SoftmaxLanes>>();
-
 /** The lanes over `dtype` for `memory`, compiled once and instantiated once per memory and thread. */
 export function softmaxLanesFor(memory: WebAssembly.Memory, dtype: SoftmaxDtype): SoftmaxLanes {
-  let mine = instances.get(memory);
-  if (!mine) instances.set(memory, (mine = new Map()));
-  let lanes = mine.get(dtype);
-  if (!lanes) {
-    let compiled = modules.get(dtype);
-    if (!compiled) modules.set(dtype, (compiled = new WebAssembly.Module(softmaxModuleBytes(dtype))));
-    const e = new WebAssembly.Instance(compiled, { env: { memory } }).exports;
-    lanes = { softmax: e['softmax'] as Softmax, logSoftmax: e['logSoftmax'] as LogSoftmax, softmaxGrad: e['softmaxGrad'] as SoftmaxGrad };
-    mine.set(dtype, lanes);
-  }
-  return lanes;
+  return instanceFor(memory, `softmax|${dtype}`, () => softmaxModuleBytes(dtype), (e) => ({
+    softmax: e['softmax'] as Softmax,
+    logSoftmax: e['logSoftmax'] as LogSoftmax,
+    softmaxGrad: e['softmaxGrad'] as SoftmaxGrad,
+  }));
 }

@@ -5,7 +5,7 @@
 // on ordinary memory), with the same bits on 0 and 2 workers.
 import t from 'tap';
 import { ReferenceExecutor } from '../../src/graph/reference-executor.js';
-import { runProgram, type ElemwiseProgram, type ProgramDtype, type ProgramOp, type WasmAccess } from '../../src/kernels/elemwise-wasm.js';
+import { COMPARISONS, runProgram, type ElemwiseProgram, type ProgramDtype, type ProgramOp, type WasmAccess } from '../../src/kernels/elemwise-wasm.js';
 import type { TensorView } from '../../src/kernels/view.js';
 import { exp32, tanh32 } from '../../src/kernels/vmath/float32.js';
 import * as vmath from '../../src/kernels/vmath/functions.js';
@@ -68,7 +68,6 @@ const ARITY: Record<ProgramOp, number> = {
   expm1: 1, log: 1, log1p: 1, sigmoid: 1, softplus: 1, erf: 1, erfc: 1, log2: 1, log10: 1, sinh: 1, cosh: 1, arctan: 1, arcsin: 1, arccos: 1, eq: 2, ne: 2, lt: 2, le: 2, gt: 2, ge: 2, where: 3, cast: 1,
 };
 
-const COMPARISON_OPS: ReadonlySet<ProgramOp> = new Set<ProgramOp>(['eq', 'ne', 'lt', 'le', 'gt', 'ge']);
 
 /**
  * The programs that exercise `op`: the op alone; a comparison's bool as a condition and as a
@@ -76,7 +75,7 @@ const COMPARISON_OPS: ReadonlySet<ProgramOp> = new Set<ProgramOp>(['eq', 'ne', '
  */
 function programsOf(op: ProgramOp, nin: number, dtype: ProgramDtype): ElemwiseProgram[] {
   const args = [...Array(nin).keys()];
-  if (!COMPARISON_OPS.has(op)) return [{ dtype, nin, steps: [{ op, args }] }];
+  if (!COMPARISONS.has(op)) return [{ dtype, nin, steps: [{ op, args }] }];
   return [
     { dtype, nin, steps: [{ op, args }, { op: 'where', args: [nin, 0, 1] }] },
     { dtype, nin, steps: [{ op, args }, { op: 'mul', args: [nin, 1] }, { op: 'add', args: [nin, nin + 1] }] },

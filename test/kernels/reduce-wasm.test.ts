@@ -5,6 +5,8 @@
 // outputs than the thread's block holds, and NaN, infinities and signed zeros.
 import t from 'tap';
 import { reduceInto, type ReduceKind } from '../../src/kernels/reduce.js';
+import { reduceBlocksFor } from '../../src/kernels/reduce-wasm.js';
+import { sumRow } from '../../src/kernels/row-partials.js';
 import type { TensorView } from '../../src/kernels/view.js';
 import { contiguousStrides, sizeOf } from '../../src/kernels/view.js';
 import { Arena } from '../../src/workers/arena.js';
@@ -127,5 +129,29 @@ t.test('max and min: NaN wins, +0 is above -0, infinities', async (t) => {
       reduceInto(kind, x, [true], out);
       t.ok(Object.is(out.data[0], want) || (Number.isNaN(want) && Number.isNaN(out.data[0]!)), `${kind}(${values}) = ${out.data[0]} (${want})`);
     }
+  }
+});
+
+t.test('the WebAssembly blocks called directly: the bits of the JS order (so the comparisons above test them)', async (t) => {
+  for (const dtype of ['float32', 'float64'] as const) {
+    const bytes = dtype === 'float32' ? 4 : 8;
+    const [rows, n] = [3, 37];
+    const [x, plain] = storage(dtype, rows * n, 300, true);
+    const acc = arena.array('float64', n) as Float64Array;
+    const blocks = reduceBlocksFor(arena.memory, 'sum', dtype);
+    // Reduced rows: acc[r] = sumRow(acc[r], row r).
+    acc.fill(0);
+    blocks.rows(x.byteOffset, rows, n * bytes, n, acc.byteOffset, 8);
+    const want = Array.from({ length: rows }, (_, r) => sumRow(0, plain, r * n, n));
+    t.same([...acc.subarray(0, rows)].map(String), want.map(String), `${dtype} rows`);
+    // Kept rows: acc[j] gets each row's element j in row order.
+    acc.fill(0);
+    blocks.columns(x.byteOffset, rows, n * bytes, n, acc.byteOffset);
+    const columns = Array.from({ length: n }, (_, j) => {
+      let s = 0;
+      for (let r = 0; r < rows; r++) s += plain[r * n + j]!;
+      return s;
+    });
+    t.same([...acc].map(String), columns.map(String), `${dtype} columns`);
   }
 });

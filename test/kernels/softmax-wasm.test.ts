@@ -5,6 +5,7 @@
 // the textbook formula.
 import t from 'tap';
 import { logSoftmaxInto, softmaxGradInto, softmaxInto } from '../../src/kernels/softmax.js';
+import { softmaxLanesFor } from '../../src/kernels/softmax-wasm.js';
 import type { TensorView } from '../../src/kernels/view.js';
 import { Arena } from '../../src/workers/arena.js';
 import { rng } from '../helpers.js';
@@ -87,4 +88,21 @@ t.test('the values: the textbook formulas, and a lane with NaN, +inf, all -inf, 
   t.ok(Array.from({ length: n }, (_, j) => sm.data[2 * n + j]!).every(Number.isNaN), 'a lane of -inf is NaN');
   t.equal(sm.data[3 * n], 1, 'a huge value takes all the weight');
   t.equal(sm.data[3 * n + 1], 0);
+});
+
+t.test('the WebAssembly lanes called directly: the bits of the JS lanes (so the comparisons above test them)', async (t) => {
+  for (const dtype of ['float32', 'float64'] as const) {
+    const n = 45;
+    const [x, plainX] = pair(dtype, 1, n, 77, false);
+    const out = output(dtype, x, true);
+    const scratch = arena.array('float64', n);
+    softmaxLanesFor(arena.memory, dtype).softmax(x.data.byteOffset, n, out.data.byteOffset, scratch.byteOffset);
+    const js = output(dtype, x, false);
+    softmaxInto(plainX, 1, js);
+    t.equal(differing(out, js), 0, `${dtype} softmax`);
+    const log = output(dtype, x, true);
+    softmaxLanesFor(arena.memory, dtype).logSoftmax(x.data.byteOffset, n, log.data.byteOffset);
+    logSoftmaxInto(plainX, 1, js);
+    t.equal(differing(log, js), 0, `${dtype} log-softmax`);
+  }
 });
