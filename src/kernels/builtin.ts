@@ -29,7 +29,9 @@ registerKernel('elemwise', (ins, outs, params, range) => {
   const shape = outs[0]!.shape;
   const source = params['source'] as ElemwiseSource;
   const inputs = ins.map((v) => broadcastTo(v, shape));
-  // The WebAssembly loop where it applies (same bits), else the JS loop.
-  if (source.program && outs.length === 1 && runProgram(source.program, inputs, outs[0]!, range)) return;
+  // The WebAssembly loop where it applies (same bits), else the JS loop; the JS loop also takes
+  // the blocks the wasm loop leaves to it (arguments beyond a math function's limit).
+  const js = (start: number, end: number): void => runElemwise(source, inputs, outs, { start, end });
+  if (source.program && outs.length === 1 && runProgram(source.program, inputs, outs[0]!, range, js)) return;
   runElemwise(source, inputs, outs, range);
 });

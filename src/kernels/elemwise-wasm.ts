@@ -1,200 +1,426 @@
-// WebAssembly SIMD loops for element-wise programs: a fused computation given as plain data
-// (ElemwiseProgram, made by the tensor layer from a Composite's steps) is compiled into a loop over
-// the arena's shared memory, f32x4 for float32 and f64x2 for float64, with a scalar tail. Only
-// IEEE-exact operations are used, each rounded to the program's dtype as the JS loops round it,
-// and the math functions are weft's own (vmath, which the JS loops call too), so both give the
-// same bits on any engine; float32 exp and tanh run in float32 lanes (vmath/float32.ts), the
-// others in float64, rounded once. A module is compiled once per program and layout, and
-// instantiated once per memory, on each thread.
+// WebAssembly SIMD loops for element-wise programs (elemwise-program.ts): a fused computation is
+// compiled into a loop over the arena's shared memory that takes four elements at a time (two
+// when every value is float64 or bool), each value in v128 lanes of its dtype (float64 values of
+// four elements in two vectors, bools as lane masks), then a scalar tail. Only IEEE-exact
+// operations are used, each rounded as the JS loops round it, and the math functions are weft's
+// own (vmath), so both give the same bits on any engine. A module is compiled once per program
+// and layout, and instantiated once per memory, on each thread.
 import { flatAccess } from './elemwise.js';
+import {
+  COMPARISONS,
+  comparisonDtype,
+  outputDtype,
+  programKey,
+  programProblem,
+  valueDtype,
+  type ElemwiseProgram,
+  type NumberDtype,
+  type ProgramDtype,
+  type ProgramOp,
+  type ProgramStep,
+} from './elemwise-program.js';
 import { attachedMemoryOf, threadBlockOf } from './gemm-wasm.js';
-import { emitFunction, isMathFunction, type MathFunction } from './vmath/wasm-library.js';
-import { Body, F32, F64, I32, ModuleBuilder, V128, type Op } from './wasm-emit.js';
+import { emitFunction, isMathFunction } from './vmath/wasm-library.js';
+import { Body, F32, F64, I32, ModuleBuilder, V128, type MemoryOp, type Op, type ValType } from './wasm-emit.js';
 import { isContiguous, type Range, type TensorView } from './view.js';
 import { instanceFor } from './wasm-instances.js';
 
-/** The dtypes programs compute in. */
-export type ProgramDtype = 'float32' | 'float64';
+export * from './elemwise-program.js';
 
-/**
- * The operations a program step may apply (each IEEE-exact in wasm and in JS): arithmetic, the
- * math functions, comparisons (whose steps are bools, never the program's output), `where`
- * (condition, then the values where it holds and where it does not) and `cast` (a bool as 1 or
- * 0, or a value of the program's dtype as it is).
- */
-export type ProgramOp =
-  | 'add' | 'sub' | 'mul' | 'div' | 'neg' | 'abs' | 'sqrt' | 'sqr' | 'min' | 'max' | MathFunction
-  | 'eq' | 'ne' | 'lt' | 'le' | 'gt' | 'ge' | 'where' | 'cast';
-export type { MathFunction };
-
-/** One step: an operation on earlier values (the program's inputs first, then earlier steps). */
-export interface ProgramStep {
-  readonly op: ProgramOp;
-  readonly args: readonly number[];
-}
-
-/**
- * An element-wise computation as data (it crosses threads in kernel params): every input, step
- * and the output have `dtype`; the last step is the output.
- */
-export interface ElemwiseProgram {
-  readonly dtype: ProgramDtype;
-  readonly nin: number;
-  readonly steps: readonly ProgramStep[];
-}
+// TODO(lead): move to wasm-library once sin/cos/tan land there.
+const mathArity = (op: ProgramOp): number | undefined => (isMathFunction(op) ? 1 : undefined);
+const argumentLimit = (_op: ProgramOp): number | undefined => undefined;
 
 /** How an input is read: element i of a contiguous array ('c'), or one value everywhere ('s'). */
 export type WasmAccess = 'c' | 's';
 
-/** The loop of one program and layout: (start, end, output address, input addresses...). */
-type Loop = (start: number, end: number, out: number, ...inputs: number[]) => void;
+/**
+ * The loop of one program and layout: (start, end, output address, input addresses...) gives the
+ * element where it stopped: `end`, or the first element of a block holding an argument beyond a
+ * math function's limit (arguments the JS loops reduce exactly), nothing of that block stored.
+ */
+type Loop = (start: number, end: number, out: number, ...inputs: number[]) => number;
 
-/** The comparisons: their steps give masks (all-ones lanes, or an i32 0/1 in the scalar tail), used as bools. */
-export const COMPARISONS: ReadonlySet<ProgramOp> = new Set<ProgramOp>(['eq', 'ne', 'lt', 'le', 'gt', 'ge']);
+/** log2 of the bytes of an element. */
+const SHIFT: Record<ProgramDtype, number> = { float32: 2, int32: 2, float64: 3, bool: 0 };
+const SCALAR: Record<ProgramDtype, ValType> = { float32: F32, float64: F64, int32: I32, bool: I32 };
+const SIMD_PREFIX = { float32: 'f32x4', float64: 'f64x2', int32: 'i32x4' } as const;
+const SCALAR_PREFIX = { float32: 'f32', float64: 'f64', int32: 'i32' } as const;
+/** The integer comparisons' and extremes' signed instruction names. */
+const SIGNED: Partial<Record<ProgramOp, string>> = { lt: 'lt_s', le: 'le_s', gt: 'gt_s', ge: 'ge_s', min: 'min_s', max: 'max_s' };
 
-/** Whether value `a` of `program` (its inputs, then its steps) is a mask. */
-export function isMaskValue(program: ElemwiseProgram, a: number): boolean {
-  return a >= program.nin && COMPARISONS.has(program.steps[a - program.nin]!.op);
+/** Bytes 8..15 of a v128 moved to 0..7 (32-bit lanes 2 and 3 to 0 and 1). */
+const HIGH_HALF = [8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15];
+/** Bytes 0..7 of the first v128, then 0..7 of the second (two halves of four 32-bit lanes). */
+const LOW_HALVES = [0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23];
+/** The low 32 bits of each 64-bit lane of two v128s: two i64x2 masks as one i32x4 mask. */
+const NARROW_64 = [0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27];
+/** Byte 0 and byte 8 to bytes 0 and 1: an i64x2 mask as two bytes. */
+const MASK_64_BYTES = [0, 8, 0, 8, 0, 8, 0, 8, 0, 8, 0, 8, 0, 8, 0, 8];
+
+/**
+ * The form a value takes in the loop: its dtype, or 'bool64' (a bool as two i64x2 masks of four
+ * elements, as float64 operations of a four-element block need it).
+ */
+type Form = ProgramDtype | 'bool64';
+
+/**
+ * One part of the loop (the SIMD block or the scalar tail) under construction: the locals of
+ * each value in each form it is needed in, made on first use (the loop body is straight-line).
+ */
+interface Part {
+  readonly body: Body;
+  readonly module: ModuleBuilder;
+  /** Elements per iteration: 4, 2, or 1 (the scalar tail). */
+  readonly block: 1 | 2 | 4;
+  readonly forms: Map<Form, number[]>[];
 }
 
-/** How one step's instructions read its operands. */
-interface Operands {
-  readonly local: (a: number) => number;
-  readonly mask: (a: number) => boolean;
+const isSimd = (p: Part): boolean => p.block > 1;
+/** The vectors of a value of `form` in part `p`: float64 of a four-element block takes two. */
+const partsOf = (p: Part, form: Form): number => (p.block === 4 && (form === 'float64' || form === 'bool64') ? 2 : 1);
+
+function locals(p: Part, form: Form): number[] {
+  const t = isSimd(p) ? V128 : SCALAR[form === 'bool64' ? 'bool' : form];
+  return Array.from({ length: partsOf(p, form) }, () => p.body.local(t));
+}
+
+/** Sets `a`'s locals of `form` from the values the emitter `fill` leaves on the stack, one per part. */
+function define(p: Part, a: number, form: Form, fill: (part: number) => void): number[] {
+  const out = locals(p, form);
+  out.forEach((l, k) => {
+    fill(k);
+    p.body.set(l);
+  });
+  p.forms[a]!.set(form, out);
+  return out;
+}
+
+/** A vector of zeros, or of one constant, in `form`'s lanes. */
+function splatConst(p: Part, form: NumberDtype, x: number): void {
+  if (!isSimd(p)) {
+    if (form === 'float32') p.body.f32(x);
+    else if (form === 'float64') p.body.f64(x);
+    else p.body.i32(x);
+  } else if (form === 'float32') p.body.f32x4(x);
+  else if (form === 'float64') p.body.f64x2(x);
+  else p.body.i32(x).op('i32x4.splat');
 }
 
 /**
- * Appends the instructions of one step to `body`: its value is left on the stack. The exact
- * operations are named as their wasm instructions are (`${prefix}.${op}`). A mask used as a
- * number is 1 or 0 (as a bool in the JS loops); a number used as a condition is true unless 0.
+ * The locals of value `a` in `form`, converted from the form it has (see converts() for which
+ * conversions programs use; each here is exact, or the one IEEE rounding a cast asks for).
  */
-function emitStep(body: Body, step: ProgramStep, prefix: 'f32' | 'f64' | 'f32x4' | 'f64x2', operands: Operands, module: ModuleBuilder): void {
-  const op = (name: string): Op => `${prefix}.${name}` as Op;
-  const simd = prefix === 'f32x4' || prefix === 'f64x2';
-  const float = (a: number): void => {
-    body.get(operands.local(a));
-    if (!operands.mask(a)) return;
-    if (!simd) body.op(prefix === 'f32' ? 'f32.convert_i32_s' : 'f64.convert_i32_s');
-    else {
-      if (prefix === 'f32x4') body.f32x4(1);
-      else body.f64x2(1);
-      body.op('v128.and');
+function value(p: Part, a: number, form: Form): number[] {
+  const known = p.forms[a]!;
+  const hit = known.get(form);
+  if (hit) return hit;
+  const b = p.body;
+  const [from, have] = [...known.entries()][0]!;
+  const get = (k = 0): Body => b.get(have[k] ?? have[0]!);
+  if (!isSimd(p)) return define(p, a, form, () => scalarConvert(b, from === 'bool64' ? 'bool' : from, form as ProgramDtype, () => get()));
+  // Bools: masks of 32-bit lanes (four elements), of 64-bit lanes, or numbers 1 and 0.
+  if (form === 'bool64') {
+    // Two elements: one i64x2 mask is both forms.
+    if (p.block === 2) {
+      const m = value(p, a, 'bool');
+      known.set(form, m);
+      return m;
     }
-  };
-  const condition = (a: number): void => {
-    body.get(operands.local(a));
-    if (operands.mask(a)) return;
-    if (prefix === 'f32x4') body.f32x4(0);
-    else if (prefix === 'f64x2') body.f64x2(0);
-    else if (prefix === 'f32') body.f32(0);
-    else body.f64(0);
-    body.op(op('ne'));
-  };
-  const [first, ...rest] = step.args;
+    const m = value(p, a, 'bool')[0]!;
+    return define(p, a, form, (k) => b.get(m).op(k === 0 ? 'i64x2.extend_low_i32x4_s' : 'i64x2.extend_high_i32x4_s'));
+  }
+  if (from === 'bool' || from === 'bool64') {
+    if (form === 'bool') return define(p, a, form, () => get(0).get(have[1] ?? have[0]!).shuffle(NARROW_64));
+    // A mask used as a number: 1 where it holds, else 0.
+    const mask = form === 'float64' ? value(p, a, 'bool64') : value(p, a, 'bool');
+    return define(p, a, form, (k) => {
+      b.get(mask[k]!);
+      splatConst(p, form, 1);
+      b.op('v128.and');
+    });
+  }
+  if (form === 'bool') {
+    // A number as a condition: true unless 0 (NaN is true, as the JS loops' x !== 0).
+    if (from === 'float64' && p.block === 4) return define(p, a, form, () => {
+      for (const k of [0, 1]) get(k).f64x2(0).op('f64x2.ne');
+      b.shuffle(NARROW_64);
+    });
+    const ne = `${SIMD_PREFIX[from]}.ne` as Op;
+    return define(p, a, form, () => {
+      get();
+      splatConst(p, from, 0);
+      b.op(ne);
+    });
+  }
+  if (form === 'float64') {
+    const widen = from === 'float32' ? 'f64x2.promote_low_f32x4' : 'f64x2.convert_low_i32x4_s';
+    return define(p, a, form, (k) => {
+      get();
+      if (k === 1) get().shuffle(HIGH_HALF);
+      b.op(widen);
+    });
+  }
+  if (form === 'float32' && from === 'int32') return define(p, a, form, () => get().op('f32x4.convert_i32x4_s'));
+  if (form === 'float32' && from === 'float64') {
+    return define(p, a, form, () => get(0).op('f32x4.demote_f64x2_zero').get(have[1]!).op('f32x4.demote_f64x2_zero').shuffle(LOW_HALVES));
+  }
+  throw new Error(`elemwise-wasm: no conversion from ${from} to ${form}`);
+}
+
+/** The scalar conversion of the value `push` leaves on the stack from `from` to `to`. */
+function scalarConvert(b: Body, from: ProgramDtype, to: ProgramDtype, push: () => void): void {
+  push();
+  if (from === to || (from === 'bool' && to === 'int32')) return;
+  if (to === 'bool') {
+    if (from === 'float32') b.f32(0).op('f32.ne');
+    else if (from === 'float64') b.f64(0).op('f64.ne');
+    else b.i32(0).op('i32.ne');
+    return;
+  }
+  const op = ({
+    'float64>float32': 'f32.demote_f64', 'int32>float32': 'f32.convert_i32_s', 'bool>float32': 'f32.convert_i32_s',
+    'float32>float64': 'f64.promote_f32', 'int32>float64': 'f64.convert_i32_s', 'bool>float64': 'f64.convert_i32_s',
+  } as Record<string, Op>)[`${from}>${to}`];
+  if (!op) throw new Error(`elemwise-wasm: no conversion from ${from} to ${to}`);
+  b.op(op);
+}
+
+/**
+ * Appends one step's instructions: its value's locals are set (value `a` of `program`). A math
+ * function with an argument limit first returns the block's first element when an argument
+ * (finite) lies beyond it, before anything of the block is stored.
+ */
+function emitStep(p: Part, program: ElemwiseProgram, step: ProgramStep, a: number, index: number): void {
+  const b = p.body;
+  const d = step.dtype;
+  const simd = isSimd(p);
+  if (COMPARISONS.has(step.op)) {
+    const c = comparisonDtype(step.args.map((x) => valueDtype(program, x)));
+    const [x, y] = step.args.map((v) => value(p, v, c)) as [number[], number[]];
+    const name = c === 'int32' ? (SIGNED[step.op] ?? step.op) : step.op;
+    const op = `${simd ? SIMD_PREFIX[c] : SCALAR_PREFIX[c]}.${name}` as Op;
+    // float64 comparisons of four elements give two i64x2 masks.
+    define(p, a, c === 'float64' && p.block === 4 ? 'bool64' : 'bool', (k) => b.get(x[k]!).get(y[k]!).op(op));
+    return;
+  }
   if (step.op === 'where') {
-    float(step.args[1]!);
-    float(step.args[2]!);
-    condition(first!);
-    body.op(simd ? 'v128.bitselect' : 'select');
+    const [c, x, y] = step.args as [number, number, number];
+    const mask = value(p, c, simd && d === 'float64' ? 'bool64' : 'bool');
+    const [vx, vy] = [value(p, x, d), value(p, y, d)];
+    define(p, a, d, (k) => b.get(vx[k]!).get(vy[k]!).get(mask[k]!).op(simd ? 'v128.bitselect' : 'select'));
     return;
   }
-  float(first!);
-  if (isMathFunction(step.op)) {
-    emitFunction(body, step.op, prefix, module);
+  if (step.op === 'cast') {
+    p.forms[a]!.set(d, value(p, step.args[0]!, d));
     return;
   }
-  switch (step.op) {
-    case 'cast':
+  if (d === 'bool') {
+    // Logical operations on masks (or on 0 and 1 in the scalar tail).
+    const [x, y] = step.args.map((v) => value(p, v, 'bool'));
+    if (step.op === 'not') define(p, a, d, () => (simd ? b.get(x![0]!).op('v128.not') : b.get(x![0]!).op('i32.eqz')));
+    else define(p, a, d, () => b.get(x![0]!).get(y![0]!).op(simd ? (`v128.${step.op}` as Op) : (`i32.${step.op}` as Op)));
+    return;
+  }
+  const number = d as NumberDtype;
+  const prefix = simd ? SIMD_PREFIX[number] : SCALAR_PREFIX[number];
+  const args = step.args.map((v) => value(p, v, d));
+  const [first, ...rest] = args as [number[], ...number[][]];
+  const limit = isMathFunction(step.op) ? argumentLimit(step.op) : undefined;
+  if (limit !== undefined) emitLimitCheck(p, d as 'float32' | 'float64', first, limit, index);
+  define(p, a, d, (k) => {
+    b.get(first[k]!);
+    if (isMathFunction(step.op)) {
+      emitFunction(b, step.op, prefix as 'f32' | 'f64' | 'f32x4' | 'f64x2', p.module);
       return;
-    case 'sqr':
-      float(first!);
-      body.op(op('mul'));
-      return;
-    case 'neg':
-    case 'abs':
-    case 'sqrt':
-      body.op(op(step.op));
+    }
+    if (d === 'int32') return integerStep(p, step.op, first[k]!, rest.map((r) => r[k]!));
+    switch (step.op) {
+      case 'sqr':
+        b.get(first[k]!).op(`${prefix}.mul` as Op);
+        return;
+      case 'neg':
+      case 'abs':
+      case 'sqrt':
+        b.op(`${prefix}.${step.op}` as Op);
+        return;
+      default:
+        // Variadic add and mul fold from the left, each partial result rounded (as the JS loops).
+        for (const r of rest) b.get(r[k]!).op(`${prefix}.${step.op}` as Op);
+    }
+  });
+}
+
+/** An int32 step (its first operand already on the stack): arithmetic modulo 2^32, bitwise operations. */
+function integerStep(p: Part, op: ProgramOp, first: number, rest: readonly number[]): void {
+  const b = p.body;
+  if (isSimd(p)) {
+    if (op === 'sqr') b.get(first).op('i32x4.mul');
+    else if (op === 'neg' || op === 'abs') b.op(`i32x4.${op}`);
+    else if (op === 'not') b.op('v128.not');
+    else for (const r of rest) b.get(r).op(op === 'and' || op === 'or' || op === 'xor' ? `v128.${op}` : (`i32x4.${SIGNED[op] ?? op}` as Op));
+    return;
+  }
+  switch (op) {
+    case 'sqr': b.get(first).op('i32.mul'); return;
+    case 'neg': b.op('drop').i32(0).get(first).op('i32.sub'); return;
+    case 'not': b.i32(-1).op('i32.xor'); return;
+    // |x| as (x xor s) - s with s = x >> 31: abs(-2^31) wraps to -2^31, as Math.abs(x) | 0 does.
+    case 'abs': b.get(first).i32(31).op('i32.shr_s').op('i32.xor').get(first).i32(31).op('i32.shr_s').op('i32.sub'); return;
+    case 'min':
+    case 'max':
+      b.get(rest[0]!).get(first).get(rest[0]!).op(op === 'min' ? 'i32.lt_s' : 'i32.gt_s').op('select');
       return;
     default:
-      // Variadic add and mul fold from the left, each partial result rounded (as the JS loops).
-      for (const a of rest) {
-        float(a);
-        body.op(op(step.op));
-      }
+      for (const r of rest) b.get(r).op(`i32.${op}` as Op);
   }
+}
+
+/**
+ * Returns the block's first element (`index`) when a finite argument of the block lies beyond a
+ * math function's limit: the JS loops (same bits below it, an exact reduction beyond) take it.
+ */
+function emitLimitCheck(p: Part, d: 'float32' | 'float64', x: readonly number[], limit: number, index: number): void {
+  const b = p.body;
+  // The least value of d at or above the limit: arguments at or above it are beyond.
+  const bound = d === 'float32' && Math.fround(limit) < limit ? Math.fround(limit) + 2 ** (Math.floor(Math.log2(limit)) - 23) : limit;
+  const prefix = isSimd(p) ? SIMD_PREFIX[d] : SCALAR_PREFIX[d];
+  x.forEach((l, k) => {
+    b.get(l).op(`${prefix}.abs` as Op);
+    splatConst(p, d, bound);
+    b.op(`${prefix}.ge` as Op);
+    b.get(l).op(`${prefix}.abs` as Op);
+    splatConst(p, d, Infinity);
+    b.op(`${prefix}.lt` as Op).op(isSimd(p) ? 'v128.and' : 'i32.and');
+    if (k > 0) b.op(isSimd(p) ? 'v128.or' : 'i32.or');
+  });
+  if (isSimd(p)) b.op('v128.any_true');
+  b.if().get(index).op('return').end();
+}
+
+/** Loads element i of a contiguous input (its address on the stack) as value `a`. */
+function load(p: Part, a: number, d: ProgramDtype, address: () => void): void {
+  const b = p.body;
+  if (!isSimd(p)) {
+    define(p, a, d, () => {
+      address();
+      b.mem(d === 'bool' ? 'i32.load8_u' : (`${SCALAR_PREFIX[d]}.load` as MemoryOp));
+      // A stored bool is a byte: nonzero is true, kept as 1 and 0 in the tail.
+      if (d === 'bool') b.i32(0).op('i32.ne');
+    });
+    return;
+  }
+  if (d !== 'bool') {
+    define(p, a, d, (k) => {
+      address();
+      b.v128Load(k * 16);
+    });
+    return;
+  }
+  // Four (or two) bytes, spread to 32-bit (or 64-bit) masks.
+  define(p, a, 'bool', () => {
+    address();
+    b.mem(p.block === 4 ? 'v128.load32_zero' : 'v128.load16_splat').i32(0).op('i8x16.splat', 'i8x16.ne', 'i16x8.extend_low_i8x16_s', 'i32x4.extend_low_i16x8_s');
+    if (p.block === 2) b.op('i64x2.extend_low_i32x4_s');
+  });
+}
+
+/** Stores value `a` (the output) at the address on the stack. */
+function store(p: Part, a: number, d: ProgramDtype, address: () => void): void {
+  const b = p.body;
+  const v = value(p, a, d);
+  if (!isSimd(p)) {
+    address();
+    b.get(v[0]!).mem(d === 'bool' ? 'i32.store8' : (`${SCALAR_PREFIX[d]}.store` as MemoryOp));
+    return;
+  }
+  if (d !== 'bool') {
+    v.forEach((l, k) => {
+      address();
+      b.get(l).v128Store(k * 16);
+    });
+    return;
+  }
+  // Masks to bytes 1 and 0.
+  address();
+  b.get(v[0]!);
+  if (p.block === 4) b.get(v[0]!).op('i16x8.narrow_i32x4_s').get(v[0]!).get(v[0]!).op('i16x8.narrow_i32x4_s').op('i8x16.narrow_i16x8_s');
+  else b.get(v[0]!).shuffle(MASK_64_BYTES);
+  b.i32(1).op('i8x16.splat', 'v128.and').memLane(p.block === 4 ? 'v128.store32_lane' : 'v128.store16_lane', 0);
+}
+
+/** Elements per SIMD iteration: two when every value is float64 or bool, else four. */
+function blockOf(program: ElemwiseProgram): 2 | 4 {
+  const dtypes = [...program.inputs, ...program.steps.map((s) => s.dtype)];
+  return dtypes.every((d) => d === 'float64' || d === 'bool') ? 2 : 4;
 }
 
 /**
  * The loop's function: parameters (start, end, out, in0, in1, ...) as element indices and byte
- * addresses. The SIMD part takes `lanes` elements at a time; the tail one at a time.
+ * addresses, result the element where it stopped (see Loop). The SIMD part takes a block of
+ * elements at a time, the tail one at a time.
  */
 function loopBody(program: ElemwiseProgram, access: readonly WasmAccess[], module: ModuleBuilder): Body {
-  if (program.steps.length === 0 || isMaskValue(program, program.nin + program.steps.length - 1)) {
-    throw new RangeError(`elemwise program: the last step must give a ${program.dtype} value, not a comparison's bool`);
-  }
-  const f32 = program.dtype === 'float32';
-  const scalar = f32 ? F32 : F64;
-  const size = f32 ? 4 : 8;
-  const shift = f32 ? 2 : 3;
-  const lanes = 16 / size;
-  const s = f32 ? 'f32' : 'f64';
-  const v = f32 ? 'f32x4' : 'f64x2';
-  const nin = program.nin;
-  const body = new Body([I32, I32, I32, ...Array<typeof I32>(nin).fill(I32)]);
+  const problem = programProblem(program, mathArity);
+  if (problem) throw new RangeError(`elemwise program: ${problem}`);
+  const nin = program.inputs.length;
+  const body = new Body([I32, I32, I32, ...Array<typeof I32>(nin).fill(I32)], [I32]);
   const [START, END, OUT] = [0, 1, 2];
   const arg = (k: number): number => 3 + k;
   const i = body.local(I32);
-  // Broadcast inputs are read once: their scalar and its splat.
-  const once = access.map((a, k) => {
-    if (a !== 's') return undefined;
-    const x = body.local(scalar);
-    const splat = body.local(V128);
-    body.get(arg(k)).mem(f32 ? 'f32.load' : 'f64.load').tee(x).op(`${v}.splat` as Op).set(splat);
-    return { x, splat };
-  });
-  const vectorValues = [...Array(nin + program.steps.length)].map(() => body.local(V128));
-  const scalarValues = [...Array(nin + program.steps.length)].map((_, a) => body.local(isMaskValue(program, a) ? I32 : scalar));
-  const mask = (a: number): boolean => isMaskValue(program, a);
-  /** The byte address of element i of input k (or of the output, k = -1). */
-  const address = (base: number): void => {
-    body.get(base).get(i).i32(shift).op('i32.shl').i32Add();
+  const out = outputDtype(program);
+  const address = (base: number, d: ProgramDtype) => (): void => {
+    body.get(base).get(i);
+    if (SHIFT[d] > 0) body.i32(SHIFT[d]).op('i32.shl');
+    body.i32Add();
   };
-
+  const block = blockOf(program);
+  // Broadcast inputs are read once, before the loops: their scalar, then its splat.
+  const tail: Part = { body, module, block: 1, forms: [] };
+  const simd: Part = { body, module, block, forms: [] };
+  const once = program.inputs.map((d, k) => {
+    if (access[k] !== 's') return undefined;
+    const scalar = body.local(SCALAR[d]);
+    body.get(arg(k));
+    if (d === 'bool') body.mem('i32.load8_u').i32(0).op('i32.ne');
+    else body.mem(`${SCALAR_PREFIX[d]}.load` as MemoryOp);
+    body.set(scalar);
+    const vector = body.local(V128);
+    if (d === 'bool') {
+      // 1 or 0 as an all-ones or zero mask.
+      body.i32(0).get(scalar).op('i32.sub');
+      if (block === 2) body.op('i64.extend_i32_s', 'i64x2.splat');
+      else body.op('i32x4.splat');
+    } else body.get(scalar).op(`${SIMD_PREFIX[d]}.splat` as Op);
+    body.set(vector);
+    return { scalar, vector };
+  });
+  const run = (p: Part): void => {
+    p.forms.length = 0;
+    for (let a = 0; a < nin + program.steps.length; a++) p.forms.push(new Map());
+    program.inputs.forEach((d, k) => {
+      const o = once[k];
+      if (!o) return load(p, k, d, address(arg(k), d));
+      // A splat float64 of four elements is the same vector twice.
+      p.forms[k]!.set(d, isSimd(p) ? Array(partsOf(p, d)).fill(o.vector) : [o.scalar]);
+    });
+    program.steps.forEach((s, j) => emitStep(p, program, s, nin + j, i));
+    store(p, nin + program.steps.length - 1, out, address(OUT, out));
+  };
   body.get(START).set(i);
-  // SIMD: while i + lanes <= end.
+  // SIMD: while i + block <= end.
   body.block().loop();
-  body.get(i).i32(lanes).i32Add().get(END).op('i32.gt_s').brIf(1);
-  access.forEach((a, k) => {
-    if (a === 'c') {
-      address(arg(k));
-      body.v128Load().set(vectorValues[k]!);
-    } else body.get(once[k]!.splat).set(vectorValues[k]!);
-  });
-  program.steps.forEach((step, j) => {
-    emitStep(body, step, v, { local: (a) => vectorValues[a]!, mask }, module);
-    body.set(vectorValues[nin + j]!);
-  });
-  address(OUT);
-  body.get(vectorValues[nin + program.steps.length - 1]!).v128Store();
-  body.get(i).i32(lanes).i32Add().set(i).br(0);
+  body.get(i).i32(block).i32Add().get(END).op('i32.gt_s').brIf(1);
+  run(simd);
+  body.get(i).i32(block).i32Add().set(i).br(0);
   body.end().end();
   // The tail: while i < end.
   body.block().loop();
   body.get(i).get(END).op('i32.ge_s').brIf(1);
-  access.forEach((a, k) => {
-    if (a === 'c') {
-      address(arg(k));
-      body.mem(f32 ? 'f32.load' : 'f64.load').set(scalarValues[k]!);
-    } else body.get(once[k]!.x).set(scalarValues[k]!);
-  });
-  program.steps.forEach((step, j) => {
-    emitStep(body, step, s, { local: (a) => scalarValues[a]!, mask }, module);
-    body.set(scalarValues[nin + j]!);
-  });
-  address(OUT);
-  body.get(scalarValues[nin + program.steps.length - 1]!).mem(f32 ? 'f32.store' : 'f64.store');
+  run(tail);
   body.get(i).i32(1).i32Add().set(i).br(0);
   body.end().end();
+  body.get(END);
   return body;
 }
 
@@ -206,9 +432,9 @@ export function loopModuleBytes(program: ElemwiseProgram, access: readonly WasmA
   return module.bytes();
 }
 
-/** A program's identity as text (the cache key of its modules). */
-export function programKey(program: ElemwiseProgram): string {
-  return `${program.dtype}|${program.nin}|${program.steps.map((s) => `${s.op}(${s.args.join(',')})`).join(';')}`;
+/** Whether `program` can run as a WebAssembly loop (the tensor layer offers only such programs). */
+export function isRunnable(program: ElemwiseProgram): boolean {
+  return programProblem(program, mathArity) === undefined;
 }
 
 /** Programs' keys, by program object (a kernel gets the same object at every call of a plan). */
@@ -221,8 +447,13 @@ function loopFor(memory: WebAssembly.Memory, program: ElemwiseProgram, access: r
   return instanceFor(memory, `elemwise|${key}|${access.join('')}`, () => loopModuleBytes(program, access), (e) => e['run'] as Loop);
 }
 
-const BYTES: Record<ProgramDtype, number> = { float32: 4, float64: 8 };
-const ARRAY: Record<ProgramDtype, Float32ArrayConstructor | Float64ArrayConstructor> = { float32: Float32Array, float64: Float64Array };
+type ProgramArray = Float32Array | Float64Array | Int32Array | Uint8Array;
+const ARRAY: Record<ProgramDtype, new (buffer: ArrayBufferLike, offset: number, length: number) => ProgramArray> = {
+  float32: Float32Array,
+  float64: Float64Array,
+  int32: Int32Array,
+  bool: Uint8Array,
+};
 
 /**
  * Below this many elements per row, a bias row (or a repeated element) is left to the JS loop:
@@ -230,17 +461,20 @@ const ARRAY: Record<ProgramDtype, Float32ArrayConstructor | Float64ArrayConstruc
  */
 const MIN_ROW = 64;
 
+/** Runs elements [start, end) in the JS loops (the fallback for arguments beyond a function's limit). */
+export type JsRange = (start: number, end: number) => void;
+
 /**
  * Runs `program` over `ins` (broadcast to the output's shape) into `out`, elements [range) of
- * it, when the WebAssembly loop can: every view of the program's dtype in one memory this thread
+ * it, when the WebAssembly loop can: every view of its value's dtype in one memory this thread
  * attached, the output contiguous, each input contiguous, a broadcast scalar, or a block repeated
  * along leading axes (a bias row) or each element repeated along trailing axes, those blocks of
  * one length of at least MIN_ROW. Returns false, having done nothing, otherwise (the JS loops
- * then run).
+ * then run). Blocks with an argument beyond a math function's limit go to `js`.
  */
-export function runProgram(program: ElemwiseProgram, ins: readonly TensorView[], out: TensorView, range: Range | undefined): boolean {
-  const kind = ARRAY[program.dtype];
-  if (ins.length !== program.nin || !(out.data instanceof kind) || !ins.every((v) => v.data instanceof kind)) return false;
+export function runProgram(program: ElemwiseProgram, ins: readonly TensorView[], out: TensorView, range: Range | undefined, js?: JsRange): boolean {
+  const dtype = outputDtype(program);
+  if (ins.length !== program.inputs.length || !(out.data instanceof ARRAY[dtype]) || !ins.every((v, k) => v.data instanceof ARRAY[program.inputs[k]!])) return false;
   const memory = ins.length > 0 ? attachedMemoryOf(ins[0]!.data.buffer) : attachedMemoryOf(out.data.buffer);
   if (!memory || !ins.every((v) => attachedMemoryOf(v.data.buffer) === memory)) return false;
   if (!isContiguous(out)) return false;
@@ -264,36 +498,50 @@ export function runProgram(program: ElemwiseProgram, ins: readonly TensorView[],
   const start = range?.start ?? 0;
   const end = range?.end ?? n;
   if (end <= start) return true;
-  const bytes = BYTES[program.dtype];
-  const at = (v: TensorView): number => v.data.byteOffset + v.offset * bytes;
+  const outBytes = 2 ** SHIFT[dtype];
+  const at = (v: TensorView, d: ProgramDtype): number => v.data.byteOffset + v.offset * 2 ** SHIFT[d];
   // A row of a bias is contiguous within each row of the output, an element repeated along it a
   // scalar there: the loop runs row by row with their addresses moved (addresses wrap modulo 2^32
   // in wasm, so a row's base may lie before the block).
   const compiled = loopFor(memory, program, accesses.map((a) => (a === 'c' || a === 'r' ? 'c' : 's')));
-  const base = ins.map(at);
+  const base = ins.map((v, k) => at(v, program.inputs[k]!));
   // Elements [from, to) into the output, or into the staging block (its base moved back by from).
   const loop: Loop = staged
     ? (from, to, _o, ...addresses) => {
-        const piece = Math.floor(staged.bytes / bytes);
+        const piece = Math.floor(staged.bytes / outBytes);
         for (let a = from; a < to; a += piece) {
           const b = Math.min(to, a + piece);
-          compiled(a, b, staged.address - a * bytes, ...addresses);
-          (out.data as Float32Array | Float64Array).set(new kind(memory.buffer, staged.address, b - a), out.offset + a);
+          const stop = compiled(a, b, staged.address - a * outBytes, ...addresses);
+          (out.data as ProgramArray).set(new ARRAY[dtype](memory.buffer, staged.address, stop - a), out.offset + a);
+          if (stop < b) return stop;
         }
+        return to;
       }
     : compiled;
-  const o = staged ? 0 : at(out);
+  const o = staged ? 0 : at(out, dtype);
+  const block = blockOf(program);
+  // The loop stops before a block it leaves to the JS loops, which take that block; then on.
+  const drive = (from: number, to: number, addresses: readonly number[]): void => {
+    for (let a = from; a < to; ) {
+      const stop = loop(a, to, o, ...addresses);
+      if (stop >= to) return;
+      if (!js) throw new Error('elemwise-wasm: a block needs the JS loops, and none were given');
+      a = Math.min(to, stop + block);
+      js(stop, a);
+    }
+  };
   if (period === 0) {
-    loop(start, end, o, ...base);
+    drive(start, end, base);
     return true;
   }
   const addresses = [...base];
   for (let row = start - (start % period); row < end; row += period) {
     accesses.forEach((a, k) => {
+      const bytes = 2 ** SHIFT[program.inputs[k]!];
       if (a === 'r') addresses[k] = base[k]! - row * bytes;
       else if (a === 'e') addresses[k] = base[k]! + (row / period) * bytes;
     });
-    loop(Math.max(start, row), Math.min(end, row + period), o, ...addresses);
+    drive(Math.max(start, row), Math.min(end, row + period), addresses);
   }
   return true;
 }

@@ -97,19 +97,22 @@ const OPS = {
   'f64.promote_f32': [0xbb], 'i32.reinterpret_f32': [0xbc], 'i64.reinterpret_f64': [0xbd], 'f32.reinterpret_i32': [0xbe],
   'f64.reinterpret_i64': [0xbf],
   'i32.trunc_sat_f32_s': [0xfc, 0x00], 'i32.trunc_sat_f64_s': [0xfc, 0x02], 'i64.trunc_sat_f64_s': [0xfc, 0x06],
-  'i32x4.splat': simd(0x11), 'i64x2.splat': simd(0x12), 'f32x4.splat': simd(0x13), 'f64x2.splat': simd(0x14),
-  'i32x4.eq': simd(0x37), 'i32x4.ne': simd(0x38), 'i32x4.lt_s': simd(0x39), 'i32x4.gt_s': simd(0x3b),
+  'i8x16.splat': simd(0x0f), 'i32x4.splat': simd(0x11), 'i64x2.splat': simd(0x12), 'f32x4.splat': simd(0x13), 'f64x2.splat': simd(0x14),
+  'i8x16.ne': simd(0x24),
+  'i32x4.eq': simd(0x37), 'i32x4.ne': simd(0x38), 'i32x4.lt_s': simd(0x39), 'i32x4.gt_s': simd(0x3b), 'i32x4.le_s': simd(0x3d),
+  'i32x4.ge_s': simd(0x3f),
   'f32x4.eq': simd(0x41), 'f32x4.ne': simd(0x42), 'f32x4.lt': simd(0x43), 'f32x4.gt': simd(0x44), 'f32x4.le': simd(0x45),
   'f32x4.ge': simd(0x46), 'f64x2.eq': simd(0x47), 'f64x2.ne': simd(0x48), 'f64x2.lt': simd(0x49), 'f64x2.gt': simd(0x4a),
   'f64x2.le': simd(0x4b), 'f64x2.ge': simd(0x4c),
   'v128.not': simd(0x4d), 'v128.and': simd(0x4e), 'v128.andnot': simd(0x4f), 'v128.or': simd(0x50), 'v128.xor': simd(0x51),
   /** v128.bitselect(a, b, mask): a's bits where the mask's are set, else b's. */
   'v128.bitselect': simd(0x52), 'v128.any_true': simd(0x53),
-  'f32x4.demote_f64x2_zero': simd(0x5e), 'f64x2.promote_low_f32x4': simd(0x5f),
+  'f32x4.demote_f64x2_zero': simd(0x5e), 'i8x16.narrow_i16x8_s': simd(0x65), 'i16x8.narrow_i32x4_s': simd(0x85),
+  'i16x8.extend_low_i8x16_s': simd(0x87), 'i32x4.abs': simd(0xa0), 'i32x4.neg': simd(0xa1), 'i32x4.extend_low_i16x8_s': simd(0xa7), 'f64x2.promote_low_f32x4': simd(0x5f),
   'f32x4.ceil': simd(0x67), 'f32x4.floor': simd(0x68), 'f32x4.trunc': simd(0x69), 'f32x4.nearest': simd(0x6a),
   'f64x2.ceil': simd(0x74), 'f64x2.floor': simd(0x75), 'f64x2.trunc': simd(0x7a), 'f64x2.nearest': simd(0x94),
   'i32x4.all_true': simd(0xa3), 'i32x4.shl': simd(0xab), 'i32x4.shr_s': simd(0xac), 'i32x4.shr_u': simd(0xad),
-  'i32x4.add': simd(0xae), 'i32x4.sub': simd(0xb1), 'i32x4.mul': simd(0xb5),
+  'i32x4.add': simd(0xae), 'i32x4.sub': simd(0xb1), 'i32x4.mul': simd(0xb5), 'i32x4.min_s': simd(0xb6), 'i32x4.max_s': simd(0xb8),
   'i64x2.all_true': simd(0xc3), 'i64x2.extend_low_i32x4_s': simd(0xc7), 'i64x2.extend_high_i32x4_s': simd(0xc8),
   'i64x2.shl': simd(0xcb), 'i64x2.shr_s': simd(0xcc), 'i64x2.shr_u': simd(0xcd), 'i64x2.add': simd(0xce),
   'i64x2.sub': simd(0xd1), 'i64x2.mul': simd(0xd5), 'i64x2.eq': simd(0xd6), 'i64x2.ne': simd(0xd7), 'i64x2.lt_s': simd(0xd8),
@@ -134,12 +137,19 @@ export type LaneOp = keyof typeof LANE_OPS;
 
 /** Loads and stores: opcode bytes and the natural alignment (log2 of bytes). */
 const MEMORY_OPS = {
+  'i32.load8_u': [[0x2d], 0], 'i32.store8': [[0x3a], 0],
   'i32.load': [[0x28], 2], 'i64.load': [[0x29], 3], 'f32.load': [[0x2a], 2], 'f64.load': [[0x2b], 3],
   'i32.store': [[0x36], 2], 'i64.store': [[0x37], 3], 'f32.store': [[0x38], 2], 'f64.store': [[0x39], 3],
   'v128.load': [simd(0x00), 4], 'v128.store': [simd(0x0b), 4], 'v128.load32_splat': [simd(0x09), 2],
-  'v128.load64_zero': [simd(0x5d), 3],
+  'v128.load64_zero': [simd(0x5d), 3], 'v128.load32_zero': [simd(0x5c), 2], 'v128.load16_splat': [simd(0x08), 1],
 } as const satisfies Record<string, readonly [readonly number[], number]>;
 export type MemoryOp = keyof typeof MEMORY_OPS;
+
+/** Loads and stores of one lane (a memory argument, then the lane index): opcode and natural alignment. */
+const MEMORY_LANE_OPS = {
+  'v128.load32_lane': [0x56, 2], 'v128.load64_lane': [0x57, 3], 'v128.store16_lane': [0x59, 1], 'v128.store32_lane': [0x5a, 2],
+} as const satisfies Record<string, readonly [number, number]>;
+export type MemoryLaneOp = keyof typeof MEMORY_LANE_OPS;
 
 function bytesOf(array: Float32Array | Float64Array | BigInt64Array): number[] {
   return [...new Uint8Array(array.buffer, array.byteOffset, array.byteLength)];
@@ -198,6 +208,11 @@ export class Body {
   mem(op: MemoryOp, offset = 0): this {
     const [code, align] = MEMORY_OPS[op];
     return this.#op(...code, align, ...uleb(offset));
+  }
+  /** A load or store of lane `lane` of a v128 (the address first, then the vector). */
+  memLane(op: MemoryLaneOp, lane: number, offset = 0): this {
+    const [code, align] = MEMORY_LANE_OPS[op];
+    return this.#op(...simd(code), align, ...uleb(offset), lane);
   }
   call(index: number): this { return this.#op(0x10, ...uleb(index)); }
 

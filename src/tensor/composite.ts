@@ -12,7 +12,7 @@ import { zerosLike } from './alloc.js';
 import { Elemwise, elemwise } from './elemwise.js';
 import { Lop, Rop } from './grad.js';
 import { ScalarOp, asDtype, isProgramDtype, type CodeContext } from './scalar/scalar-op.js';
-import { COMPARISONS, type ElemwiseProgram, type ProgramStep } from '../kernels/elemwise-wasm.js';
+import { isRunnable, type ElemwiseProgram, type ProgramStep } from '../kernels/elemwise-wasm.js';
 import type { TensorType } from './type.js';
 import type { TensorVariable } from './variable.js';
 
@@ -118,19 +118,19 @@ export class CompositeScalar extends ScalarOp {
   }
 
   /**
-   * The fused computation as one WebAssembly program, when every step has a wasm form and every
-   * value (inputs, steps, output) has the output's float dtype, but for comparisons inside it
-   * (bools whose float inputs are of that dtype).
+   * The fused computation as one WebAssembly program, when every step has a wasm form, every
+   * value a program dtype, and the program is exact (kernels/elemwise-program.ts).
    */
   override program(inputs: readonly Dtype[], output: Dtype): ElemwiseProgram | undefined {
-    if (!isProgramDtype(output) || !inputs.every((d) => d === output)) return undefined;
+    if (!inputs.every(isProgramDtype) || this.steps[this.steps.length - 1]?.dtype !== output) return undefined;
     const steps: ProgramStep[] = [];
     for (const s of this.steps) {
       const op = s.op.spec.wasm;
-      if (op === undefined || (s.dtype !== output && !(s.dtype === 'bool' && COMPARISONS.has(op)))) return undefined;
-      steps.push({ op, args: s.args });
+      if (op === undefined || !isProgramDtype(s.dtype)) return undefined;
+      steps.push({ op, args: s.args, dtype: s.dtype });
     }
-    return { dtype: output, nin: inputs.length, steps };
+    const program: ElemwiseProgram = { inputs, steps };
+    return isRunnable(program) ? program : undefined;
   }
 
   /** The fused computation rebuilt from element-wise ops on `inputs`. */

@@ -1,98 +1,127 @@
 // The WebAssembly element-wise loops (issue 12): every program operation in float32 and float64,
-// contiguous and broadcast inputs, ranges cut at random points, against an independent per-element
-// evaluation that rounds each step as the JS loops do (bit for bit, NaN-ness for NaN); the layouts
-// they decline; and compiled functions on a pool (wasm) against the reference executor (JS loops
-// on ordinary memory), with the same bits on 0 and 2 workers.
+// int32 and bool operations, mixed dtypes, contiguous and broadcast inputs, ranges cut at random
+// points, against an independent per-element evaluation that rounds each step as the JS loops do
+// (bit for bit, NaN-ness for NaN); the programs and layouts they decline; and compiled functions
+// on a pool (wasm) against the reference executor (JS loops on ordinary memory), with the same
+// bits on 0 and 2 workers.
 import t from 'tap';
 import { ReferenceExecutor } from '../../src/graph/reference-executor.js';
-import { COMPARISONS, runProgram, type ElemwiseProgram, type ProgramDtype, type ProgramOp, type WasmAccess } from '../../src/kernels/elemwise-wasm.js';
+import {
+  COMPARISONS,
+  isRunnable,
+  loopModuleBytes,
+  programProblem,
+  runProgram,
+  valueDtype,
+  type ElemwiseProgram,
+  type ProgramDtype,
+  type ProgramOp,
+  type ProgramStep,
+  type WasmAccess,
+} from '../../src/kernels/elemwise-wasm.js';
 import type { TensorView } from '../../src/kernels/view.js';
 import { exp32, tanh32 } from '../../src/kernels/vmath/float32.js';
 import * as vmath from '../../src/kernels/vmath/functions.js';
+import { isMathFunction } from '../../src/kernels/vmath/wasm-library.js';
 import { scalarLib } from '../../src/kernels/scalar-lib.js';
 import { Arena } from '../../src/workers/arena.js';
 import { pt, rng, weft } from '../helpers.js';
 
 const arena = new Arena(1 << 24);
-const ARRAY = { float32: Float32Array, float64: Float64Array } as const;
+const ARRAY = { float32: Float32Array, float64: Float64Array, int32: Int32Array, bool: Uint8Array } as const;
 
-/** One value of an op, rounded to the dtype as the JS loops round each step. */
-function apply(op: ProgramOp, args: readonly number[], dtype: ProgramDtype): number {
-  const r = dtype === 'float32' ? Math.fround : (x: number) => x;
-  switch (op) {
-    case 'add': return args.slice(1).reduce((p, q) => r(p + q), args[0]!);
-    case 'mul': return args.slice(1).reduce((p, q) => r(p * q), args[0]!);
-    case 'sub': return r(args[0]! - args[1]!);
-    case 'div': return r(args[0]! / args[1]!);
-    case 'neg': return -args[0]!;
-    case 'abs': return Math.abs(args[0]!);
-    case 'sqrt': return r(Math.sqrt(args[0]!));
-    case 'sqr': return r(args[0]! * args[0]!);
-    case 'min': return Math.min(args[0]!, args[1]!);
-    case 'max': return Math.max(args[0]!, args[1]!);
-    case 'exp': return dtype === 'float32' ? exp32(args[0]!) : vmath.exp(args[0]!);
-    case 'tanh': return dtype === 'float32' ? tanh32(args[0]!) : vmath.tanh(args[0]!);
-    // Computed in float64, rounded once.
-    case 'expm1':
-    case 'log':
-    case 'log1p':
-    case 'sigmoid':
-    case 'softplus':
-    case 'erf':
-    case 'erfc':
-    case 'log2':
-    case 'log10':
-    case 'sinh':
-    case 'cosh':
-      return r(scalarLib[op](args[0]!));
-    case 'arctan':
-      return r(scalarLib.atan(args[0]!));
-    case 'arcsin':
-      return r(scalarLib.asin(args[0]!));
-    case 'arccos':
-      return r(scalarLib.acos(args[0]!));
-    // Bools are 0 and 1 where numbers are used; a condition holds unless it is 0 (NaN holds).
-    case 'eq': return args[0] === args[1] ? 1 : 0;
-    case 'ne': return args[0] !== args[1] ? 1 : 0;
-    case 'lt': return args[0]! < args[1]! ? 1 : 0;
-    case 'le': return args[0]! <= args[1]! ? 1 : 0;
-    case 'gt': return args[0]! > args[1]! ? 1 : 0;
-    case 'ge': return args[0]! >= args[1]! ? 1 : 0;
-    case 'where': return args[0] !== 0 ? args[1]! : args[2]!;
-    case 'cast': return args[0]!;
+/** `x` stored as dtype `d`, as a typed array of d stores it (bools: nonzero, NaN included, is 1). */
+function stored(d: ProgramDtype, x: number): number {
+  switch (d) {
+    case 'float64': return x;
+    case 'float32': return Math.fround(x);
+    case 'int32': return x | 0;
+    case 'bool': return x !== 0 ? 1 : 0;
   }
 }
 
-const ARITY: Record<ProgramOp, number> = {
+/** One step's value, computed as the JS loops compute it (each operand a number, the result stored as the step's dtype). */
+function apply(op: ProgramOp, args: readonly number[], dtype: ProgramDtype): number {
+  const r = dtype === 'float32' ? Math.fround : (x: number) => x;
+  const int = dtype === 'int32';
+  const v = ((): number => {
+    switch (op) {
+      case 'add': return int ? args.reduce((p, q) => p + q) : args.slice(1).reduce((p, q) => r(p + q), args[0]!);
+      case 'mul': return int ? args.reduce((p, q) => Math.imul(p, q)) : args.slice(1).reduce((p, q) => r(p * q), args[0]!);
+      case 'sub': return args[0]! - args[1]!;
+      case 'div': return args[0]! / args[1]!;
+      case 'neg': return -args[0]!;
+      case 'abs': return Math.abs(args[0]!);
+      case 'sqrt': return Math.sqrt(args[0]!);
+      case 'sqr': return int ? Math.imul(args[0]!, args[0]!) : args[0]! * args[0]!;
+      case 'min': return Math.min(args[0]!, args[1]!);
+      case 'max': return Math.max(args[0]!, args[1]!);
+      case 'exp': return dtype === 'float32' ? exp32(args[0]!) : vmath.exp(args[0]!);
+      case 'tanh': return dtype === 'float32' ? tanh32(args[0]!) : vmath.tanh(args[0]!);
+      case 'arctan': return scalarLib.atan(args[0]!);
+      case 'arcsin': return scalarLib.asin(args[0]!);
+      case 'arccos': return scalarLib.acos(args[0]!);
+      // Bools are 0 and 1 where numbers are used; a condition holds unless it is 0 (NaN holds).
+      case 'eq': return args[0] === args[1] ? 1 : 0;
+      case 'ne': return args[0] !== args[1] ? 1 : 0;
+      case 'lt': return args[0]! < args[1]! ? 1 : 0;
+      case 'le': return args[0]! <= args[1]! ? 1 : 0;
+      case 'gt': return args[0]! > args[1]! ? 1 : 0;
+      case 'ge': return args[0]! >= args[1]! ? 1 : 0;
+      case 'where': return args[0] !== 0 ? args[1]! : args[2]!;
+      case 'cast': return args[0]!;
+      case 'and': return args[0]! & args[1]!;
+      case 'or': return args[0]! | args[1]!;
+      case 'xor': return args[0]! ^ args[1]!;
+      case 'not': return dtype === 'bool' ? (args[0] === 0 ? 1 : 0) : ~args[0]!;
+      // The other math functions: computed in float64, rounded once.
+      default: return (scalarLib as unknown as Record<string, (x: number) => number>)[op]!(args[0]!);
+    }
+  })();
+  return stored(dtype, v);
+}
+
+/** The float ops (every math function among them) and their numbers of arguments (3 for variadic ones). */
+const ARITY: Partial<Record<ProgramOp, number>> = {
   add: 3, mul: 3, sub: 2, div: 2, neg: 1, abs: 1, sqrt: 1, sqr: 1, min: 2, max: 2, exp: 1, tanh: 1,
   expm1: 1, log: 1, log1p: 1, sigmoid: 1, softplus: 1, erf: 1, erfc: 1, log2: 1, log10: 1, sinh: 1, cosh: 1, arctan: 1, arcsin: 1, arccos: 1, eq: 2, ne: 2, lt: 2, le: 2, gt: 2, ge: 2, where: 3, cast: 1,
 };
 
+/** A program whose inputs all have `dtype`, and steps of that dtype unless a step names its own. */
+function uniform(dtype: ProgramDtype, nin: number, steps: ReadonlyArray<{ op: ProgramOp; args: readonly number[]; dtype?: ProgramDtype }>): ElemwiseProgram {
+  return { inputs: Array<ProgramDtype>(nin).fill(dtype), steps: steps.map((s) => ({ dtype, ...s })) };
+}
 
 /**
- * The programs that exercise `op`: the op alone; a comparison's bool as a condition and as a
- * number (it cannot be a program's output).
+ * The programs that exercise `op` on `dtype`: the op alone; a comparison's bool as a condition,
+ * as a number, and stored as a bool output.
  */
 function programsOf(op: ProgramOp, nin: number, dtype: ProgramDtype): ElemwiseProgram[] {
   const args = [...Array(nin).keys()];
-  if (!COMPARISONS.has(op)) return [{ dtype, nin, steps: [{ op, args }] }];
+  if (!COMPARISONS.has(op)) return [uniform(dtype, nin, [{ op, args }])];
   return [
-    { dtype, nin, steps: [{ op, args }, { op: 'where', args: [nin, 0, 1] }] },
-    { dtype, nin, steps: [{ op, args }, { op: 'mul', args: [nin, 1] }, { op: 'add', args: [nin, nin + 1] }] },
-    { dtype, nin, steps: [{ op, args }, { op: 'cast', args: [nin] }] },
+    uniform(dtype, nin, [{ op, args, dtype: 'bool' }, { op: 'where', args: [nin, 0, 1] }]),
+    uniform(dtype, nin, [{ op, args, dtype: 'bool' }, { op: 'mul', args: [nin, 1] }, { op: 'add', args: [nin, nin + 1] }]),
+    uniform(dtype, nin, [{ op, args, dtype: 'bool' }, { op: 'cast', args: [nin] }]),
+    uniform(dtype, nin, [{ op, args, dtype: 'bool' }]),
   ];
 }
 
-/** Values with the awkward cases: zeros of both signs, infinities, NaN, tiny and huge numbers. */
+/** Values with the awkward cases: zeros of both signs, infinities, NaN, tiny and huge numbers; int32 extremes; bools. */
 function values(n: number, seed: number, dtype: ProgramDtype): Float64Array {
-  const special = [0, -0, Infinity, -Infinity, NaN, 1e-40, -1e-310, 3e38, -7, 0.5];
   const g = rng(seed).normal([n]).data as Float64Array;
+  if (dtype === 'bool') return Float64Array.from(g, (v) => (v > 0 ? 1 : 0));
+  if (dtype === 'int32') {
+    const special = [0, -1, 1, 2147483647, -2147483648, 65536, -65537];
+    return Float64Array.from(g, (v, i) => (i % 11 === 0 ? special[(i / 11) % special.length]! : Math.round(v * (i % 3 === 0 ? 1e9 : 100)) | 0));
+  }
+  const special = [0, -0, Infinity, -Infinity, NaN, 1e-40, -1e-310, 3e38, -7, 0.5];
   const out = Float64Array.from(g, (v, i) => (i % 13 === 0 ? special[(i / 13) % special.length]! : v * 10));
   return dtype === 'float32' ? Float64Array.from(out, Math.fround) : out;
 }
 
 function inArena(dtype: ProgramDtype, data: ArrayLike<number>): TensorView {
-  const a = arena.array(dtype, data.length) as Float32Array | Float64Array;
+  const a = arena.array(dtype, data.length) as Float32Array | Float64Array | Int32Array | Uint8Array;
   a.set(data);
   return { data: a, offset: 0, shape: [data.length], stride: [1] };
 }
@@ -100,70 +129,131 @@ function inArena(dtype: ProgramDtype, data: ArrayLike<number>): TensorView {
 /** The element-i value of each step of `program`, for inputs read by `access`. */
 function evaluate(program: ElemwiseProgram, inputs: readonly Float64Array[], access: readonly WasmAccess[], i: number): number {
   const vals = inputs.map((x, k) => (access[k] === 's' ? x[0]! : x[i]!));
-  for (const s of program.steps) vals.push(apply(s.op, s.args.map((a) => vals[a]!), program.dtype));
+  for (const s of program.steps) vals.push(apply(s.op, s.args.map((a) => vals[a]!), s.dtype));
   return vals[vals.length - 1]!;
 }
 
 const same = (a: number, b: number): boolean => (Number.isNaN(a) ? Number.isNaN(b) : Object.is(a, b));
 
-t.test('every op and dtype, contiguous and broadcast inputs, ranges cut anywhere: the bits of the JS rounding', async (t) => {
-  const n = 1037;
+/**
+ * Runs `program` on seeded values over inputs read as `access`, in three ranges (the SIMD part
+ * and tails of every length), and gives the elements that differ from `evaluate` (at most 3).
+ */
+function mismatches(program: ElemwiseProgram, access: readonly WasmAccess[], seed: number, n = 1037): string[] {
+  const out = valueDtype(program, program.inputs.length + program.steps.length - 1);
+  const inputs = access.map((a, k) => values(a === 's' ? 1 : n, seed * 31 + k, program.inputs[k]!));
+  const views = inputs.map((x, k): TensorView => {
+    const v = inArena(program.inputs[k]!, x);
+    return access[k] === 's' ? { ...v, shape: [n], stride: [0] } : v;
+  });
+  const view = inArena(out, new Float64Array(n));
+  const cuts = [0, 1 + (seed % 7), 500 + (seed % 5), n];
+  const bad: string[] = [];
+  for (let c = 0; c + 1 < cuts.length; c++) if (!runProgram(program, views, view, { start: cuts[c]!, end: cuts[c + 1]! })) bad.push('the wasm loop declined');
+  for (let i = 0; i < n && bad.length < 3; i++) {
+    const want = evaluate(program, inputs, access, i);
+    const got = view.data[i]!;
+    if (!same(got, want)) bad.push(`[${i}] ${got} vs ${want} (inputs ${inputs.map((x, k) => x[access[k] === 's' ? 0 : i]).join(', ')})`);
+  }
+  return bad;
+}
+
+/** The layouts to try for `nin` inputs: all contiguous, and a broadcast scalar first or last. */
+function layoutsOf(nin: number): WasmAccess[][] {
+  const c = (k: number): WasmAccess[] => Array<WasmAccess>(k).fill('c');
+  return nin === 1 ? [['c'], ['s']] : [c(nin), ['s', ...c(nin - 1)], [...c(nin - 1), 's']];
+}
+
+const describe = (p: ElemwiseProgram): string => `${p.inputs.join(',')} -> ${p.steps.map((s) => `${s.op}:${s.dtype}`).join(', ')}`;
+
+t.test('every float op and dtype, contiguous and broadcast inputs, ranges cut anywhere: the bits of the JS rounding', async (t) => {
   let seed = 1;
   for (const dtype of ['float32', 'float64'] as const) {
     for (const op of Object.keys(ARITY) as ProgramOp[]) {
-      const nin = ARITY[op];
-      const layouts: WasmAccess[][] = nin === 1 ? [['c']] : [Array<WasmAccess>(nin).fill('c'), ['s', ...Array<WasmAccess>(nin - 1).fill('c')], [...Array<WasmAccess>(nin - 1).fill('c'), 's']];
-      for (const [access, program] of layouts.flatMap((a) => programsOf(op, nin, dtype).map((p) => [a, p] as const))) {
-        const inputs = access.map((a, k) => values(a === 's' ? 1 : n, seed++, dtype));
-        const views = inputs.map((x, k): TensorView => {
-          const v = inArena(dtype, x);
-          return access[k] === 's' ? { ...v, shape: [n], stride: [0] } : v;
-        });
-        const out = inArena(dtype, new Float64Array(n));
-        // Three ranges: the SIMD part and tails of every length are exercised.
-        const cuts = [0, 1 + (seed % 7), 500 + (seed % 5), n];
-        for (let c = 0; c + 1 < cuts.length; c++) t.ok(runProgram(program, views, out, { start: cuts[c]!, end: cuts[c + 1]! }), 'wasm ran');
-        const bad: string[] = [];
-        for (let i = 0; i < n; i++) {
-          const want = evaluate(program, inputs, access, i);
-          const got = out.data[i]!;
-          if (!same(got, want) && bad.length < 3) bad.push(`[${i}] ${got} vs ${want} (inputs ${inputs.map((x, k) => x[access[k] === 's' ? 0 : i]).join(', ')})`);
-        }
-        t.same(bad, [], `${program.steps.map((p) => p.op).join(', ')} ${dtype} ${access.join('')}`);
-      }
+      const nin = ARITY[op]!;
+      for (const access of layoutsOf(nin)) for (const program of programsOf(op, nin, dtype)) t.same(mismatches(program, access, seed++), [], `${describe(program)} ${access.join('')}`);
     }
   }
+});
+
+t.test('int32: arithmetic modulo 2^32, bitwise operations, comparisons, where, casts to floats and bools', async (t) => {
+  let seed = 500;
+  const ops: Array<[ProgramOp, number]> = [['add', 3], ['sub', 2], ['mul', 3], ['neg', 1], ['abs', 1], ['sqr', 1], ['min', 2], ['max', 2], ['and', 2], ['or', 2], ['xor', 2], ['not', 1], ['where', 3]];
+  for (const [op, nin] of ops) for (const access of layoutsOf(nin)) t.same(mismatches(uniform('int32', nin, [{ op, args: [...Array(nin).keys()] }]), access, seed++), [], `${op} ${access.join('')}`);
+  for (const op of COMPARISONS) for (const program of programsOf(op, 2, 'int32')) t.same(mismatches(program, ['c', 'c'], seed++), [], describe(program));
+  for (const to of ['float32', 'float64', 'bool', 'int32'] as const) {
+    const program = uniform('int32', 1, [{ op: 'cast', args: [0], dtype: to }]);
+    t.same(mismatches(program, ['c'], seed++), [], describe(program));
+  }
+});
+
+t.test('bools: logical operations on masks, bool inputs and outputs, casts of any value to bool (NaN is true)', async (t) => {
+  let seed = 700;
+  for (const [op, nin] of [['and', 2], ['or', 2], ['xor', 2], ['not', 1], ['where', 3]] as Array<[ProgramOp, number]>) {
+    for (const access of layoutsOf(nin)) t.same(mismatches(uniform('bool', nin, [{ op, args: [...Array(nin).keys()] }]), access, seed++), [], `${op} ${access.join('')}`);
+  }
+  for (const from of ['float32', 'float64', 'int32', 'bool'] as const) {
+    for (const to of ['float32', 'float64', 'int32', 'bool'] as const) {
+      const program = uniform(from, 1, [{ op: 'cast', args: [0], dtype: 'bool' }, { op: 'cast', args: [1], dtype: to }]);
+      if (to === 'int32' && from !== 'int32' && from !== 'bool') continue;
+      t.same(mismatches(program, ['c'], seed++), [], describe(program));
+    }
+  }
+});
+
+t.test('mixed dtypes: exact conversions to float64, float64 masks of four-element blocks, a cast to float32', async (t) => {
+  let seed = 900;
+  const programs: ElemwiseProgram[] = [
+    // float32 * int32 in float64 (as the JS loops compute it).
+    { inputs: ['float32', 'int32'], steps: [{ op: 'mul', args: [0, 1], dtype: 'float64' }] },
+    // where(x < y, x, float64(k)) - k with float64 x, y and int32 k: a float64 mask in a block of four.
+    { inputs: ['float64', 'float64', 'int32'], steps: [{ op: 'lt', args: [0, 1], dtype: 'bool' }, { op: 'where', args: [3, 0, 2], dtype: 'float64' }, { op: 'sub', args: [4, 2], dtype: 'float64' }] },
+    // A bool input as a condition and as a number, float32 data.
+    { inputs: ['bool', 'float32', 'float32'], steps: [{ op: 'where', args: [0, 1, 2], dtype: 'float32' }, { op: 'add', args: [3, 0], dtype: 'float32' }] },
+    // float64 comparisons stored as bools, next to int32 values.
+    { inputs: ['float64', 'int32'], steps: [{ op: 'ge', args: [0, 1], dtype: 'bool' }, { op: 'not', args: [2], dtype: 'bool' }] },
+    // float32 and int32 compared in float64; a float64 result rounded to float32 once.
+    { inputs: ['float32', 'int32', 'float64'], steps: [{ op: 'eq', args: [0, 1], dtype: 'bool' }, { op: 'div', args: [2, 1], dtype: 'float64' }, { op: 'where', args: [3, 2, 4], dtype: 'float64' }, { op: 'cast', args: [5], dtype: 'float32' }] },
+    // exp of an int32 in float64, a bool output of a float64 test.
+    { inputs: ['int32', 'float64'], steps: [{ op: 'cast', args: [0], dtype: 'float64' }, { op: 'exp', args: [2], dtype: 'float64' }, { op: 'gt', args: [3, 1], dtype: 'bool' }] },
+  ];
+  for (const program of programs) for (const access of layoutsOf(program.inputs.length)) t.same(mismatches(program, access, seed++), [], `${describe(program)} ${access.join('')}`);
+});
+
+t.test('programs that are not exact are refused, with the step and the reason', async (t) => {
+  const problem = (p: ElemwiseProgram): string | undefined => programProblem(p, (op) => (isMathFunction(op) ? 1 : undefined));
+  t.equal(problem({ inputs: ['float32'], steps: [{ op: 'cast', args: [0], dtype: 'int32' }] }), 'step 0 (cast to int32): no exact cast from float32');
+  t.equal(problem({ inputs: ['float32', 'int32'], steps: [{ op: 'add', args: [0, 1], dtype: 'float32' }] }), 'step 0 (add to float32): float32, int32 do not all convert exactly to float32');
+  t.equal(problem({ inputs: ['int32'], steps: [{ op: 'exp', args: [0], dtype: 'int32' }] }), 'step 0 (exp to int32): not an integer operation');
+  t.equal(problem({ inputs: ['float32'], steps: [{ op: 'and', args: [0, 0], dtype: 'float32' }] }), 'step 0 (and to float32): logical and bitwise operations are on bools and int32');
+  t.equal(problem({ inputs: ['float32'], steps: [{ op: 'sub', args: [0], dtype: 'float32' }] }), 'step 0 (sub to float32): takes 2 arguments, got 1');
+  t.equal(problem({ inputs: ['float32'], steps: [{ op: 'neg', args: [1], dtype: 'float32' }] }), 'step 0 (neg to float32): arguments must be earlier values');
+  t.equal(problem({ inputs: ['float32'], steps: [{ op: 'lt', args: [0, 0], dtype: 'float32' }] }), 'step 0 (lt to float32): a comparison gives a bool');
+  t.equal(problem({ inputs: ['int16' as ProgramDtype], steps: [{ op: 'neg', args: [0], dtype: 'float32' }] }), 'input dtype int16 is not a program dtype');
+  t.equal(problem({ inputs: ['float32'], steps: [] }), 'a program needs at least one step');
+  t.notOk(isRunnable({ inputs: ['bool'], steps: [{ op: 'add', args: [0, 0], dtype: 'bool' }] }), 'arithmetic on bools stays in the JS loops');
+  t.throws(() => loopModuleBytes({ inputs: ['float32'], steps: [{ op: 'cast', args: [0], dtype: 'int32' }] }, ['c']), new RangeError('elemwise program: step 0 (cast to int32): no exact cast from float32'));
 });
 
 t.test('a fused program: steps reading inputs and earlier steps, several times', async (t) => {
   const n = 999;
   for (const dtype of ['float32', 'float64'] as const) {
     // ((x * y + w) / max(x, w)) - sqrt(abs(x * y + w))
-    const program: ElemwiseProgram = {
-      dtype,
-      nin: 3,
-      steps: [
-        { op: 'mul', args: [0, 1] },
-        { op: 'add', args: [3, 2] },
-        { op: 'max', args: [0, 2] },
-        { op: 'div', args: [4, 5] },
-        { op: 'abs', args: [4] },
-        { op: 'sqrt', args: [7] },
-        { op: 'sub', args: [6, 8] },
-      ],
-    };
-    const inputs = [1, 2, 3].map((s) => values(n, 40 + s, dtype));
-    const views = inputs.map((x) => inArena(dtype, x));
-    const out = inArena(dtype, new Float64Array(n));
-    t.ok(runProgram(program, views, out, undefined));
-    let bad = 0;
-    for (let i = 0; i < n; i++) if (!same(out.data[i]!, evaluate(program, inputs, ['c', 'c', 'c'], i))) bad++;
-    t.equal(bad, 0, `${dtype}: every element`);
+    const program = uniform(dtype, 3, [
+      { op: 'mul', args: [0, 1] },
+      { op: 'add', args: [3, 2] },
+      { op: 'max', args: [0, 2] },
+      { op: 'div', args: [4, 5] },
+      { op: 'abs', args: [4] },
+      { op: 'sqrt', args: [7] },
+      { op: 'sub', args: [6, 8] },
+    ]);
+    t.same(mismatches(program, ['c', 'c', 'c'], 40, n), [], `${dtype}: every element`);
   }
 });
 
 t.test('layouts the loops decline: the JS loops run instead', async (t) => {
-  const program: ElemwiseProgram = { dtype: 'float32', nin: 2, steps: [{ op: 'add', args: [0, 1] }] };
+  const program = uniform('float32', 2, [{ op: 'add', args: [0, 1] }]);
   const x = inArena('float32', [1, 2, 3, 4]);
   const out = inArena('float32', [0, 0, 0, 0]);
   const plain: TensorView = { data: new Float32Array(4), offset: 0, shape: [4], stride: [1] };
@@ -205,12 +295,42 @@ t.test('compiled functions: wasm on the pool, the bits of the JS loops, on 0 and
   }
 });
 
+t.test('compiled functions on int32 and bool values: the bits of the reference executor, on 0 and 2 workers', async (t) => {
+  const pool = weft.createPool({ workers: 2 });
+  t.teardown(() => pool.close());
+  const i = pt.vector('i', 'int32');
+  const j = pt.vector('j', 'int32');
+  const x = pt.vector('x', 'float32');
+  const graphs: Array<[string, weft.TensorVariable]> = [
+    ['(i * j + 7) ^ (i & j)', pt.xor(i.mul(j).add(7), pt.and(i, j))],
+    ['i > j and x < 0 (a bool output)', pt.and(i.gt(j), x.lt(0))],
+    ['where(i < 0, x, -x) * 2', pt.where(i.lt(0), x, x.neg()).mul(2)],
+    ['max(i, j) - abs(i) + float32(i != j)', pt.maximum(i, j).sub(pt.abs(i)).add(pt.cast(i.neq(j), 'int32'))],
+    ['x * i (float64)', x.mul(i)],
+  ];
+  const n = 1 << 16;
+  const ints = [1, 2].map((s) => Int32Array.from(values(n, 300 + s, 'int32')));
+  const floats = Float32Array.from(values(n, 303, 'float32'));
+  for (const [what, z] of graphs) {
+    const reference = new ReferenceExecutor(new weft.FunctionGraph([i, j, x], [z]));
+    const want = reference.run([weft.ndarray(ints[0]!), weft.ndarray(ints[1]!), weft.ndarray(floats)]) as weft.NdArray[];
+    for (const workers of [0, 2]) {
+      const fn = await weft.compile([i, j, x], z, { pool, workers, onUnusedInput: 'ignore' });
+      const got = await fn(ints[0]!, ints[1]!, floats);
+      t.equal(got.dtype, want[0]!.dtype, `${what}: ${got.dtype}`);
+      let bad = 0;
+      for (let k = 0; k < n; k++) if (!same(got.data[k]!, want[0]!.data[k]!)) bad++;
+      t.equal(bad, 0, `${what}, workers ${workers}: equal bits`);
+    }
+  }
+});
+
 t.test('bias rows and repeated elements (blocks of 64 or more): row by row, ranges cut inside rows', async (t) => {
   const [rows, cols] = [7, 100];
   const n = rows * cols;
   for (const dtype of ['float32', 'float64'] as const) {
     // (x + row) * column: x contiguous, row repeated along axis 0, column repeated along axis 1.
-    const program: ElemwiseProgram = { dtype, nin: 3, steps: [{ op: 'add', args: [0, 1] }, { op: 'mul', args: [3, 2] }] };
+    const program = uniform(dtype, 3, [{ op: 'add', args: [0, 1] }, { op: 'mul', args: [3, 2] }]);
     const [x, row, column] = [values(n, 91, dtype), values(cols, 92, dtype), values(rows, 93, dtype)];
     const views: TensorView[] = [
       { ...inArena(dtype, x), shape: [rows, cols], stride: [cols, 1] },
@@ -231,7 +351,7 @@ t.test('bias rows and repeated elements (blocks of 64 or more): row by row, rang
 t.test("an output outside the memory (a call's fresh array) is staged in the thread's block and copied out", async (t) => {
   const n = 50_000; // several pieces of the 64 KiB block
   for (const dtype of ['float32', 'float64'] as const) {
-    const program: ElemwiseProgram = { dtype, nin: 2, steps: [{ op: 'exp', args: [0] }, { op: 'mul', args: [2, 1] }] };
+    const program = uniform(dtype, 2, [{ op: 'exp', args: [0] }, { op: 'mul', args: [2, 1] }]);
     const round = dtype === 'float32' ? Math.fround : (v: number) => v;
     const [x, y] = [values(n, 95, dtype).map((v) => round(v / 100)), values(n, 96, dtype)];
     const out: TensorView = { data: new ARRAY[dtype](n + 3), offset: 3, shape: [n], stride: [1] };

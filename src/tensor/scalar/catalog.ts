@@ -249,21 +249,23 @@ export const le = withWasm(binary('le', (a, b) => `(${a} <= ${b})`, zeroGrad, to
 export const gt = withWasm(binary('gt', (a, b) => `(${a} > ${b})`, zeroGrad, toBool), 'gt');
 export const ge = withWasm(binary('ge', (a, b) => `(${a} >= ${b})`, zeroGrad, toBool), 'ge');
 
-// Bitwise on integers, logical on bools (stored as 0 and 1, where bitwise is logical).
-export const and = binary('and', (a, b) => `(${a} & ${b})`, zeroGrad, bitwise, {
+// Bitwise on integers, logical on bools (stored as 0 and 1, where bitwise is logical); on int32
+// and bools they run in WebAssembly (v128 bitwise operations on masks and integers).
+export const and = withWasm(binary('and', (a, b) => `(${a} & ${b})`, zeroGrad, bitwise, {
   commutative: true,
   checkInputs: integerInputs('and'),
-});
-export const or = binary('or', (a, b) => `(${a} | ${b})`, zeroGrad, bitwise, {
+}), 'and');
+export const or = withWasm(binary('or', (a, b) => `(${a} | ${b})`, zeroGrad, bitwise, {
   commutative: true,
   checkInputs: integerInputs('or'),
-});
-export const xor = binary('xor', (a, b) => `(${a} ^ ${b})`, zeroGrad, bitwise, {
+}), 'or');
+export const xor = withWasm(binary('xor', (a, b) => `(${a} ^ ${b})`, zeroGrad, bitwise, {
   commutative: true,
   checkInputs: integerInputs('xor'),
-});
+}), 'xor');
 export const not = new ScalarOp({
   name: 'not',
+  wasm: 'not',
   nin: 1,
   outputDtype: ([d]) => d!,
   checkInputs: integerInputs('not'),
@@ -285,8 +287,8 @@ export function castTo(dtype: Dtype): ScalarOp {
   if (!op) {
     op = new ScalarOp({
       name: `cast{${dtype}}`,
-      // To a float, in a fused computation of that dtype: a bool becomes 1 or 0 (see ProgramOp).
-      ...(isFloatDtype(dtype) ? { wasm: 'cast' as const } : {}),
+      // In WebAssembly where exact (kernels/elemwise-program.ts: not from floats to int32).
+      wasm: 'cast',
       nin: 1,
       outputDtype: () => dtype,
       // asDtype does the truncation, wrapping and rounding; bool needs an explicit test (NaN).

@@ -4,7 +4,7 @@
 // ScalarOp yields exactly a value of its output dtype (rounded to float32, wrapped to the
 // integer width, 0 or 1 for bool), so fused expressions compute as the unfused nodes would.
 import { isFloatDtype, type Dtype } from '../../kernels/dtype.js';
-import type { ElemwiseProgram, ProgramDtype, ProgramOp } from '../../kernels/elemwise-wasm.js';
+import { isRunnable, PROGRAM_DTYPES, type ElemwiseProgram, type ProgramDtype, type ProgramOp } from '../../kernels/elemwise-wasm.js';
 import type { Variable } from '../../graph/variable.js';
 import { upcast, upgradeToFloat } from '../dtype.js';
 import type { TensorVariable } from '../variable.js';
@@ -66,13 +66,14 @@ export class ScalarOp {
   }
 
   /**
-   * This op as a WebAssembly program over inputs of `inputs` dtypes, when it has one: a float
-   * op whose inputs all have its output's dtype (mixed dtypes stay in the JS loops).
+   * This op as a WebAssembly program over inputs of `inputs` dtypes, when it has one and the
+   * program is exact (kernels/elemwise-program.ts: program dtypes, exact conversions).
    */
   program(inputs: readonly Dtype[], output: Dtype): ElemwiseProgram | undefined {
     const op = this.spec.wasm;
-    if (op === undefined || !isProgramDtype(output) || !inputs.every((d) => d === output)) return undefined;
-    return { dtype: output, nin: inputs.length, steps: [{ op, args: inputs.map((_, k) => k) }] };
+    if (op === undefined || !isProgramDtype(output) || !inputs.every(isProgramDtype)) return undefined;
+    const program: ElemwiseProgram = { inputs, steps: [{ op, args: inputs.map((_, k) => k), dtype: output }] };
+    return isRunnable(program) ? program : undefined;
   }
 
   toString(): string {
@@ -80,9 +81,9 @@ export class ScalarOp {
   }
 }
 
-/** Whether programs compute in `d` (float32 or float64). */
+/** Whether program values may have dtype `d` (float32, float64, int32 or bool). */
 export function isProgramDtype(d: Dtype): d is ProgramDtype {
-  return d === 'float32' || d === 'float64';
+  return PROGRAM_DTYPES.has(d);
 }
 
 /**
