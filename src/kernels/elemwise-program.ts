@@ -2,7 +2,7 @@
 // its inputs, and steps that each apply one exact operation to earlier values and give a value
 // of their own dtype. The tensor layer makes programs from ScalarOps and Composites; the
 // WebAssembly loops (elemwise-wasm.ts) compile them. This file says which programs are exact.
-import type { MathFunction } from './vmath/wasm-library.js';
+import type { BinaryMathFunction, MathFunction } from './vmath/wasm-library.js';
 
 /** The dtypes a program's values may have (bools are stored as bytes 0 and 1). */
 export type ProgramDtype = 'float32' | 'float64' | 'int32' | 'bool';
@@ -19,9 +19,9 @@ export const PROGRAM_DTYPES: ReadonlySet<string> = new Set<ProgramDtype>(['float
  * dtype) and the logical/bitwise and, or, xor, not (on bools and int32).
  */
 export type ProgramOp =
-  | 'add' | 'sub' | 'mul' | 'div' | 'neg' | 'abs' | 'sqrt' | 'sqr' | 'min' | 'max' | MathFunction
+  | 'add' | 'sub' | 'mul' | 'div' | 'neg' | 'abs' | 'sqrt' | 'sqr' | 'min' | 'max' | MathFunction | BinaryMathFunction
   | 'eq' | 'ne' | 'lt' | 'le' | 'gt' | 'ge' | 'where' | 'cast' | 'and' | 'or' | 'xor' | 'not';
-export type { MathFunction };
+export type { BinaryMathFunction, MathFunction };
 
 /** One step: an operation on earlier values (the program's inputs first, then earlier steps). */
 export interface ProgramStep {

@@ -20,16 +20,12 @@ import {
   type ProgramStep,
 } from './elemwise-program.js';
 import { attachedMemoryOf, threadBlockOf } from './gemm-wasm.js';
-import { emitFunction, isMathFunction } from './vmath/wasm-library.js';
+import { argumentLimit, emitBinaryFunction, emitFunction, isBinaryMathFunction, isMathFunction, mathArity } from './vmath/wasm-library.js';
 import { Body, F32, F64, I32, ModuleBuilder, V128, type MemoryOp, type Op, type ValType } from './wasm-emit.js';
 import { isContiguous, type Range, type TensorView } from './view.js';
 import { instanceFor } from './wasm-instances.js';
 
 export * from './elemwise-program.js';
-
-// TODO(lead): move to wasm-library once sin/cos/tan land there.
-const mathArity = (op: ProgramOp): number | undefined => (isMathFunction(op) ? 1 : undefined);
-const argumentLimit = (_op: ProgramOp): number | undefined => undefined;
 
 /** How an input is read: element i of a contiguous array ('c'), or one value everywhere ('s'). */
 export type WasmAccess = 'c' | 's';
@@ -232,6 +228,10 @@ function emitStep(p: Part, program: ElemwiseProgram, step: ProgramStep, a: numbe
     b.get(first[k]!);
     if (isMathFunction(step.op)) {
       emitFunction(b, step.op, prefix as 'f32' | 'f64' | 'f32x4' | 'f64x2', p.module);
+      return;
+    }
+    if (isBinaryMathFunction(step.op)) {
+      emitBinaryFunction(b.get(rest[0]![k]!), step.op, prefix as 'f32' | 'f64' | 'f32x4' | 'f64x2', p.module);
       return;
     }
     if (d === 'int32') return integerStep(p, step.op, first[k]!, rest.map((r) => r[k]!));

@@ -1,19 +1,24 @@
-// WebAssembly SIMD blocks of reductions (sum, prod, max, min) over float32 or float64 views in
-// the arena, accumulating in float64 as reduce.ts does, in the same order as its JS blocks:
+// WebAssembly SIMD blocks of reductions (sum, prod, max, min, all, any) over float32, float64,
+// int32 or uint8 (and bool) views in the arena, accumulating in float64 as reduce.ts does, in the
+// same order as its JS blocks:
 // - a reduced contiguous row folds into eight partials (element j into partial j mod 8); the
 //   accumulator gets them combined as ((s0+s2)+(s4+s6)) + ((s1+s3)+(s5+s7)), then the tail of
 //   fewer than eight one by one;
 // - a kept contiguous row under a reduced axis adds each row into the accumulators in row order.
-// max and min are IEEE's maximum and minimum (NaN wins, +0 above -0): independent of order.
+// max and min are IEEE's maximum and minimum (NaN wins, +0 above -0): independent of order; all
+// and any are the minimum and maximum of each element's truth (1 unless it is 0: NaN is true).
 import { ROW_PARTIALS } from './row-partials.js';
 import { Body, F64, I32, ModuleBuilder, V128, type Op } from './wasm-emit.js';
 import { instanceFor } from './wasm-instances.js';
 
-export type WasmReduceKind = 'sum' | 'prod' | 'max' | 'min';
-export type WasmReduceDtype = 'float32' | 'float64';
+export type WasmReduceKind = 'sum' | 'prod' | 'max' | 'min' | 'all' | 'any';
+/** The element types read (bools are uint8 bytes 0 and 1). */
+export type WasmReduceDtype = 'float32' | 'float64' | 'int32' | 'uint8';
 
 /** What each kind's partials start from. */
-const IDENTITY: Readonly<Record<WasmReduceKind, number>> = { sum: 0, prod: 1, max: -Infinity, min: Infinity };
+const IDENTITY: Readonly<Record<WasmReduceKind, number>> = { sum: 0, prod: 1, max: -Infinity, min: Infinity, all: 1, any: 0 };
+/** Bytes per element. */
+const SIZE: Readonly<Record<WasmReduceDtype, number>> = { float32: 4, float64: 8, int32: 4, uint8: 1 };
 
 
 /**
@@ -29,17 +34,31 @@ export interface ReduceBlocks {
   readonly columns: Columns;
 }
 
-const BINARY: Record<WasmReduceKind, 'add' | 'mul' | 'max' | 'min'> = { sum: 'add', prod: 'mul', max: 'max', min: 'min' };
+const BINARY: Record<WasmReduceKind, 'add' | 'mul' | 'max' | 'min'> = { sum: 'add', prod: 'mul', max: 'max', min: 'min', all: 'min', any: 'max' };
 
-/** Pushes two input elements from the address on the stack (plus `offset` bytes) as an f64x2 (float32 promoted). */
-function loadPair(body: Body, dtype: WasmReduceDtype, offset: number): void {
+/**
+ * Pushes two input elements from the address on the stack (plus `offset` bytes) as an f64x2
+ * (converted exactly), or their truths (1 or 0) for all and any.
+ */
+function loadPair(body: Body, kind: WasmReduceKind, dtype: WasmReduceDtype, offset: number): void {
   if (dtype === 'float64') body.v128Load(offset);
-  else body.mem('v128.load64_zero', offset).op('f64x2.promote_low_f32x4');
+  else if (dtype === 'float32') body.mem('v128.load64_zero', offset).op('f64x2.promote_low_f32x4');
+  else if (dtype === 'int32') body.mem('v128.load64_zero', offset).op('f64x2.convert_low_i32x4_s');
+  else body.mem('v128.load16_splat', offset).op('i16x8.extend_low_i8x16_u', 'i32x4.extend_low_i16x8_u', 'f64x2.convert_low_i32x4_s');
+  if (kind === 'all' || kind === 'any') body.f64x2(0).op('f64x2.ne').f64x2(1).op('v128.and');
+}
+
+/** Pushes one input element from the address on the stack as an f64 (or its truth, for all and any). */
+function loadOne(body: Body, kind: WasmReduceKind, dtype: WasmReduceDtype): void {
+  if (dtype === 'float64') body.mem('f64.load');
+  else if (dtype === 'float32') body.mem('f32.load').op('f64.promote_f32');
+  else body.mem(dtype === 'int32' ? 'i32.load' : 'i32.load8_u').op('f64.convert_i32_s');
+  if (kind === 'all' || kind === 'any') body.f64(0).op('f64.ne', 'f64.convert_i32_s');
 }
 
 function rowsBody(kind: WasmReduceKind, dtype: WasmReduceDtype): Body {
   const op = (shape: 'f64x2' | 'f64'): Op => `${shape}.${BINARY[kind]}` as Op;
-  const size = dtype === 'float32' ? 4 : 8;
+  const size = SIZE[dtype];
   const body = new Body([I32, I32, I32, I32, I32, I32]);
   const [P, ROWS, ROW_STEP, N, A, ACC_STEP] = [0, 1, 2, 3, 4, 5];
   const q = body.local(I32);
@@ -60,7 +79,7 @@ function rowsBody(kind: WasmReduceKind, dtype: WasmReduceDtype): Body {
   body.get(q).get(end8).op('i32.ge_u').brIf(1);
   acc.forEach((x, k) => {
     body.get(x).get(q);
-    loadPair(body, dtype, 2 * k * size);
+    loadPair(body, kind, dtype, 2 * k * size);
     body.op(op('f64x2')).set(x);
   });
   body.get(q).i32(ROW_PARTIALS * size).i32Add().set(q).br(0);
@@ -72,8 +91,7 @@ function rowsBody(kind: WasmReduceKind, dtype: WasmReduceDtype): Body {
   body.block().loop();
   body.get(q).get(end).op('i32.ge_u').brIf(1);
   body.get(t).get(q);
-  if (dtype === 'float64') body.mem('f64.load');
-  else body.mem('f32.load').op('f64.promote_f32');
+  loadOne(body, kind, dtype);
   body.op(op('f64')).set(t);
   body.get(q).i32(size).i32Add().set(q).br(0);
   body.end().end();
@@ -90,7 +108,7 @@ const ROWS_PER_PASS = 4;
 
 function columnsBody(kind: WasmReduceKind, dtype: WasmReduceDtype): Body {
   const op = (shape: 'f64x2' | 'f64'): Op => `${shape}.${BINARY[kind]}` as Op;
-  const size = dtype === 'float32' ? 4 : 8;
+  const size = SIZE[dtype];
   const body = new Body([I32, I32, I32, I32, I32]);
   const [P, ROWS, ROW_STEP, N, A] = [0, 1, 2, 3, 4];
   const j = body.local(I32);
@@ -110,7 +128,7 @@ function columnsBody(kind: WasmReduceKind, dtype: WasmReduceDtype): Body {
     body.get(y).v128Load().set(v);
     for (let k = 0; k < count; k++) {
       body.get(v).get(row[k]!);
-      loadPair(body, dtype, 0);
+      loadPair(body, kind, dtype, 0);
       body.op(op('f64x2')).set(v);
       body.get(row[k]!).i32(2 * size).i32Add().set(row[k]!);
     }
@@ -123,8 +141,7 @@ function columnsBody(kind: WasmReduceKind, dtype: WasmReduceDtype): Body {
     body.get(y).mem('f64.load').set(t);
     for (let k = 0; k < count; k++) {
       body.get(t).get(row[k]!);
-      if (dtype === 'float64') body.mem('f64.load');
-      else body.mem('f32.load').op('f64.promote_f32');
+      loadOne(body, kind, dtype);
       body.op(op('f64')).set(t);
     }
     body.get(y).get(t).mem('f64.store');

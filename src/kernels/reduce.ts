@@ -3,7 +3,7 @@
 // work is scheduled or chunked. Argmax/argmin track the position within the reduced block.
 import type { TypedArray } from './dtype.js';
 import { attachedMemoryOf, threadBlockOf } from './gemm-wasm.js';
-import { reduceBlocksFor, type ReduceBlocks, type WasmReduceKind } from './reduce-wasm.js';
+import { reduceBlocksFor, type ReduceBlocks, type WasmReduceDtype, type WasmReduceKind } from './reduce-wasm.js';
 import { prodRow, sumRow } from './row-partials.js';
 import { contiguousStrides, sizeOf, type Range, type TensorView } from './view.js';
 
@@ -270,7 +270,7 @@ function runBlocks(block: Block, x: TensorView, L: LoopNest, acc: Float64Array):
  */
 export function reduceInto(kind: ReduceKind, x: TensorView, reduced: readonly boolean[], out: TensorView, range?: Range): void {
   const partials = (kind === 'sum' || kind === 'prod') && sizeOf(x.shape) > 0 && rowsInPartials(x, reduced);
-  const wasm = kind === 'all' || kind === 'any' ? undefined : wasmReduction(kind, x);
+  const wasm = wasmReduction(kind, x);
   if (!wasm) {
     forEachBox(x, reduced, out, range, (xb, ob) => reduceBox(kind, xb, reduced, ob, partials));
     return;
@@ -296,10 +296,18 @@ interface WasmReduction {
   readonly js: Block;
 }
 
-const JS_BLOCKS: Readonly<Record<WasmReduceKind, Block>> = { sum: sumBlock, prod: prodBlock, max: maxBlock, min: minBlock };
+const JS_BLOCKS: Readonly<Record<WasmReduceKind, Block>> = { sum: sumBlock, prod: prodBlock, max: maxBlock, min: minBlock, all: allBlock, any: anyBlock };
+
+/** The element type the WebAssembly blocks read `data` as (bools are uint8), if they can. */
+function wasmDtypeOf(data: TypedArray): WasmReduceDtype | undefined {
+  if (data instanceof Float64Array) return 'float64';
+  if (data instanceof Float32Array) return 'float32';
+  if (data instanceof Int32Array) return 'int32';
+  return data instanceof Uint8Array ? 'uint8' : undefined;
+}
 
 function wasmReduction(kind: WasmReduceKind, x: TensorView): WasmReduction | undefined {
-  const dtype = x.data instanceof Float64Array ? 'float64' : x.data instanceof Float32Array ? 'float32' : undefined;
+  const dtype = wasmDtypeOf(x.data);
   const memory = dtype && attachedMemoryOf(x.data.buffer);
   const block = memory && threadBlockOf(memory);
   if (!block) return undefined;
@@ -313,8 +321,8 @@ function wasmReduction(kind: WasmReduceKind, x: TensorView): WasmReduction | und
 function wasmReduceBox(w: WasmReduction, x: TensorView, reduced: readonly boolean[], out: TensorView, partials: boolean): void {
   const size = sizeOf(out.shape);
   const acc = new Float64Array(w.memory.buffer, w.address, size).fill(IDENTITY[w.kind]);
-  // max and min do not depend on the order: any contiguous reduced row may run in partials.
-  const orderFree = w.kind === 'max' || w.kind === 'min';
+  // max, min, all and any do not depend on the order: any contiguous reduced row may run in partials.
+  const orderFree = w.kind === 'max' || w.kind === 'min' || w.kind === 'all' || w.kind === 'any';
   if (sizeOf(x.shape) > 0) {
     const L = loopNest(x, reduced, partials || orderFree);
     const bytes = x.data.BYTES_PER_ELEMENT;

@@ -1,8 +1,8 @@
 // Scalar helpers that generated element-wise loops call as `L.name(...)`: the functions that
 // JavaScript's Math lacks or gets wrong for NumPy semantics (floor division and modulo, integer
 // powers, C's pow edge cases, half-to-even rounding), and weft's own exp, tanh, log, log1p,
-// log2, log10, expm1, sinh, cosh, arctan, arcsin, arccos, arctan2, sigmoid, softplus, erf and erfc (vmath),
-// which the WebAssembly loops compute with the same bits (arctan2 runs in the JS loops only).
+// log2, log10, expm1, sin, cos, tan, sinh, cosh, arctan, arcsin, arccos, arctan2, sigmoid,
+// softplus, erf and erfc (vmath), which the WebAssembly loops compute with the same bits.
 import { exp32, tanh32 } from './vmath/float32.js';
 import * as vmath from './vmath/functions.js';
 import { acosOf, asinOf, atan2Of, atanOf } from './vmath/arctangent.js';
@@ -10,6 +10,7 @@ import { compileBinaryToJs, compileToJs } from './vmath/js-compile.js';
 import { erfcOf, erfOf } from './vmath/error-function.js';
 import { coshOf, sinhOf } from './vmath/hyperbolic.js';
 import { expm1Of, log10Of, log1pOf, log2Of, logOf, sigmoidOf, softplusOf } from './vmath/logarithms.js';
+import { cos, sin, tan } from './vmath/trigonometric.js';
 
 /** Integer floor division; division by zero gives 0, as NumPy's integer `//`. */
 function floorDivInt(a: number, b: number): number {
@@ -122,6 +123,9 @@ export const scalarLib = Object.freeze({
   expm1,
   log2,
   log10,
+  sin,
+  cos,
+  tan,
   sinh,
   cosh,
   atan,

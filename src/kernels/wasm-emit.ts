@@ -108,7 +108,7 @@ const OPS = {
   /** v128.bitselect(a, b, mask): a's bits where the mask's are set, else b's. */
   'v128.bitselect': simd(0x52), 'v128.any_true': simd(0x53),
   'f32x4.demote_f64x2_zero': simd(0x5e), 'i8x16.narrow_i16x8_s': simd(0x65), 'i16x8.narrow_i32x4_s': simd(0x85),
-  'i16x8.extend_low_i8x16_s': simd(0x87), 'i32x4.abs': simd(0xa0), 'i32x4.neg': simd(0xa1), 'i32x4.extend_low_i16x8_s': simd(0xa7), 'f64x2.promote_low_f32x4': simd(0x5f),
+  'i16x8.extend_low_i8x16_s': simd(0x87), 'i16x8.extend_low_i8x16_u': simd(0x89), 'i32x4.extend_low_i16x8_u': simd(0xa9), 'i32x4.abs': simd(0xa0), 'i32x4.neg': simd(0xa1), 'i32x4.extend_low_i16x8_s': simd(0xa7), 'f64x2.promote_low_f32x4': simd(0x5f),
   'f32x4.ceil': simd(0x67), 'f32x4.floor': simd(0x68), 'f32x4.trunc': simd(0x69), 'f32x4.nearest': simd(0x6a),
   'f64x2.ceil': simd(0x74), 'f64x2.floor': simd(0x75), 'f64x2.trunc': simd(0x7a), 'f64x2.nearest': simd(0x94),
   'i32x4.all_true': simd(0xa3), 'i32x4.shl': simd(0xab), 'i32x4.shr_s': simd(0xac), 'i32x4.shr_u': simd(0xad),

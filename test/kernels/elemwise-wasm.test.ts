@@ -61,6 +61,7 @@ function apply(op: ProgramOp, args: readonly number[], dtype: ProgramDtype): num
       case 'arctan': return scalarLib.atan(args[0]!);
       case 'arcsin': return scalarLib.asin(args[0]!);
       case 'arccos': return scalarLib.acos(args[0]!);
+      case 'arctan2': return scalarLib.atan2(args[0]!, args[1]!);
       // Bools are 0 and 1 where numbers are used; a condition holds unless it is 0 (NaN holds).
       case 'eq': return args[0] === args[1] ? 1 : 0;
       case 'ne': return args[0] !== args[1] ? 1 : 0;
@@ -84,7 +85,7 @@ function apply(op: ProgramOp, args: readonly number[], dtype: ProgramDtype): num
 /** The float ops (every math function among them) and their numbers of arguments (3 for variadic ones). */
 const ARITY: Partial<Record<ProgramOp, number>> = {
   add: 3, mul: 3, sub: 2, div: 2, neg: 1, abs: 1, sqrt: 1, sqr: 1, min: 2, max: 2, exp: 1, tanh: 1,
-  expm1: 1, log: 1, log1p: 1, sigmoid: 1, softplus: 1, erf: 1, erfc: 1, log2: 1, log10: 1, sinh: 1, cosh: 1, arctan: 1, arcsin: 1, arccos: 1, eq: 2, ne: 2, lt: 2, le: 2, gt: 2, ge: 2, where: 3, cast: 1,
+  expm1: 1, log: 1, log1p: 1, sigmoid: 1, softplus: 1, erf: 1, erfc: 1, log2: 1, log10: 1, sinh: 1, cosh: 1, arctan: 1, arcsin: 1, arccos: 1, sin: 1, cos: 1, tan: 1, arctan2: 2, eq: 2, ne: 2, lt: 2, le: 2, gt: 2, ge: 2, where: 3, cast: 1,
 };
 
 /** A program whose inputs all have `dtype`, and steps of that dtype unless a step names its own. */
@@ -149,7 +150,11 @@ function mismatches(program: ElemwiseProgram, access: readonly WasmAccess[], see
   const view = inArena(out, new Float64Array(n));
   const cuts = [0, 1 + (seed % 7), 500 + (seed % 5), n];
   const bad: string[] = [];
-  for (let c = 0; c + 1 < cuts.length; c++) if (!runProgram(program, views, view, { start: cuts[c]!, end: cuts[c + 1]! })) bad.push('the wasm loop declined');
+  // Blocks beyond a math function's limit (huge arguments of sin) go to the evaluation.
+  const js = (start: number, end: number): void => {
+    for (let i = start; i < end; i++) view.data[i] = evaluate(program, inputs, access, i);
+  };
+  for (let c = 0; c + 1 < cuts.length; c++) if (!runProgram(program, views, view, { start: cuts[c]!, end: cuts[c + 1]! }, js)) bad.push('the wasm loop declined');
   for (let i = 0; i < n && bad.length < 3; i++) {
     const want = evaluate(program, inputs, access, i);
     const got = view.data[i]!;
@@ -220,6 +225,37 @@ t.test('mixed dtypes: exact conversions to float64, float64 masks of four-elemen
   for (const program of programs) for (const access of layoutsOf(program.inputs.length)) t.same(mismatches(program, access, seed++), [], `${describe(program)} ${access.join('')}`);
 });
 
+t.test('sin, cos and tan beyond their reduction limit: those blocks are handed to the JS loops, the same bits', async (t) => {
+  const n = 203;
+  for (const dtype of ['float32', 'float64'] as const) {
+    for (const op of ['sin', 'cos', 'tan'] as const) {
+      // exp(x) * sin(y): huge y in a few blocks (and in the tail), NaN and infinities stay in wasm.
+      const program = uniform(dtype, 2, [{ op: 'exp', args: [0] }, { op, args: [1] }, { op: 'mul', args: [2, 3] }]);
+      const x = values(n, 11, dtype).map((v) => stored(dtype, v / 100));
+      const y = values(n, 12, dtype);
+      for (const [i, v] of [[5, 1e10], [6, -(2 ** 32)], [40, 1e300], [41, 3e38], [120, 2 ** 32 - 2048], [201, -1e20], [202, 1e15]] as const) y[i] = stored(dtype, v);
+      const [vx, vy] = [inArena(dtype, x), inArena(dtype, y)];
+      const out = inArena(dtype, new Float64Array(n));
+      const handed: number[] = [];
+      const js = (start: number, end: number): void => {
+        handed.push(start, end);
+        for (let i = start; i < end; i++) out.data[i] = evaluate(program, [x, y], ['c', 'c'], i);
+      };
+      t.ok(runProgram(program, [vx, vy], out, { start: 0, end: 150 }, js) && runProgram(program, [vx, vy], out, { start: 150, end: n }, js));
+      let bad = 0;
+      for (let i = 0; i < n; i++) if (!same(out.data[i]!, evaluate(program, [x, y], ['c', 'c'], i))) bad++;
+      t.equal(bad, 0, `${dtype} exp(x) * ${op}(y): every element`);
+      const block = dtype === 'float32' ? 4 : 2;
+      const firsts = handed.filter((_, k) => k % 2 === 0);
+      t.ok(handed.every((v, k) => k % 2 === 0 || v - handed[k - 1]! <= block), `${dtype} ${op}: blocks of at most ${block} handed over (${handed.join(' ')})`);
+      t.ok([5, 40, 201].every((i) => firsts.some((s) => s <= i && i < s + block)) && !firsts.some((s) => s <= 120 && 120 < s + block && dtype === 'float64'), `${dtype} ${op}: the blocks of the huge arguments, not 2^32 - 2048`);
+    }
+  }
+  const program = uniform('float64', 1, [{ op: 'sin', args: [0] }]);
+  const x = inArena('float64', [1e10, 1, 2, 3]);
+  t.throws(() => runProgram(program, [x], inArena('float64', new Float64Array(4)), undefined), new Error('elemwise-wasm: a block needs the JS loops, and none were given'));
+});
+
 t.test('programs that are not exact are refused, with the step and the reason', async (t) => {
   const problem = (p: ElemwiseProgram): string | undefined => programProblem(p, (op) => (isMathFunction(op) ? 1 : undefined));
   t.equal(problem({ inputs: ['float32'], steps: [{ op: 'cast', args: [0], dtype: 'int32' }] }), 'step 0 (cast to int32): no exact cast from float32');
@@ -278,6 +314,7 @@ t.test('compiled functions: wasm on the pool, the bits of the JS loops, on 0 and
       ['where(x > y, x * w, -w) + (x <= w) * y', pt.where(x.gt(y), x.mul(w), w.neg()).add(x.le(w).mul(y))],
       ['float(x != y) - float(w < 0) * x', pt.cast(x.neq(y), dtype).sub(pt.cast(w.lt(0), dtype).mul(x))],
       ['log1p(|x|) * sigmoid(y) + softplus(w) - log(|w|) + expm1(x / 8)', pt.log1p(pt.abs(x)).mul(pt.sigmoid(y)).add(pt.softplus(w)).sub(pt.log(pt.abs(w))).add(pt.expm1(x.div(8)))],
+      ['sin(x * 1e9) + cos(y) * tan(w) - arctan2(x, y)', pt.sin(x.mul(1e9)).add(pt.cos(y).mul(pt.tan(w))).sub(pt.arctan2(x, y))],
     ];
     const n = 1 << 17;
     const args = [1, 2, 3].map((s) => Float64Array.from(values(n, 70 + s, dtype))).map((a) => (dtype === 'float32' ? Float32Array.from(a) : a));

@@ -1,4 +1,5 @@
-// The WebAssembly blocks of sum, prod, max and min (kernels/reduce-wasm.ts, issue 12): on views in
+// The WebAssembly blocks of sum, prod, max, min, all and any over float32, float64, int32 and
+// uint8 (bool) values (kernels/reduce-wasm.ts, issue 12): on views in
 // the arena (where they run) against the same views over a plain copy (where the JS blocks run),
 // bit for bit, over contiguous, transposed, reversed, strided, offset and broadcast layouts, every
 // set of axes, rows of every length around the eight partials, ranges cut at random points, more
@@ -13,17 +14,21 @@ import { Arena } from '../../src/workers/arena.js';
 import { rng } from '../helpers.js';
 
 const arena = new Arena(1 << 26);
-const KINDS: readonly ReduceKind[] = ['sum', 'prod', 'max', 'min'];
-type FloatDtype = 'float32' | 'float64';
-const ARRAY = { float32: Float32Array, float64: Float64Array } as const;
+const KINDS: readonly ReduceKind[] = ['sum', 'prod', 'max', 'min', 'all', 'any'];
+type Dtype = 'float32' | 'float64' | 'int32' | 'uint8';
+const DTYPES: readonly Dtype[] = ['float32', 'float64', 'int32', 'uint8'];
+type Data = Float32Array | Float64Array | Int32Array | Uint8Array;
+const ARRAY = { float32: Float32Array, float64: Float64Array, int32: Int32Array, uint8: Uint8Array } as const;
 
 /** `n` seeded values in the arena (and the same in plain memory), with awkward values mixed in. */
-function storage(dtype: FloatDtype, n: number, seed: number, special: boolean): [Float32Array | Float64Array, Float32Array | Float64Array] {
+function storage(dtype: Dtype, n: number, seed: number, special: boolean): [Data, Data] {
   const g = rng(seed).normal([n]).data as Float64Array;
-  const awkward = [NaN, Infinity, -Infinity, 0, -0, 1e300, -1e-310];
-  const inArena = arena.array(dtype, n) as Float32Array | Float64Array;
-  // Products of many values near 1 stay finite; sums see the full spread.
-  inArena.set(Float64Array.from(g, (v, i) => (special && i % 37 === 5 ? awkward[(i / 37) % awkward.length | 0]! : 1 + v / 8)));
+  const awkward = dtype === 'int32' ? [0, 2147483647, -2147483648, -1] : dtype === 'uint8' ? [0, 255, 2] : [NaN, Infinity, -Infinity, 0, -0, 1e300, -1e-310];
+  const inArena = arena.array(dtype, n) as Data;
+  // Products of many values near 1 stay finite; sums see the full spread; all and any see zeros
+  // (a sixth of the integers are 0, and bools are mostly 1).
+  const plainValue = (v: number): number => (dtype === 'int32' ? Math.round(v * 2) : dtype === 'uint8' ? (v > -1 ? 1 : 0) : 1 + v / 8);
+  inArena.set(Float64Array.from(g, (v, i) => (special && i % 37 === 5 ? awkward[(i / 37) % awkward.length | 0]! : plainValue(v))));
   return [inArena, new ARRAY[dtype](inArena)];
 }
 
@@ -57,7 +62,7 @@ function cutsOf(size: number, seed: number): number[] {
 
 t.test('layouts, axes, row lengths and chunks: the bits of the JS blocks', async (t) => {
   let seed = 1;
-  for (const dtype of ['float32', 'float64'] as const) {
+  for (const dtype of DTYPES) {
     for (const [rows, cols, depth] of [[5, 3, 7], [3, 8, 2], [4, 17, 9], [2, 100, 3], [31, 1, 16]] as const) {
       const n = rows * cols * depth;
       const [inArena, plain] = storage(dtype, 2 * n + 5, seed++, true);
@@ -86,7 +91,7 @@ t.test('layouts, axes, row lengths and chunks: the bits of the JS blocks', async
 });
 
 t.test('rows of every length from 0 to 40 (the eight partials and their tails)', async (t) => {
-  for (const dtype of ['float32', 'float64'] as const) {
+  for (const dtype of DTYPES) {
     for (let n = 0; n <= 40; n++) {
       const [inArena, plain] = storage(dtype, 3 * n + 1, 100 + n, n % 3 === 0);
       const layout = { offset: 1, shape: [3, n], stride: [n, 1] };
@@ -128,6 +133,27 @@ t.test('max and min: NaN wins, +0 is above -0, infinities', async (t) => {
       const out: TensorView = { data: new Float64Array(1), offset: 0, shape: [], stride: [] };
       reduceInto(kind, x, [true], out);
       t.ok(Object.is(out.data[0], want) || (Number.isNaN(want) && Number.isNaN(out.data[0]!)), `${kind}(${values}) = ${out.data[0]} (${want})`);
+    }
+  }
+});
+
+t.test('all and any: NaN is true, -0 is false, bools and bytes', async (t) => {
+  const cases: Array<[Dtype, number[], number, number]> = [
+    ['float64', [1, NaN, 3, 2, 5, 6, 7, 8, 9], 1, 1],
+    ['float64', [1, 2, -0, 4, 5, 6, 7, 8, 9, 10], 0, 1],
+    ['float32', [-0, 0, -0, 0, -0, 0, -0, 0, -0, 0], 0, 0],
+    ['uint8', [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1], 1, 1],
+    ['uint8', [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2], 0, 1],
+    ['int32', [5, -3, 7, 0], 0, 1],
+  ];
+  for (const [dtype, values, all, any] of cases) {
+    const data = arena.array(dtype, values.length) as Data;
+    data.set(values);
+    const x: TensorView = { data, offset: 0, shape: [values.length], stride: [1] };
+    for (const [kind, want] of [['all', all], ['any', any]] as const) {
+      const out: TensorView = { data: new Float64Array(1), offset: 0, shape: [], stride: [] };
+      reduceInto(kind, x, [true], out);
+      t.equal(out.data[0], want, `${kind}(${dtype} ${values}) = ${out.data[0]}`);
     }
   }
 });

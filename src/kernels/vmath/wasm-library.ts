@@ -5,15 +5,17 @@ import { exp32Of, lanes32Ops, tanh32Of } from './float32.js';
 import { acosOf, asinOf, atanOf } from './arctangent.js';
 import { erfcOf, erfOf } from './error-function.js';
 import { expOf, tanhOf } from './functions.js';
-import type { MathFunctionOf } from './js-compile.js';
+import { atan2Of } from './arctangent.js';
+import type { BinaryMathFunctionOf, MathFunctionOf } from './js-compile.js';
 import { Lanes, type FArg, type M } from './lanes.js';
 import { lanesOps } from './lanes-ops.js';
 import { coshOf, sinhOf } from './hyperbolic.js';
 import { expm1Of, log10Of, log1pOf, log2Of, logOf, sigmoidOf, softplusOf } from './logarithms.js';
+import { cosOf, sinOf, tanOf, TRIG_REDUCTION_LIMIT } from './trigonometric.js';
 import { Body, F32, F64, V128, type ModuleBuilder } from '../wasm-emit.js';
 
 /** The vector math library's functions (in float64, or in float32 for float32 programs). */
-export type MathFunction = 'exp' | 'tanh' | 'expm1' | 'log' | 'log1p' | 'log2' | 'log10' | 'sinh' | 'cosh' | 'sigmoid' | 'softplus' | 'erf' | 'erfc' | 'arctan' | 'arcsin' | 'arccos';
+export type MathFunction = 'exp' | 'tanh' | 'expm1' | 'log' | 'log1p' | 'log2' | 'log10' | 'sinh' | 'cosh' | 'sigmoid' | 'softplus' | 'erf' | 'erfc' | 'arctan' | 'arcsin' | 'arccos' | 'sin' | 'cos' | 'tan';
 
 const FUNCTIONS: Record<MathFunction, MathFunctionOf> = {
   exp: expOf,
@@ -32,10 +34,38 @@ const FUNCTIONS: Record<MathFunction, MathFunctionOf> = {
   arctan: atanOf,
   arcsin: asinOf,
   arccos: acosOf,
+  sin: sinOf,
+  cos: cosOf,
+  tan: tanOf,
+};
+
+/** The library's functions of two floats. */
+export type BinaryMathFunction = 'arctan2';
+
+const BINARY_FUNCTIONS: Record<BinaryMathFunction, BinaryMathFunctionOf> = {
+  arctan2: atan2Of,
 };
 
 export function isMathFunction(op: string): op is MathFunction {
   return op in FUNCTIONS;
+}
+
+export function isBinaryMathFunction(op: string): op is BinaryMathFunction {
+  return op in BINARY_FUNCTIONS;
+}
+
+/** How many arguments a library function takes (undefined for names that are not its functions). */
+export function mathArity(op: string): number | undefined {
+  return isMathFunction(op) ? 1 : isBinaryMathFunction(op) ? 2 : undefined;
+}
+
+/**
+ * The magnitude from which a function's WebAssembly form is not exact, for functions that have
+ * one: the loops hand finite arguments at or beyond it to the JS functions (sin, cos and tan
+ * reduce such arguments exactly there, vmath/trigonometric.ts).
+ */
+export function argumentLimit(op: string): number | undefined {
+  return op === 'sin' || op === 'cos' || op === 'tan' ? TRIG_REDUCTION_LIMIT : undefined;
 }
 
 /** The module function computing `name` on an f64 (scalar) or on f64x2 lanes: its index. */
@@ -94,6 +124,41 @@ export function emitFunction(body: Body, name: MathFunction, prefix: 'f32' | 'f6
     else body.get(result.f);
   } else if (FUNCTIONS32[name]) body.call(float32Function(module, name, simd));
   else body.call(promotedFunction(module, name, simd));
+}
+
+/** The module function computing binary `name` of two f64 (or f64x2 lanes): its index. */
+function binaryFunction(module: ModuleBuilder, name: BinaryMathFunction, simd: boolean): number {
+  return module.function(`${name}.${simd ? 'f64x2' : 'f64'}`, () => {
+    const t = simd ? V128 : F64;
+    const body = new Body([t, t], [t]);
+    const lanes = new Lanes(body, simd);
+    body.get(lanes.val(BINARY_FUNCTIONS[name]<FArg, M>(lanesOps(lanes), lanes.param(0), lanes.param(1))).f);
+    return body;
+  });
+}
+
+/**
+ * Binary `name` of the two values on the stack, in the step's form (a call of a function emitted
+ * once per module): float64 as it is, float32 computed in float64 and rounded once.
+ */
+export function emitBinaryFunction(body: Body, name: BinaryMathFunction, prefix: 'f32' | 'f64' | 'f32x4' | 'f64x2', module: ModuleBuilder): void {
+  const simd = prefix === 'f32x4' || prefix === 'f64x2';
+  if (prefix === 'f64' || prefix === 'f64x2') {
+    body.call(binaryFunction(module, name, simd));
+    return;
+  }
+  body.call(module.function(`${name}.${prefix}.promoted`, () => {
+    const f64 = binaryFunction(module, name, simd);
+    const b = new Body([simd ? V128 : F32, simd ? V128 : F32], [simd ? V128 : F32]);
+    if (!simd) {
+      b.get(0).op('f64.promote_f32').get(1).op('f64.promote_f32').call(f64).op('f32.demote_f64');
+      return b;
+    }
+    b.get(0).op('f64x2.promote_low_f32x4').get(1).op('f64x2.promote_low_f32x4').call(f64).op('f32x4.demote_f64x2_zero');
+    b.get(0).get(0).shuffle(HIGH_HALF).op('f64x2.promote_low_f32x4').get(1).get(1).shuffle(HIGH_HALF).op('f64x2.promote_low_f32x4');
+    b.call(f64).op('f32x4.demote_f64x2_zero').shuffle(LOW_HALVES);
+    return b;
+  }));
 }
 
 /** Bytes 8..15 of a v128 moved to 0..7 (float32 lanes 2 and 3 to 0 and 1). */

@@ -193,16 +193,17 @@ export const sqrt = withWasm(unary('sqrt', (a) => `Math.sqrt(${a})`, (_i, z, gz)
 // ---------------------------------------------------------------------------------------------
 // Trigonometric and hyperbolic
 
-export const sin = unary('sin', (a) => `Math.sin(${a})`, ([x], _z, gz) => [m.mul(gz, m.cos(x!))]);
-export const cos = unary('cos', (a) => `Math.cos(${a})`, ([x], _z, gz) => [m.neg(m.mul(gz, m.sin(x!)))]);
-export const tan = unary('tan', (a) => `Math.tan(${a})`, (_i, z, gz) => [m.mul(gz, m.add(m.sqr(z), 1))]);
+// sin, cos and tan are weft's own (kernels/vmath/trigonometric.ts: an exact reduction at any size).
+export const sin = withWasm(unary('sin', (a) => `L.sin(${a})`, ([x], _z, gz) => [m.mul(gz, m.cos(x!))]), 'sin');
+export const cos = withWasm(unary('cos', (a) => `L.cos(${a})`, ([x], _z, gz) => [m.neg(m.mul(gz, m.sin(x!)))]), 'cos');
+export const tan = withWasm(unary('tan', (a) => `L.tan(${a})`, (_i, z, gz) => [m.mul(gz, m.add(m.sqr(z), 1))]), 'tan');
 export const arcsin = withWasm(unary('arcsin', (a) => `L.asin(${a})`, ([x], _z, gz) => [m.trueDiv(gz, m.sqrt(m.sub(1, m.sqr(x!))))]), 'arcsin');
 export const arccos = withWasm(unary('arccos', (a) => `L.acos(${a})`, ([x], _z, gz) => [
   m.neg(m.trueDiv(gz, m.sqrt(m.sub(1, m.sqr(x!))))),
 ]), 'arccos');
 // arcsin, arccos, arctan and arctan2 are weft's own (kernels/vmath/arctangent.ts).
 export const arctan = withWasm(unary('arctan', (a) => `L.atan(${a})`, ([x], _z, gz) => [m.trueDiv(gz, m.add(m.sqr(x!), 1))]), 'arctan');
-export const arctan2 = binary(
+export const arctan2 = withWasm(binary(
   'arctan2',
   (y, x) => `L.atan2(${y}, ${x})`,
   ([y, x], _z, gz) => {
@@ -210,7 +211,7 @@ export const arctan2 = binary(
     return [m.trueDiv(m.mul(gz, x!), r2), m.neg(m.trueDiv(m.mul(gz, y!), r2))];
   },
   toFloat,
-);
+), 'arctan2');
 // sinh and cosh are weft's own (kernels/vmath/hyperbolic.ts).
 export const sinh = withWasm(unary('sinh', (a) => `L.sinh(${a})`, ([x], _z, gz) => [m.mul(gz, m.cosh(x!))]), 'sinh');
 export const cosh = withWasm(unary('cosh', (a) => `L.cosh(${a})`, ([x], _z, gz) => [m.mul(gz, m.sinh(x!))]), 'cosh');
