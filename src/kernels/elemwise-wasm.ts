@@ -100,7 +100,7 @@ function splatConst(p: Part, form: NumberDtype, x: number): void {
     else p.body.i32(x);
   } else if (form === 'float32') p.body.f32x4(x);
   else if (form === 'float64') p.body.f64x2(x);
-  else p.body.i32(x).op('i32x4.splat');
+  else p.body.i32x4(x);
 }
 
 /**
@@ -364,7 +364,7 @@ function loopBody(program: ElemwiseProgram, access: readonly WasmAccess[], modul
   const problem = programProblem(program, mathArity);
   if (problem) throw new RangeError(`elemwise program: ${problem}`);
   const nin = program.inputs.length;
-  const body = new Body([I32, I32, I32, ...Array<typeof I32>(nin).fill(I32)], [I32]);
+  const body = new Body([I32, I32, I32, ...Array<typeof I32>(nin).fill(I32)], [I32]).hoistConstants();
   const [START, END, OUT] = [0, 1, 2];
   const arg = (k: number): number => 3 + k;
   const i = body.local(I32);

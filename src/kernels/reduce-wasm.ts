@@ -32,6 +32,8 @@ type Columns = (p: number, rows: number, rowStep: number, n: number, a: number) 
 export interface ReduceBlocks {
   readonly rows: Rows;
   readonly columns: Columns;
+  /** For max and min: the argmax or argmin of reduced rows. */
+  readonly argRows?: ArgRows;
 }
 
 const BINARY: Record<WasmReduceKind, 'add' | 'mul' | 'max' | 'min'> = { sum: 'add', prod: 'mul', max: 'max', min: 'min', all: 'min', any: 'max' };
@@ -170,10 +172,103 @@ export function reduceModuleBytes(kind: WasmReduceKind, dtype: WasmReduceDtype):
   const module = new ModuleBuilder();
   module.export('rows', module.add(rowsBody(kind, dtype)));
   module.export('columns', module.add(columnsBody(kind, dtype)));
+  if (kind === 'max' || kind === 'min') module.export('argRows', module.add(argRowsBody(kind, dtype)));
   return module.bytes();
 }
 
 /** The blocks of `kind` over `dtype` inputs for `memory`, compiled once and instantiated once per memory and thread. */
 export function reduceBlocksFor(memory: WebAssembly.Memory, kind: WasmReduceKind, dtype: WasmReduceDtype): ReduceBlocks {
-  return instanceFor(memory, `reduce|${kind}|${dtype}`, () => reduceModuleBytes(kind, dtype), (e) => ({ rows: e['rows'] as Rows, columns: e['columns'] as Columns }));
+  return instanceFor(memory, `reduce|${kind}|${dtype}`, () => reduceModuleBytes(kind, dtype), (e) => ({ rows: e['rows'] as Rows, columns: e['columns'] as Columns, ...(e['argRows'] ? { argRows: e['argRows'] as ArgRows } : {}) }));
+}
+
+/**
+ * Reduced rows for argmax (`max`) or argmin: for r < rows, (best[r], where[r]) as the JS block
+ * leaves them after scanning row r from them, at positions q + j qs0 + r qs1: the first NaN wins
+ * (and ends the scan), else the first extremum beyond the best so far. best[r] is a float64 at
+ * byte address best + 8 r accStep, where[r] an int32 at where + 4 r accStep.
+ */
+type ArgRows = (p: number, rows: number, rowStep: number, n: number, best: number, where: number, accStep: number, q: number, qs0: number, qs1: number) => void;
+
+/**
+ * Two lanes each keep their first NaN or their first extremum and its position (-1 for none);
+ * then the lanes are combined (a NaN before any number, the smaller position at a tie), the odd
+ * element follows, and the row's result replaces the accumulator where the sequential scan would.
+ */
+function argRowsBody(kind: 'max' | 'min', dtype: WasmReduceDtype): Body {
+  const size = SIZE[dtype];
+  const beyond = kind === 'max' ? 'gt' : 'lt';
+  const body = new Body([I32, I32, I32, I32, I32, I32, I32, I32, I32, I32]);
+  const [P, ROWS, ROW_STEP, N, BEST, WHERE, ACC_STEP, Q, QS0, QS1] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9];
+  const [x, best, at, position, step, mask] = Array.from({ length: 6 }, () => body.local(V128));
+  const [q, end2] = [body.local(I32), body.local(I32)];
+  const [b0, b1, i0, i1, value, last, acc] = Array.from({ length: 7 }, () => body.local(F64));
+  const pick = body.local(I32);
+  /** mask = lanes (or the scalar) where `candidate` replaces `current`: current is a number, candidate beyond it or NaN. */
+  const replaces = (shape: 'f64x2' | 'f64', candidate: number, current: number): void => {
+    const or = shape === 'f64x2' ? 'v128.or' : 'i32.or';
+    const and = shape === 'f64x2' ? 'v128.and' : 'i32.and';
+    body.get(candidate).get(current).op(`${shape}.${beyond}` as Op).get(candidate).get(candidate).op(`${shape}.ne` as Op).op(or);
+    body.get(current).get(current).op(`${shape}.eq` as Op).op(and);
+  };
+  body.block().loop();
+  body.get(ROWS).i32Eqz().brIf(1);
+  body.f64x2(kind === 'max' ? -Infinity : Infinity).set(best);
+  body.f64x2(-1).set(at);
+  body.get(Q).op('f64.convert_i32_s', 'f64x2.splat').get(Q).get(QS0).i32Add().op('f64.convert_i32_s').lane('f64x2.replace_lane', 1).set(position);
+  body.get(QS0).i32(2).op('i32.mul').op('f64.convert_i32_s', 'f64x2.splat').set(step);
+  body.get(P).set(q);
+  body.get(P).get(N).i32(-2).op('i32.and').i32(size).op('i32.mul').i32Add().set(end2);
+  body.block().loop();
+  body.get(q).get(end2).op('i32.ge_u').brIf(1);
+  body.get(q);
+  loadPair(body, 'max', dtype, 0);
+  body.set(x);
+  replaces('f64x2', x, best);
+  body.set(mask);
+  body.get(x).get(best).get(mask).op('v128.bitselect').set(best);
+  body.get(position).get(at).get(mask).op('v128.bitselect').set(at);
+  body.get(position).get(step).op('f64x2.add').set(position);
+  body.get(q).i32(2 * size).i32Add().set(q).br(0);
+  body.end().end();
+  // Lane 1 wins if it holds a NaN and lane 0 none or a later one; else if neither holds a NaN
+  // and lane 1's is beyond lane 0's, or equal at an earlier position.
+  body.get(best).lane('f64x2.extract_lane', 0).set(b0).get(best).lane('f64x2.extract_lane', 1).set(b1);
+  body.get(at).lane('f64x2.extract_lane', 0).set(i0).get(at).lane('f64x2.extract_lane', 1).set(i1);
+  body.get(b0).get(b0).op('f64.ne').get(i1).get(i0).op('f64.lt').op('i32.and');
+  body.get(b0).get(b0).op('f64.eq').op('i32.or');
+  body.get(b1).get(b0).op(`f64.${beyond}` as Op).get(b1).get(b0).op('f64.eq').get(i1).get(i0).op('f64.lt').op('i32.and').op('i32.or');
+  body.get(b0).get(b0).op('f64.eq').op('i32.and');
+  body.get(b1).get(b1).op('f64.ne');
+  body.op('select').set(pick);
+  body.get(b1).get(b0).get(pick).op('select').set(value);
+  body.get(i1).get(i0).get(pick).op('select').set(last);
+  // The odd element, at position q + (n - 1) qs0.
+  body.block();
+  body.get(N).i32(1).op('i32.and').i32Eqz().brIf(0);
+  body.get(end2);
+  loadOne(body, 'max', dtype);
+  body.set(b1);
+  replaces('f64', b1, value);
+  body.set(pick);
+  body.get(b1).get(value).get(pick).op('select').set(value);
+  body.get(Q).get(N).i32(1).i32Sub().get(QS0).op('i32.mul').i32Add().op('f64.convert_i32_s').get(last).get(pick).op('select').set(last);
+  body.end();
+  // Into the accumulator, where the row replaced it: a position was taken, the best so far is a
+  // number, and the row's is NaN or beyond it.
+  body.get(BEST).mem('f64.load').set(acc);
+  body.block();
+  body.get(last).f64(0).op('f64.lt');
+  body.get(acc).get(acc).op('f64.ne').op('i32.or');
+  body.get(value).get(value).op('f64.eq').get(value).get(acc).op(`f64.${beyond}` as Op).op('i32.eqz').op('i32.and').op('i32.or');
+  body.brIf(0);
+  body.get(BEST).get(value).mem('f64.store');
+  body.get(WHERE).get(last).op('i32.trunc_sat_f64_s').mem('i32.store');
+  body.end();
+  body.get(P).get(ROW_STEP).i32Add().set(P);
+  body.get(BEST).get(ACC_STEP).i32(3).op('i32.shl').i32Add().set(BEST);
+  body.get(WHERE).get(ACC_STEP).i32(2).op('i32.shl').i32Add().set(WHERE);
+  body.get(Q).get(QS1).i32Add().set(Q);
+  body.get(ROWS).i32(1).i32Sub().set(ROWS).br(0);
+  body.end().end();
+  return body;
 }

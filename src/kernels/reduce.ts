@@ -427,23 +427,37 @@ function argminBlock(d: TypedArray, best: Float64Array, where: Int32Array, L: Lo
  * output elements as in `reduceInto`.
  */
 export function argReduceInto(kind: 'max' | 'min', x: TensorView, reduced: readonly boolean[], out: TensorView, range?: Range): void {
-  forEachBox(x, reduced, out, range, (xb, ob) => argReduceBox(kind, xb, reduced, ob));
+  // The accumulators of the WebAssembly block fit the thread's block for ARG_OUTPUTS outputs at a time.
+  const size = sizeOf(out.shape);
+  const start = range?.start ?? 0;
+  const end = Math.min(range?.end ?? size, size);
+  for (let from = start; from < end; from += ARG_OUTPUTS) {
+    forEachBox(x, reduced, out, { start: from, end: Math.min(end, from + ARG_OUTPUTS) }, (xb, ob) => argReduceBox(kind, xb, reduced, ob));
+  }
 }
+
+/** Outputs an arg reduction accumulates at a time: float64 bests and int32 positions in the thread's 64 KiB block. */
+const ARG_OUTPUTS = 4096;
 
 function argReduceBox(kind: 'max' | 'min', x: TensorView, reduced: readonly boolean[], out: TensorView): void {
   const size = sizeOf(out.shape);
-  const best = new Float64Array(size).fill(kind === 'max' ? -Infinity : Infinity);
-  const where = new Int32Array(size);
+  const wasm = size <= ARG_OUTPUTS ? wasmReduction(kind, x) : undefined;
+  // With WebAssembly, the accumulators live in the thread's block: best values, then positions.
+  const best = wasm ? new Float64Array(wasm.memory.buffer, wasm.address, size) : new Float64Array(size);
+  const where = wasm ? new Int32Array(wasm.memory.buffer, wasm.address + 8 * size, size) : new Int32Array(size);
+  best.fill(kind === 'max' ? -Infinity : Infinity);
+  where.fill(0);
   if (sizeOf(x.shape) > 0) {
     const L = loopNest(x, reduced, false);
     const it = new Odometer(L, x.offset);
-    if (kind === 'max') {
-      do argmaxBlock(x.data, best, where, L, it.p, it.a, it.q);
-      while (it.next());
-    } else {
-      do argminBlock(x.data, best, where, L, it.p, it.a, it.q);
-      while (it.next());
-    }
+    const block = kind === 'max' ? argmaxBlock : argminBlock;
+    const bytes = x.data.BYTES_PER_ELEMENT;
+    // Contiguous reduced rows run as the WebAssembly block, other layouts as the JS one.
+    const rows = wasm && L.ps0 === 1 && L.as0 === 0 ? wasm.blocks.argRows : undefined;
+    do {
+      if (rows) rows(x.data.byteOffset + it.p * bytes, L.n1, L.ps1 * bytes, L.n0, best.byteOffset + it.a * 8, where.byteOffset + it.a * 4, L.as1, it.q, L.qs0, L.qs1);
+      else block(x.data, best, where, L, it.p, it.a, it.q);
+    } while (it.next());
   }
   const o = out.data;
   for (let i = 0; i < size; i++) o[out.offset + i] = where[i]!;

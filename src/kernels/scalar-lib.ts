@@ -1,8 +1,8 @@
 // Scalar helpers that generated element-wise loops call as `L.name(...)`: the functions that
 // JavaScript's Math lacks or gets wrong for NumPy semantics (floor division and modulo, integer
-// powers, C's pow edge cases, half-to-even rounding), and weft's own exp, tanh, log, log1p,
-// log2, log10, expm1, sin, cos, tan, sinh, cosh, arctan, arcsin, arccos, arctan2, sigmoid,
-// softplus, erf and erfc (vmath), which the WebAssembly loops compute with the same bits.
+// powers, half-to-even rounding), and weft's own exp, tanh, log, log1p, log2, log10, expm1,
+// pow, sin, cos, tan, sinh, cosh, arctan, arcsin, arccos, arctan2, sigmoid, softplus, erf and
+// erfc (vmath), which the WebAssembly loops compute with the same bits.
 import { exp32, tanh32 } from './vmath/float32.js';
 import * as vmath from './vmath/functions.js';
 import { acosOf, asinOf, atan2Of, atanOf } from './vmath/arctangent.js';
@@ -11,6 +11,8 @@ import { erfcOf, erfOf } from './vmath/error-function.js';
 import { coshOf, sinhOf } from './vmath/hyperbolic.js';
 import { expm1Of, log10Of, log1pOf, log2Of, logOf, sigmoidOf, softplusOf } from './vmath/logarithms.js';
 import { cos, sin, tan } from './vmath/trigonometric.js';
+// weft's own pow, with C's special values (pow(1, y) = pow(-1, ±inf) = 1, where Math.pow differs).
+import { pow } from './vmath/power.js';
 
 /** Integer floor division; division by zero gives 0, as NumPy's integer `//`. */
 function floorDivInt(a: number, b: number): number {
@@ -51,12 +53,6 @@ function floorDivFloat(a: number, b: number): number {
   }
   const f = Math.floor(div);
   return div - f > 0.5 ? f + 1 : f;
-}
-
-/** C's pow: Math.pow differs where the C standard defines pow(1, y) = pow(-1, ±inf) = 1. */
-function pow(a: number, b: number): number {
-  if (a === 1 || (a === -1 && (b === Infinity || b === -Infinity))) return 1;
-  return Math.pow(a, b);
 }
 
 /**

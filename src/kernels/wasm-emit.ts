@@ -151,7 +151,7 @@ const MEMORY_LANE_OPS = {
 } as const satisfies Record<string, readonly [number, number]>;
 export type MemoryLaneOp = keyof typeof MEMORY_LANE_OPS;
 
-function bytesOf(array: Float32Array | Float64Array | BigInt64Array): number[] {
+function bytesOf(array: Float32Array | Float64Array | BigInt64Array | Int32Array): number[] {
   return [...new Uint8Array(array.buffer, array.byteOffset, array.byteLength)];
 }
 
@@ -162,11 +162,36 @@ function bytesOf(array: Float32Array | Float64Array | BigInt64Array): number[] {
 export class Body {
   readonly code: number[] = [];
   readonly #locals: ValType[] = [];
+  /** Constants set once at entry, by their bytes: their locals (see hoistConstants). */
+  #hoisted: Map<string, number> | undefined;
+  readonly #prologue: number[] = [];
 
   constructor(
     readonly params: readonly ValType[],
     readonly results: readonly ValType[] = [],
   ) {}
+
+  /**
+   * From now on, v128 constants are locals set once at the function's entry: V8 builds a v128
+   * constant with several instructions each time it is used, a cost inside a loop.
+   */
+  hoistConstants(): this {
+    this.#hoisted ??= new Map();
+    return this;
+  }
+
+  /** v128.const of 16 bytes, or the local holding it. */
+  #v128(bytes: number[]): this {
+    if (!this.#hoisted) return this.#op(...simd(0x0c), ...bytes);
+    const key = bytes.join(',');
+    let local = this.#hoisted.get(key);
+    if (local === undefined) {
+      local = this.local(V128);
+      this.#hoisted.set(key, local);
+      this.#prologue.push(...simd(0x0c), ...bytes, 0x21, ...uleb(local));
+    }
+    return this.get(local);
+  }
 
   /** A new local of type `t`; returns its index. */
   local(t: ValType): number {
@@ -193,11 +218,13 @@ export class Body {
   f32(v: number): this { return this.#op(0x43, ...bytesOf(new Float32Array([v]))); }
   f64(v: number): this { return this.#op(0x44, ...bytesOf(new Float64Array([v]))); }
   /** v128.const with two float64 lanes. */
-  f64x2(a: number, b = a): this { return this.#op(...simd(0x0c), ...bytesOf(new Float64Array([a, b]))); }
+  f64x2(a: number, b = a): this { return this.#v128(bytesOf(new Float64Array([a, b]))); }
   /** v128.const with two int64 lanes. */
-  i64x2(a: bigint, b = a): this { return this.#op(...simd(0x0c), ...bytesOf(new BigInt64Array([a, b]))); }
+  i64x2(a: bigint, b = a): this { return this.#v128(bytesOf(new BigInt64Array([a, b]))); }
   /** v128.const with four float32 lanes. */
-  f32x4(a: number, b = a, c = a, d = a): this { return this.#op(...simd(0x0c), ...bytesOf(new Float32Array([a, b, c, d]))); }
+  f32x4(a: number, b = a, c = a, d = a): this { return this.#v128(bytesOf(new Float32Array([a, b, c, d]))); }
+  /** v128.const with four int32 lanes. */
+  i32x4(a: number, b = a, c = a, d = a): this { return this.#v128(bytesOf(new Int32Array([a, b, c, d]))); }
   /** i8x16.shuffle of the two v128 operands: byte i of the result is byte lanes[i] of (a ++ b). */
   shuffle(lanes: readonly number[]): this {
     if (lanes.length !== 16 || lanes.some((l) => !(l >= 0 && l < 32))) throw new Error(`shuffle: 16 byte lanes in [0, 32) expected, got [${lanes.join(', ')}]`);
@@ -249,7 +276,7 @@ export class Body {
       if (last && last[1] === t) last[0]!++;
       else runs.push([1, t]);
     }
-    const body = [...vec(runs.map(([n, t]) => [...uleb(n!), t!])), ...this.code, 0x0b];
+    const body = [...vec(runs.map(([n, t]) => [...uleb(n!), t!])), ...this.#prologue, ...this.code, 0x0b];
     return [...uleb(body.length), ...body];
   }
 }

@@ -62,6 +62,7 @@ function apply(op: ProgramOp, args: readonly number[], dtype: ProgramDtype): num
       case 'arcsin': return scalarLib.asin(args[0]!);
       case 'arccos': return scalarLib.acos(args[0]!);
       case 'arctan2': return scalarLib.atan2(args[0]!, args[1]!);
+      case 'pow': return scalarLib.pow(args[0]!, args[1]!);
       // Bools are 0 and 1 where numbers are used; a condition holds unless it is 0 (NaN holds).
       case 'eq': return args[0] === args[1] ? 1 : 0;
       case 'ne': return args[0] !== args[1] ? 1 : 0;
@@ -85,7 +86,7 @@ function apply(op: ProgramOp, args: readonly number[], dtype: ProgramDtype): num
 /** The float ops (every math function among them) and their numbers of arguments (3 for variadic ones). */
 const ARITY: Partial<Record<ProgramOp, number>> = {
   add: 3, mul: 3, sub: 2, div: 2, neg: 1, abs: 1, sqrt: 1, sqr: 1, min: 2, max: 2, exp: 1, tanh: 1,
-  expm1: 1, log: 1, log1p: 1, sigmoid: 1, softplus: 1, erf: 1, erfc: 1, log2: 1, log10: 1, sinh: 1, cosh: 1, arctan: 1, arcsin: 1, arccos: 1, sin: 1, cos: 1, tan: 1, arctan2: 2, eq: 2, ne: 2, lt: 2, le: 2, gt: 2, ge: 2, where: 3, cast: 1,
+  expm1: 1, log: 1, log1p: 1, sigmoid: 1, softplus: 1, erf: 1, erfc: 1, log2: 1, log10: 1, sinh: 1, cosh: 1, arctan: 1, arcsin: 1, arccos: 1, sin: 1, cos: 1, tan: 1, arctan2: 2, pow: 2, eq: 2, ne: 2, lt: 2, le: 2, gt: 2, ge: 2, where: 3, cast: 1,
 };
 
 /** A program whose inputs all have `dtype`, and steps of that dtype unless a step names its own. */
@@ -315,6 +316,7 @@ t.test('compiled functions: wasm on the pool, the bits of the JS loops, on 0 and
       ['float(x != y) - float(w < 0) * x', pt.cast(x.neq(y), dtype).sub(pt.cast(w.lt(0), dtype).mul(x))],
       ['log1p(|x|) * sigmoid(y) + softplus(w) - log(|w|) + expm1(x / 8)', pt.log1p(pt.abs(x)).mul(pt.sigmoid(y)).add(pt.softplus(w)).sub(pt.log(pt.abs(w))).add(pt.expm1(x.div(8)))],
       ['sin(x * 1e9) + cos(y) * tan(w) - arctan2(x, y)', pt.sin(x.mul(1e9)).add(pt.cos(y).mul(pt.tan(w))).sub(pt.arctan2(x, y))],
+      ['|x| ** y + 3 ** w', pt.pow(pt.abs(x), y).add(pt.pow(3, w))],
     ];
     const n = 1 << 17;
     const args = [1, 2, 3].map((s) => Float64Array.from(values(n, 70 + s, dtype))).map((a) => (dtype === 'float32' ? Float32Array.from(a) : a));

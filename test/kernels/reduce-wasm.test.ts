@@ -5,7 +5,7 @@
 // set of axes, rows of every length around the eight partials, ranges cut at random points, more
 // outputs than the thread's block holds, and NaN, infinities and signed zeros.
 import t from 'tap';
-import { reduceInto, type ReduceKind } from '../../src/kernels/reduce.js';
+import { argReduceInto, reduceInto, type ReduceKind } from '../../src/kernels/reduce.js';
 import { reduceBlocksFor } from '../../src/kernels/reduce-wasm.js';
 import { sumRow } from '../../src/kernels/row-partials.js';
 import type { TensorView } from '../../src/kernels/view.js';
@@ -133,6 +133,64 @@ t.test('max and min: NaN wins, +0 is above -0, infinities', async (t) => {
       const out: TensorView = { data: new Float64Array(1), offset: 0, shape: [], stride: [] };
       reduceInto(kind, x, [true], out);
       t.ok(Object.is(out.data[0], want) || (Number.isNaN(want) && Number.isNaN(out.data[0]!)), `${kind}(${values}) = ${out.data[0]} (${want})`);
+    }
+  }
+});
+
+/** argmax or argmin of `x` (in the arena: the WebAssembly rows) and of `plain` (the JS block), over `reduced`, cut at `cuts`. */
+function argBoth(kind: 'max' | 'min', x: TensorView, plain: TensorView, reduced: readonly boolean[], cuts: readonly number[]): [Float64Array, Float64Array] {
+  const outShape = x.shape.filter((_, a) => !reduced[a]);
+  const size = sizeOf(outShape);
+  const out = (): TensorView => ({ data: new Float64Array(size), offset: 0, shape: outShape, stride: contiguousStrides(outShape) });
+  const [wasm, js] = [out(), out()];
+  for (let c = 0; c + 1 < cuts.length; c++) argReduceInto(kind, x, reduced, wasm, { start: cuts[c]!, end: cuts[c + 1]! });
+  argReduceInto(kind, plain, reduced, js);
+  return [wasm.data as Float64Array, js.data as Float64Array];
+}
+
+t.test('argmax and argmin: the positions of the JS block (first NaN, first extremum, ties), layouts, axes, chunks', async (t) => {
+  let seed = 400;
+  for (const dtype of DTYPES) {
+    for (const [rows, cols, depth] of [[5, 3, 7], [3, 8, 2], [4, 17, 9], [2, 100, 3]] as const) {
+      const n = rows * cols * depth;
+      const [inArena, plain] = storage(dtype, 2 * n + 5, seed++, true);
+      // Ties: a third of the values rounded to a few levels; rows of -inf and +inf.
+      for (const a of [inArena, plain]) for (let i = 0; i < a.length; i += 3) a[i] = dtype === 'uint8' ? a[i]! : Math.round(a[i]! * 2) / 2;
+      if (dtype === 'float64' || dtype === 'float32') for (const a of [inArena, plain]) a.fill(-Infinity, 0, Math.min(cols * depth, 40));
+      const layouts: Array<[string, Omit<TensorView, 'data'>]> = [
+        ['contiguous', { offset: 0, shape: [rows, cols, depth], stride: [cols * depth, depth, 1] }],
+        ['transposed', { offset: 0, shape: [depth, rows, cols], stride: [1, cols * depth, depth] }],
+        ['strided', { offset: 3, shape: [rows, cols, depth], stride: [2 * cols * depth, 2 * depth, 2] }],
+        ['broadcast', { offset: 5, shape: [rows, cols, depth], stride: [0, depth, 1] }],
+      ];
+      for (const [name, layout] of layouts) {
+        for (const reduced of axisSets(3).filter((r) => r.some(Boolean))) {
+          const size = layout.shape.filter((_, a) => !reduced[a]).reduce((p, q) => p * q, 1);
+          const cuts = cutsOf(size, seed++);
+          for (const kind of ['max', 'min'] as const) {
+            const [wasm, js] = argBoth(kind, { ...layout, data: inArena }, { ...layout, data: plain }, reduced, cuts);
+            const bad = sameBits(wasm, js);
+            if (bad > 0) t.fail(`${dtype} arg${kind} over ${JSON.stringify(reduced)} of a ${name} [${layout.shape}] view: ${bad} of ${size} differ (${[...wasm.slice(0, 8)]} vs ${[...js.slice(0, 8)]})`);
+            else t.pass(`${dtype} arg${kind} ${name} [${layout.shape}] ${JSON.stringify(reduced)}`);
+          }
+        }
+      }
+    }
+  }
+  // Known answers: the first NaN, the first of equal maxima, a row of -inf (position 0).
+  const cases: Array<[number[], number, number]> = [
+    [[1, 5, 3, 5, NaN, 2, NaN, 9, 9], 4, 4],
+    [[2, 7, 7, 1, 1, 7, 0, 0, 1, 7, 1], 1, 6],
+    [[-Infinity, -Infinity, -Infinity, -Infinity, -Infinity], 0, 0],
+    [[3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 4], 16, 0],
+  ];
+  for (const [values, argmax, argmin] of cases) {
+    const data = arena.array('float64', values.length) as Float64Array;
+    data.set(values);
+    for (const [kind, want] of [['max', argmax], ['min', argmin]] as const) {
+      const out: TensorView = { data: new Int32Array(1), offset: 0, shape: [], stride: [] };
+      argReduceInto(kind, { data, offset: 0, shape: [values.length], stride: [1] }, [true], out);
+      t.equal(out.data[0], want, `arg${kind}(${values}) = ${out.data[0]}`);
     }
   }
 });

@@ -110,7 +110,7 @@ export function lanes32Ops(body: Body, simd: boolean): FloatOps<F32Value | numbe
   };
   /** 2^n from the integer lanes n (in [-126, 127]) on the stack, by its bits. */
   const pow2Of = (): void => {
-    if (simd) body.i32(127).op('i32x4.splat').op('i32x4.add').i32(23).op('i32x4.shl');
+    if (simd) body.i32x4(127).op('i32x4.add').i32(23).op('i32x4.shl');
     else body.i32(127).op('i32.add').i32(23).op('i32.shl').op('f32.reinterpret_i32');
   };
   return {
@@ -149,9 +149,9 @@ export function lanes32Ops(body: Body, simd: boolean): FloatOps<F32Value | numbe
         return keep();
       }
       push(a);
-      body.i32(0x7fffffff).op('i32x4.splat').op('v128.and');
+      body.i32x4(0x7fffffff).op('v128.and');
       push(s);
-      body.i32(-0x80000000).op('i32x4.splat').op('v128.and').op('v128.or');
+      body.i32x4(-0x80000000).op('v128.and').op('v128.or');
       return keep();
     },
     scale: (p, k) => {

@@ -6,6 +6,7 @@ import { acosOf, asinOf, atanOf } from './arctangent.js';
 import { erfcOf, erfOf } from './error-function.js';
 import { expOf, tanhOf } from './functions.js';
 import { atan2Of } from './arctangent.js';
+import { powOf } from './power.js';
 import type { BinaryMathFunctionOf, MathFunctionOf } from './js-compile.js';
 import { Lanes, type FArg, type M } from './lanes.js';
 import { lanesOps } from './lanes-ops.js';
@@ -40,10 +41,11 @@ const FUNCTIONS: Record<MathFunction, MathFunctionOf> = {
 };
 
 /** The library's functions of two floats. */
-export type BinaryMathFunction = 'arctan2';
+export type BinaryMathFunction = 'arctan2' | 'pow';
 
 const BINARY_FUNCTIONS: Record<BinaryMathFunction, BinaryMathFunctionOf> = {
   arctan2: atan2Of,
+  pow: powOf,
 };
 
 export function isMathFunction(op: string): op is MathFunction {

@@ -109,7 +109,8 @@ export const mod = binary(
   ([x, y], _z, gz) => [gz, m.neg(m.mul(gz, m.intDiv(x!, y!)))],
 );
 
-export const pow = binary(
+// Float pow is weft's own (kernels/vmath/power.ts: within 0.51 ulp, C's special values).
+export const pow = withWasm(binary(
   'pow',
   (a, b, ctx) => (isFloatDtype(ctx.output) ? `L.pow(${a}, ${b})` : `L.powInt(${a}, ${b})`),
   ([x, y], z, gz) => {
@@ -117,7 +118,7 @@ export const pow = binary(
     const gy = m.where(m.eq(x!, 0), 0, m.mul(gz, z, m.log(x!)));
     return [gx, gy];
   },
-);
+), 'pow');
 
 export const neg = withWasm(unary('neg', (a) => `(-(${a}))`, (_i, _z, gz) => [m.neg(gz)], upcastNoBool), 'neg');
 export const abs = withWasm(unary('abs', (a) => `Math.abs(${a})`, ([x], _z, gz) => [m.mul(gz, m.sign(x!))], upcastRule), 'abs');
