@@ -27,8 +27,11 @@ import { instanceFor } from './wasm-instances.js';
 
 export * from './elemwise-program.js';
 
-/** How an input is read: element i of a contiguous array ('c'), or one value everywhere ('s'). */
-export type WasmAccess = 'c' | 's';
+/**
+ * How an input is read: element i of a contiguous array ('c'), one value everywhere ('s'), or
+ * element i at a byte stride given as a further parameter of the loop ('g', gathered lane by lane).
+ */
+export type WasmAccess = 'c' | 's' | 'g';
 
 /**
  * The loop of one program and layout: (start, end, output address, input addresses...) gives the
@@ -298,6 +301,45 @@ function emitLimitCheck(p: Part, d: 'float32' | 'float64', x: readonly number[],
   b.if().get(index).op('return').end();
 }
 
+/**
+ * Loads the block's elements of a strided input as value `a`, lane by lane: element i + j at
+ * `at` + j `stride` bytes, `at` being element i's address.
+ */
+function gather(p: Part, a: number, d: ProgramDtype, at: number, stride: number): void {
+  const b = p.body;
+  const lane = (j: number): void => {
+    b.get(at);
+    if (j > 0) b.get(stride).i32(j).op('i32.mul').i32Add();
+  };
+  if (d === 'bool') {
+    // Bytes into lanes 0..block-1, then spread to masks as a contiguous load's.
+    define(p, a, 'bool', () => {
+      b.i32x4(0);
+      const v = b.local(V128);
+      b.set(v);
+      for (let j = 0; j < p.block; j++) {
+        lane(j);
+        b.get(v).memLane('v128.load8_lane', j).set(v);
+      }
+      b.get(v).i32(0).op('i8x16.splat', 'i8x16.ne', 'i16x8.extend_low_i8x16_s', 'i32x4.extend_low_i16x8_s');
+      if (p.block === 2) b.op('i64x2.extend_low_i32x4_s');
+    });
+    return;
+  }
+  const wide = d === 'float64';
+  const perVector = wide ? 2 : 4;
+  define(p, a, d, (k) => {
+    const v = b.local(V128);
+    for (let j = 0; j < perVector; j++) {
+      lane(k * perVector + j);
+      if (j === 0) b.mem(wide ? 'v128.load64_zero' : 'v128.load32_zero');
+      else b.get(v).memLane(wide ? 'v128.load64_lane' : 'v128.load32_lane', j);
+      b.set(v);
+    }
+    b.get(v);
+  });
+}
+
 /** Loads element i of a contiguous input (its address on the stack) as value `a`. */
 function load(p: Part, a: number, d: ProgramDtype, address: () => void): void {
   const b = p.body;
@@ -364,9 +406,12 @@ function loopBody(program: ElemwiseProgram, access: readonly WasmAccess[], modul
   const problem = programProblem(program, mathArity);
   if (problem) throw new RangeError(`elemwise program: ${problem}`);
   const nin = program.inputs.length;
-  const body = new Body([I32, I32, I32, ...Array<typeof I32>(nin).fill(I32)], [I32]).hoistConstants();
+  const gathered = access.filter((a) => a === 'g').length;
+  const body = new Body([I32, I32, I32, ...Array<typeof I32>(nin + gathered).fill(I32)], [I32]).hoistConstants();
   const [START, END, OUT] = [0, 1, 2];
   const arg = (k: number): number => 3 + k;
+  /** The byte stride parameter of gathered input k (after the addresses, in input order). */
+  const strideOf = (k: number): number => 3 + nin + access.slice(0, k).filter((a) => a === 'g').length;
   const i = body.local(I32);
   const out = outputDtype(program);
   const address = (base: number, d: ProgramDtype) => (): void => {
@@ -400,6 +445,14 @@ function loopBody(program: ElemwiseProgram, access: readonly WasmAccess[], modul
     for (let a = 0; a < nin + program.steps.length; a++) p.forms.push(new Map());
     program.inputs.forEach((d, k) => {
       const o = once[k];
+      if (access[k] === 'g') {
+        // Element i's address: the base plus i strides.
+        const at = body.local(I32);
+        body.get(arg(k)).get(i).get(strideOf(k)).op('i32.mul').i32Add().set(at);
+        if (isSimd(p)) gather(p, k, d, at, strideOf(k));
+        else load(p, k, d, () => body.get(at));
+        return;
+      }
       if (!o) return load(p, k, d, address(arg(k), d));
       // A splat float64 of four elements is the same vector twice.
       p.forms[k]!.set(d, isSimd(p) ? Array(partsOf(p, d)).fill(o.vector) : [o.scalar]);
@@ -469,8 +522,9 @@ export type JsRange = (start: number, end: number) => void;
  * it, when the WebAssembly loop can: every view of its value's dtype in one memory this thread
  * attached, the output contiguous, each input contiguous, a broadcast scalar, or a block repeated
  * along leading axes (a bias row) or each element repeated along trailing axes, those blocks of
- * one length of at least MIN_ROW. Returns false, having done nothing, otherwise (the JS loops
- * then run). Blocks with an argument beyond a math function's limit go to `js`.
+ * one length of at least MIN_ROW; other strides run row by row (runStrided). Returns false,
+ * having done nothing, otherwise (the JS loops then run). Blocks with an argument beyond a math
+ * function's limit go to `js`.
  */
 export function runProgram(program: ElemwiseProgram, ins: readonly TensorView[], out: TensorView, range: Range | undefined, js?: JsRange): boolean {
   const dtype = outputDtype(program);
@@ -486,11 +540,10 @@ export function runProgram(program: ElemwiseProgram, ins: readonly TensorView[],
   let period = 0;
   for (const v of ins) {
     const a = flatAccess(v, out.shape);
-    if (!a) return false;
-    if (a[0] === 'r' || a[0] === 'e') {
-      if ((period !== 0 && a[1] !== period) || a[1] < MIN_ROW) return false;
-      period = a[1];
+    if (!a || ((a[0] === 'r' || a[0] === 'e') && ((period !== 0 && a[1] !== period) || a[1] < MIN_ROW))) {
+      return runStrided(program, ins, out, range, memory, staged, js);
     }
+    if (a[0] === 'r' || a[0] === 'e') period = a[1];
     accesses.push(a[0]);
   }
   let n = 1;
@@ -498,38 +551,12 @@ export function runProgram(program: ElemwiseProgram, ins: readonly TensorView[],
   const start = range?.start ?? 0;
   const end = range?.end ?? n;
   if (end <= start) return true;
-  const outBytes = 2 ** SHIFT[dtype];
   const at = (v: TensorView, d: ProgramDtype): number => v.data.byteOffset + v.offset * 2 ** SHIFT[d];
   // A row of a bias is contiguous within each row of the output, an element repeated along it a
   // scalar there: the loop runs row by row with their addresses moved (addresses wrap modulo 2^32
   // in wasm, so a row's base may lie before the block).
-  const compiled = loopFor(memory, program, accesses.map((a) => (a === 'c' || a === 'r' ? 'c' : 's')));
   const base = ins.map((v, k) => at(v, program.inputs[k]!));
-  // Elements [from, to) into the output, or into the staging block (its base moved back by from).
-  const loop: Loop = staged
-    ? (from, to, _o, ...addresses) => {
-        const piece = Math.floor(staged.bytes / outBytes);
-        for (let a = from; a < to; a += piece) {
-          const b = Math.min(to, a + piece);
-          const stop = compiled(a, b, staged.address - a * outBytes, ...addresses);
-          (out.data as ProgramArray).set(new ARRAY[dtype](memory.buffer, staged.address, stop - a), out.offset + a);
-          if (stop < b) return stop;
-        }
-        return to;
-      }
-    : compiled;
-  const o = staged ? 0 : at(out, dtype);
-  const block = blockOf(program);
-  // The loop stops before a block it leaves to the JS loops, which take that block; then on.
-  const drive = (from: number, to: number, addresses: readonly number[]): void => {
-    for (let a = from; a < to; ) {
-      const stop = loop(a, to, o, ...addresses);
-      if (stop >= to) return;
-      if (!js) throw new Error('elemwise-wasm: a block needs the JS loops, and none were given');
-      a = Math.min(to, stop + block);
-      js(stop, a);
-    }
-  };
+  const drive = driver(program, loopFor(memory, program, accesses.map((a) => (a === 'c' || a === 'r' ? 'c' : 's'))), out, memory, staged, js);
   if (period === 0) {
     drive(start, end, base);
     return true;
@@ -542,6 +569,79 @@ export function runProgram(program: ElemwiseProgram, ins: readonly TensorView[],
       else if (a === 'e') addresses[k] = base[k]! + (row / period) * bytes;
     });
     drive(Math.max(start, row), Math.min(end, row + period), addresses);
+  }
+  return true;
+}
+
+type Staging = { readonly address: number; readonly bytes: number } | undefined;
+/** Runs output elements [from, to) of the loop with these input addresses (and strides). */
+type Drive = (from: number, to: number, addresses: readonly number[]) => void;
+
+/**
+ * The loop over output elements, into the output or through the staging block (its base moved
+ * back by `from`, copied out piece by piece), handing to `js` each block the loop stops before
+ * (arguments beyond a math function's limit), then going on after it.
+ */
+function driver(program: ElemwiseProgram, compiled: Loop, out: TensorView, memory: WebAssembly.Memory, staged: Staging, js: JsRange | undefined): Drive {
+  const dtype = outputDtype(program);
+  const outBytes = 2 ** SHIFT[dtype];
+  const loop: Loop = staged
+    ? (from, to, _o, ...addresses) => {
+        const piece = Math.floor(staged.bytes / outBytes);
+        for (let a = from; a < to; a += piece) {
+          const b = Math.min(to, a + piece);
+          const stop = compiled(a, b, staged.address - a * outBytes, ...addresses);
+          (out.data as ProgramArray).set(new ARRAY[dtype](memory.buffer, staged.address, stop - a), out.offset + a);
+          if (stop < b) return stop;
+        }
+        return to;
+      }
+    : compiled;
+  const o = staged ? 0 : out.data.byteOffset + out.offset * outBytes;
+  const block = blockOf(program);
+  return (from, to, addresses) => {
+    for (let a = from; a < to; ) {
+      const stop = loop(a, to, o, ...addresses);
+      if (stop >= to) return;
+      if (!js) throw new Error('elemwise-wasm: a block needs the JS loops, and none were given');
+      a = Math.min(to, stop + block);
+      js(stop, a);
+    }
+  };
+}
+
+/**
+ * Inputs of any strides (a transposed or sliced view): the loop runs row by row along the
+ * output's last axis, each input read there contiguously, as one value, or at its stride
+ * (gathered). Rows shorter than MIN_ROW are left to the JS loops (returns false).
+ */
+function runStrided(program: ElemwiseProgram, ins: readonly TensorView[], out: TensorView, range: Range | undefined, memory: WebAssembly.Memory, staged: Staging, js: JsRange | undefined): boolean {
+  const nd = out.shape.length;
+  const row = out.shape[nd - 1] ?? 1;
+  if (nd === 0 || row < MIN_ROW) return false;
+  const bytes = program.inputs.map((d) => 2 ** SHIFT[d]);
+  const access: WasmAccess[] = ins.map((v) => (v.stride[nd - 1] === 0 ? 's' : v.stride[nd - 1] === 1 ? 'c' : 'g'));
+  const strides = ins.flatMap((v, k) => (access[k] === 'g' ? [v.stride[nd - 1]! * bytes[k]!] : []));
+  const drive = driver(program, loopFor(memory, program, access), out, memory, staged, js);
+  let n = 1;
+  for (const d of out.shape) n *= d;
+  const start = range?.start ?? 0;
+  const end = range?.end ?? n;
+  for (let r = Math.floor(start / row); r * row < end; r++) {
+    const first = r * row;
+    // Each input's element at the row's start, then its address moved back by `first` elements
+    // (or strides), so that element i of the output reads element i of the loop.
+    const addresses = ins.map((v, k) => {
+      let e = v.offset;
+      let rest = r;
+      for (let a = nd - 2; a >= 0; a--) {
+        e += (rest % out.shape[a]!) * v.stride[a]!;
+        rest = Math.floor(rest / out.shape[a]!);
+      }
+      const at = v.data.byteOffset + e * bytes[k]!;
+      return access[k] === 'c' ? at - first * bytes[k]! : access[k] === 'g' ? at - first * v.stride[nd - 1]! * bytes[k]! : at;
+    });
+    drive(Math.max(start, first), Math.min(end, first + row), [...addresses, ...strides]);
   }
   return true;
 }

@@ -147,7 +147,7 @@ export type MemoryOp = keyof typeof MEMORY_OPS;
 
 /** Loads and stores of one lane (a memory argument, then the lane index): opcode and natural alignment. */
 const MEMORY_LANE_OPS = {
-  'v128.load32_lane': [0x56, 2], 'v128.load64_lane': [0x57, 3], 'v128.store16_lane': [0x59, 1], 'v128.store32_lane': [0x5a, 2],
+  'v128.load8_lane': [0x54, 0], 'v128.load32_lane': [0x56, 2], 'v128.load64_lane': [0x57, 3], 'v128.store16_lane': [0x59, 1], 'v128.store32_lane': [0x5a, 2],
 } as const satisfies Record<string, readonly [number, number]>;
 export type MemoryLaneOp = keyof typeof MEMORY_LANE_OPS;
 

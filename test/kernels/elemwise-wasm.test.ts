@@ -387,6 +387,57 @@ t.test('bias rows and repeated elements (blocks of 64 or more): row by row, rang
   }
 });
 
+/** Element i (C order over `shape`) of a view. */
+function elementOf(v: TensorView, shape: readonly number[], i: number): number {
+  let e = v.offset;
+  for (let a = shape.length - 1; a >= 0; a--) {
+    e += (i % shape[a]!) * v.stride[a]!;
+    i = Math.floor(i / shape[a]!);
+  }
+  return v.data[e]!;
+}
+
+t.test('strided inputs (transposed, every other element, reversed, a broadcast column): row by row, gathered lanes', async (t) => {
+  const [rows, cols] = [9, 70];
+  const n = rows * cols;
+  let seed = 1200;
+  const programs: ElemwiseProgram[] = [
+    uniform('float32', 3, [{ op: 'mul', args: [0, 1] }, { op: 'sub', args: [3, 2] }]),
+    uniform('float64', 3, [{ op: 'exp', args: [0] }, { op: 'mul', args: [3, 1] }, { op: 'add', args: [4, 2] }]),
+    uniform('int32', 3, [{ op: 'xor', args: [0, 1] }, { op: 'add', args: [3, 2] }]),
+    { inputs: ['bool', 'float32', 'float32'], steps: [{ op: 'where', args: [0, 1, 2], dtype: 'float32' }] },
+    { inputs: ['float64', 'float64', 'float64'], steps: [{ op: 'lt', args: [0, 1], dtype: 'bool' }, { op: 'xor', args: [3, 3], dtype: 'bool' }, { op: 'or', args: [4, 3], dtype: 'bool' }] },
+  ];
+  for (const program of programs) {
+    const dtypes = program.inputs;
+    // Storage of 2n (+ slack) per input; views of it in four layouts, cycled over the inputs.
+    const data = dtypes.map((d, k) => inArena(d, values(2 * n + 8, seed++ + k, d)).data);
+    const layouts = (k: number): Array<[string, TensorView]> => [
+      ['transposed', { data: data[k]!, offset: 0, shape: [rows, cols], stride: [1, rows] }],
+      ['every other', { data: data[k]!, offset: 1, shape: [rows, cols], stride: [2 * cols, 2] }],
+      ['reversed', { data: data[k]!, offset: 2 * n - 1, shape: [rows, cols], stride: [-cols, -1] }],
+      ['column', { data: data[k]!, offset: 3, shape: [rows, cols], stride: [1, 0] }],
+      ['contiguous', { data: data[k]!, offset: 5, shape: [rows, cols], stride: [cols, 1] }],
+    ];
+    for (let shift = 0; shift < 5; shift++) {
+      const views = dtypes.map((_, k) => layouts(k)[(k + shift) % 5]!);
+      const d = valueDtype(program, program.inputs.length + program.steps.length - 1);
+      const out = { ...inArena(d, new Float64Array(n)), shape: [rows, cols], stride: [cols, 1] };
+      const ranges = [[0, 33], [33, 500], [500, n]] as const;
+      for (const [start, end] of ranges) t.ok(runProgram(program, views.map((v) => v[1]), out, { start, end }), `wasm ran on [${start}, ${end})`);
+      let bad = 0;
+      for (let i = 0; i < n; i++) {
+        const inputs = views.map(([, v]) => Float64Array.of(elementOf(v, [rows, cols], i)));
+        if (!same(out.data[i]!, evaluate(program, inputs, views.map(() => 's'), 0))) bad++;
+      }
+      t.equal(bad, 0, `${describe(program)} over ${views.map((v) => v[0]).join(', ')}: every element`);
+    }
+  }
+  const program = uniform('float32', 1, [{ op: 'neg', args: [0] }]);
+  const x = inArena('float32', values(200, 5, 'float32'));
+  t.notOk(runProgram(program, [{ ...x, shape: [100, 2], stride: [1, 100] }], { ...inArena('float32', new Float64Array(200)), shape: [100, 2], stride: [2, 1] }, undefined), 'rows of 2: the JS loop');
+});
+
 t.test("an output outside the memory (a call's fresh array) is staged in the thread's block and copied out", async (t) => {
   const n = 50_000; // several pieces of the 64 KiB block
   for (const dtype of ['float32', 'float64'] as const) {
