@@ -19,7 +19,8 @@ export const PROGRAM_DTYPES: ReadonlySet<string> = new Set<ProgramDtype>(['float
  * dtype) and the logical/bitwise and, or, xor, not (on bools and int32).
  */
 export type ProgramOp =
-  | 'add' | 'sub' | 'mul' | 'div' | 'neg' | 'abs' | 'sqrt' | 'sqr' | 'min' | 'max' | MathFunction | BinaryMathFunction
+  | 'add' | 'sub' | 'mul' | 'div' | 'neg' | 'abs' | 'sqrt' | 'sqr' | 'min' | 'max' | 'clip' | 'sign'
+  | 'floor' | 'ceil' | 'round' | MathFunction | BinaryMathFunction
   | 'eq' | 'ne' | 'lt' | 'le' | 'gt' | 'ge' | 'where' | 'cast' | 'and' | 'or' | 'xor' | 'not';
 export type { BinaryMathFunction, MathFunction };
 
@@ -40,7 +41,9 @@ export interface ElemwiseProgram {
 export const COMPARISONS: ReadonlySet<ProgramOp> = new Set<ProgramOp>(['eq', 'ne', 'lt', 'le', 'gt', 'ge']);
 export const LOGICAL: ReadonlySet<ProgramOp> = new Set<ProgramOp>(['and', 'or', 'xor', 'not']);
 /** Integer arithmetic wraps modulo 2^32 as the JS loops' `| 0` and Math.imul do. */
-const INTEGER_ARITHMETIC: ReadonlySet<ProgramOp> = new Set<ProgramOp>(['add', 'sub', 'mul', 'neg', 'abs', 'sqr', 'min', 'max']);
+const INTEGER_ARITHMETIC: ReadonlySet<ProgramOp> = new Set<ProgramOp>(['add', 'sub', 'mul', 'neg', 'abs', 'sqr', 'min', 'max', 'clip', 'sign']);
+/** Float operations beyond those: IEEE's division, square root and roundings (round is half to even). */
+const FLOAT_ONLY: ReadonlySet<ProgramOp> = new Set<ProgramOp>(['div', 'sqrt', 'floor', 'ceil', 'round']);
 
 const isFloat = (d: ProgramDtype): boolean => d === 'float32' || d === 'float64';
 
@@ -77,7 +80,7 @@ export function converts(from: ProgramDtype, to: ProgramDtype, cast: boolean): b
 
 /** How many arguments each operation takes ('n': one or more); math functions say their own. */
 const ARITY: Partial<Record<ProgramOp, number | 'n'>> = {
-  add: 'n', mul: 'n', sub: 2, div: 2, min: 2, max: 2, neg: 1, abs: 1, sqrt: 1, sqr: 1,
+  add: 'n', mul: 'n', sub: 2, div: 2, min: 2, max: 2, neg: 1, abs: 1, sqrt: 1, sqr: 1, clip: 3, sign: 1, floor: 1, ceil: 1, round: 1,
   eq: 2, ne: 2, lt: 2, le: 2, gt: 2, ge: 2, where: 3, cast: 1, and: 2, or: 2, xor: 2, not: 1,
 };
 
@@ -114,7 +117,7 @@ function stepProblem(s: ProgramStep, args: readonly ProgramDtype[], math: boolea
   if (LOGICAL.has(s.op)) return s.dtype === 'bool' || s.dtype === 'int32' ? operands(args, s.dtype) : 'logical and bitwise operations are on bools and int32';
   if (s.dtype === 'bool') return 'arithmetic gives numbers, not bools';
   if (s.dtype === 'int32' && !INTEGER_ARITHMETIC.has(s.op)) return 'not an integer operation';
-  if (isFloat(s.dtype) && !(math || INTEGER_ARITHMETIC.has(s.op) || s.op === 'div' || s.op === 'sqrt')) return 'not a float operation';
+  if (isFloat(s.dtype) && !(math || INTEGER_ARITHMETIC.has(s.op) || FLOAT_ONLY.has(s.op))) return 'not a float operation';
   return operands(args, s.dtype);
 }
 

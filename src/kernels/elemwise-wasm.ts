@@ -245,8 +245,19 @@ function emitStep(p: Part, program: ElemwiseProgram, step: ProgramStep, a: numbe
       case 'neg':
       case 'abs':
       case 'sqrt':
+      case 'floor':
+      case 'ceil':
         b.op(`${prefix}.${step.op}` as Op);
         return;
+      case 'round':
+        // IEEE's roundTiesToEven is NumPy's round (and the JS loops' roundHalfEven).
+        b.op(`${prefix}.nearest` as Op);
+        return;
+      case 'clip':
+        b.get(rest[0]![k]!).op(`${prefix}.max` as Op).get(rest[1]![k]!).op(`${prefix}.min` as Op);
+        return;
+      case 'sign':
+        return floatSign(p, number as 'float32' | 'float64', first[k]!);
       default:
         // Variadic add and mul fold from the left, each partial result rounded (as the JS loops).
         for (const r of rest) b.get(r[k]!).op(`${prefix}.${step.op}` as Op);
@@ -254,9 +265,46 @@ function emitStep(p: Part, program: ElemwiseProgram, step: ProgramStep, a: numbe
   });
 }
 
+/**
+ * sign x of the float on the stack (local `x`): 1 above 0, -1 below, 0 for either zero (+0, as
+ * the JS loops' sign), NaN for NaN: x, then 0, -1 and 1 chosen where those tests hold.
+ */
+function floatSign(p: Part, d: 'float32' | 'float64', x: number): void {
+  const b = p.body;
+  const prefix = isSimd(p) ? SIMD_PREFIX[d] : SCALAR_PREFIX[d];
+  const choose = (value: number, test: 'eq' | 'lt' | 'gt'): void => {
+    const kept = b.local(isSimd(p) ? V128 : SCALAR[d]);
+    b.set(kept);
+    splatConst(p, d, value);
+    b.get(kept).get(x);
+    splatConst(p, d, 0);
+    b.op(`${prefix}.${test}` as Op).op(isSimd(p) ? 'v128.bitselect' : 'select');
+  };
+  choose(0, 'eq');
+  choose(-1, 'lt');
+  choose(1, 'gt');
+}
+
 /** An int32 step (its first operand already on the stack): arithmetic modulo 2^32, bitwise operations. */
 function integerStep(p: Part, op: ProgramOp, first: number, rest: readonly number[]): void {
   const b = p.body;
+  if (op === 'sign') {
+    // (x < 0) - (x > 0) on masks (-1 where true), or (x > 0) - (x < 0) on 0 and 1.
+    const [lt, gt] = isSimd(p) ? ['i32x4.lt_s', 'i32x4.gt_s'] as const : ['i32.gt_s', 'i32.lt_s'] as const;
+    b.op('drop').get(first);
+    splatConst(p, 'int32', 0);
+    b.op(lt).get(first);
+    splatConst(p, 'int32', 0);
+    b.op(gt).op(isSimd(p) ? 'i32x4.sub' : 'i32.sub');
+    return;
+  }
+  if (op === 'clip') {
+    integerStep(p, 'max', first, [rest[0]!]);
+    const kept = b.local(isSimd(p) ? V128 : I32);
+    b.set(kept).get(kept);
+    integerStep(p, 'min', kept, [rest[1]!]);
+    return;
+  }
   if (isSimd(p)) {
     if (op === 'sqr') b.get(first).op('i32x4.mul');
     else if (op === 'neg' || op === 'abs') b.op(`i32x4.${op}`);

@@ -55,6 +55,11 @@ function apply(op: ProgramOp, args: readonly number[], dtype: ProgramDtype): num
       case 'sqrt': return Math.sqrt(args[0]!);
       case 'sqr': return int ? Math.imul(args[0]!, args[0]!) : args[0]! * args[0]!;
       case 'min': return Math.min(args[0]!, args[1]!);
+      case 'clip': return Math.min(Math.max(args[0]!, args[1]!), args[2]!);
+      case 'sign': return scalarLib.sign(args[0]!);
+      case 'floor': return Math.floor(args[0]!);
+      case 'ceil': return Math.ceil(args[0]!);
+      case 'round': return scalarLib.roundHalfEven(args[0]!);
       case 'max': return Math.max(args[0]!, args[1]!);
       case 'exp': return dtype === 'float32' ? exp32(args[0]!) : vmath.exp(args[0]!);
       case 'tanh': return dtype === 'float32' ? tanh32(args[0]!) : vmath.tanh(args[0]!);
@@ -85,7 +90,7 @@ function apply(op: ProgramOp, args: readonly number[], dtype: ProgramDtype): num
 
 /** The float ops (every math function among them) and their numbers of arguments (3 for variadic ones). */
 const ARITY: Partial<Record<ProgramOp, number>> = {
-  add: 3, mul: 3, sub: 2, div: 2, neg: 1, abs: 1, sqrt: 1, sqr: 1, min: 2, max: 2, exp: 1, tanh: 1,
+  add: 3, mul: 3, sub: 2, div: 2, neg: 1, abs: 1, sqrt: 1, sqr: 1, min: 2, max: 2, clip: 3, sign: 1, floor: 1, ceil: 1, round: 1, exp: 1, tanh: 1,
   expm1: 1, log: 1, log1p: 1, sigmoid: 1, softplus: 1, erf: 1, erfc: 1, log2: 1, log10: 1, sinh: 1, cosh: 1, arctan: 1, arcsin: 1, arccos: 1, sin: 1, cos: 1, tan: 1, arctan2: 2, pow: 2, eq: 2, ne: 2, lt: 2, le: 2, gt: 2, ge: 2, where: 3, cast: 1,
 };
 
@@ -117,7 +122,7 @@ function values(n: number, seed: number, dtype: ProgramDtype): Float64Array {
     const special = [0, -1, 1, 2147483647, -2147483648, 65536, -65537];
     return Float64Array.from(g, (v, i) => (i % 11 === 0 ? special[(i / 11) % special.length]! : Math.round(v * (i % 3 === 0 ? 1e9 : 100)) | 0));
   }
-  const special = [0, -0, Infinity, -Infinity, NaN, 1e-40, -1e-310, 3e38, -7, 0.5];
+  const special = [0, -0, Infinity, -Infinity, NaN, 1e-40, -1e-310, 3e38, -7, 0.5, -0.5, 2.5, -2.5, 4503599627370497];
   const out = Float64Array.from(g, (v, i) => (i % 13 === 0 ? special[(i / 13) % special.length]! : v * 10));
   return dtype === 'float32' ? Float64Array.from(out, Math.fround) : out;
 }
@@ -184,7 +189,7 @@ t.test('every float op and dtype, contiguous and broadcast inputs, ranges cut an
 
 t.test('int32: arithmetic modulo 2^32, bitwise operations, comparisons, where, casts to floats and bools', async (t) => {
   let seed = 500;
-  const ops: Array<[ProgramOp, number]> = [['add', 3], ['sub', 2], ['mul', 3], ['neg', 1], ['abs', 1], ['sqr', 1], ['min', 2], ['max', 2], ['and', 2], ['or', 2], ['xor', 2], ['not', 1], ['where', 3]];
+  const ops: Array<[ProgramOp, number]> = [['add', 3], ['sub', 2], ['mul', 3], ['neg', 1], ['abs', 1], ['sqr', 1], ['min', 2], ['max', 2], ['clip', 3], ['sign', 1], ['and', 2], ['or', 2], ['xor', 2], ['not', 1], ['where', 3]];
   for (const [op, nin] of ops) for (const access of layoutsOf(nin)) t.same(mismatches(uniform('int32', nin, [{ op, args: [...Array(nin).keys()] }]), access, seed++), [], `${op} ${access.join('')}`);
   for (const op of COMPARISONS) for (const program of programsOf(op, 2, 'int32')) t.same(mismatches(program, ['c', 'c'], seed++), [], describe(program));
   for (const to of ['float32', 'float64', 'bool', 'int32'] as const) {

@@ -122,7 +122,7 @@ export const pow = withWasm(binary(
 
 export const neg = withWasm(unary('neg', (a) => `(-(${a}))`, (_i, _z, gz) => [m.neg(gz)], upcastNoBool), 'neg');
 export const abs = withWasm(unary('abs', (a) => `Math.abs(${a})`, ([x], _z, gz) => [m.mul(gz, m.sign(x!))], upcastRule), 'abs');
-export const sign = unary('sign', (a) => `L.sign(${a})`, zeroGrad, upcastNoBool);
+export const sign = withWasm(unary('sign', (a) => `L.sign(${a})`, zeroGrad, upcastNoBool), 'sign');
 export const sqr = withWasm(
   unary('sqr', (a, ctx) => (isIntDtype(ctx.output) ? `Math.imul(${a}, ${a})` : `(${a} * ${a})`), ([x], _z, gz) => [m.mul(gz, x!, 2)], upcastNoBool),
   'sqr',
@@ -151,6 +151,7 @@ function firstWins(xWins: TensorVariable, gz: TensorVariable): TensorVariable[] 
 /** minimum(maximum(x, lo), hi), as NumPy's clip (NaN in any argument gives NaN). */
 export const clip = new ScalarOp({
   name: 'clip',
+  wasm: 'clip',
   nin: 3,
   outputDtype: upcastRule,
   code: ([x, lo, hi]) => `Math.min(Math.max(${x}, ${lo}), ${hi})`,
@@ -231,14 +232,15 @@ export const erfc = withWasm(unary('erfc', (a) => `L.erfc(${a})`, ([x], _z, gz) 
 // ---------------------------------------------------------------------------------------------
 // Rounding (gradient zero almost everywhere; integers and bools pass through unchanged)
 
-function rounding(name: string, fn: string): ScalarOp {
-  return unary(name, (a, ctx) => (isFloatDtype(ctx.output) ? `${fn}(${a})` : a), zeroGrad, upcastRule);
+function rounding(name: string, fn: string, wasm: ProgramOp): ScalarOp {
+  return withWasm(unary(name, (a, ctx) => (isFloatDtype(ctx.output) ? `${fn}(${a})` : a), zeroGrad, upcastRule), wasm);
 }
 
-export const floor = rounding('floor', 'Math.floor');
-export const ceil = rounding('ceil', 'Math.ceil');
+// In WebAssembly as IEEE's floor, ceil and roundTiesToEven (on floats; integers stay in the JS loops).
+export const floor = rounding('floor', 'Math.floor', 'floor');
+export const ceil = rounding('ceil', 'Math.ceil', 'ceil');
 /** Half to even, as NumPy's round. */
-export const round = rounding('round', 'L.roundHalfEven');
+export const round = rounding('round', 'L.roundHalfEven', 'round');
 
 // ---------------------------------------------------------------------------------------------
 // Comparisons and logic (discrete outputs: no gradient flows through them)
