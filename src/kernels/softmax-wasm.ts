@@ -1,9 +1,9 @@
 // WebAssembly SIMD lanes of softmax, log-softmax and the gradient of softmax (softmax.ts), for
-// contiguous float32 or float64 lanes in the arena: the same float64 computation as the JS lanes,
-// with the same bits. A lane's maximum is IEEE's (order-free); its sums are row-partials.ts's eight
+// contiguous float32 or float64 lanes in the arena: the same computation as the JS lanes (in
+// float64, but for float32 softmax's exp), with the same bits. A lane's maximum is IEEE's (order-free); its sums are row-partials.ts's eight
 // partials; exp and log are weft's own (vmath), on f64x2 lanes (inline); every element is rounded once.
 import { ROW_PARTIALS } from './row-partials.js';
-import { inlineMathFunction, mathFunction } from './vmath/wasm-library.js';
+import { emitFunction, inlineMathFunction, mathFunction } from './vmath/wasm-library.js';
 import { Body, F64, I32, ModuleBuilder, V128, type Op } from './wasm-emit.js';
 import { instanceFor } from './wasm-instances.js';
 
@@ -22,6 +22,8 @@ export interface SoftmaxLanes {
   readonly softmaxGrad: SoftmaxGrad;
 }
 
+/** Bytes 8..15 of a v128 moved to 0..7 (float32 lanes 2 and 3 to 0 and 1). */
+const HIGH_HALF = [8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15];
 /** Bytes 0..7 of the first v128, then 0..7 of the second: two demoted pairs as four float32s. */
 const LOW_HALVES = [0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23];
 
@@ -183,44 +185,70 @@ class LaneCode {
   }
 }
 
-/** softmax: m = max, e_j = exp(x_j - m) kept in scratch and summed, out_j = e_j / sum. */
+/**
+ * softmax: m = max, e_j = exp(x_j - m) kept in scratch (float64) and summed, out_j = e_j / sum.
+ * float32 lanes compute x_j - m and its exp in float32 arithmetic (vmath/float32.ts, four lanes a
+ * vector: a float32 exp is within 1 ulp), float64 lanes in float64.
+ */
 function softmaxBody(module: ModuleBuilder, dtype: SoftmaxDtype): Body {
-  const body = new Body([I32, I32, I32, I32]);
+  const body = new Body([I32, I32, I32, I32]).hoistConstants();
   const [X, N, OUT, SCRATCH] = [0, 1, 2, 3];
   const code = new LaneCode(body, dtype);
-  const exp1 = mathFunction(module, 'exp', false);
   const m = code.max(X, N);
   const v = body.local(V128);
   const t = body.local(F64);
+  const float32 = dtype === 'float32';
+  // float32: m splat in four float32 lanes, and the four exps of elements j + 2k .. j + 2k + 3.
+  const m4 = body.local(V128);
+  const e4 = body.local(V128);
+  if (float32) body.get(m).op('f32.demote_f64', 'f32x4.splat').set(m4);
   const s = code.sum(
     N,
     (k) => {
-      code.pair(X, 2 * k);
-      body.get(m).op('f64x2.splat').op('f64x2.sub');
-      inlineMathFunction(body, 'exp');
+      if (!float32) {
+        code.pair(X, 2 * k);
+        body.get(m).op('f64x2.splat').op('f64x2.sub');
+        inlineMathFunction(body, 'exp');
+      } else if (k % 2 === 0) {
+        body.get(X).get(code.j).i32(2).op('i32.shl').i32Add().v128Load(8 * k).get(m4).op('f32x4.sub');
+        emitFunction(body, 'exp', 'f32x4', module);
+        body.tee(e4).op('f64x2.promote_low_f32x4');
+      } else body.get(e4).get(e4).shuffle(HIGH_HALF).op('f64x2.promote_low_f32x4');
       body.set(v);
       code.scratchAt(SCRATCH);
       body.get(v).v128Store(16 * k);
       body.get(v);
     },
     () => {
-      code.one(X);
-      body.get(m).op('f64.sub').call(exp1).set(t);
+      if (float32) {
+        body.get(X).get(code.j).i32(2).op('i32.shl').i32Add().mem('f32.load').get(m).op('f32.demote_f64').op('f32.sub');
+        emitFunction(body, 'exp', 'f32', module);
+        body.op('f64.promote_f32').set(t);
+      } else {
+        code.one(X);
+        body.get(m).op('f64.sub').call(mathFunction(module, 'exp', false)).set(t);
+      }
       code.scratchAt(SCRATCH);
       body.get(t).mem('f64.store');
       body.get(t);
     },
   );
+  // float32: e_j times 1 / sum in float64, rounded once to float32 (a division per element would
+  // cost more than the exp); float64: e_j / sum.
+  const scale = body.local(V128);
+  if (float32) body.f64(1).get(s).op('f64.div', 'f64x2.splat').set(scale);
+  else body.get(s).op('f64x2.splat').set(scale);
+  const by = float32 ? 'mul' : 'div';
   code.write(
     N,
     OUT,
     (k) => {
       code.scratchAt(SCRATCH);
-      body.v128Load(16 * k).get(s).op('f64x2.splat').op('f64x2.div');
+      body.v128Load(16 * k).get(scale).op(`f64x2.${by}`);
     },
     () => {
       code.scratchAt(SCRATCH);
-      body.mem('f64.load').get(s).op('f64.div');
+      body.mem('f64.load').get(scale).lane('f64x2.extract_lane', 0).op(`f64.${by}`);
     },
   );
   return body;
@@ -228,7 +256,7 @@ function softmaxBody(module: ModuleBuilder, dtype: SoftmaxDtype): Body {
 
 /** log-softmax: m = max, the sum of exp(x_j - m), out_j = (x_j - m) - log(sum). */
 function logSoftmaxBody(module: ModuleBuilder, dtype: SoftmaxDtype): Body {
-  const body = new Body([I32, I32, I32]);
+  const body = new Body([I32, I32, I32]).hoistConstants();
   const [X, N, OUT] = [0, 1, 2];
   const code = new LaneCode(body, dtype);
   const exp1 = mathFunction(module, 'exp', false);
@@ -265,7 +293,7 @@ function logSoftmaxBody(module: ModuleBuilder, dtype: SoftmaxDtype): Body {
 
 /** The gradient of softmax: dot = the sum of dy_j sm_j, out_j = (dy_j - dot) sm_j. */
 function softmaxGradBody(dtype: SoftmaxDtype): Body {
-  const body = new Body([I32, I32, I32, I32]);
+  const body = new Body([I32, I32, I32, I32]).hoistConstants();
   const [DY, SM, N, OUT] = [0, 1, 2, 3];
   const code = new LaneCode(body, dtype);
   const dot = code.sum(

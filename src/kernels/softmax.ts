@@ -1,8 +1,9 @@
 // Softmax kernels along one axis, lane by lane (a lane is the run of elements along the axis at
 // one position of the other axes): softmax, log-softmax and the gradient of softmax. Each lane
 // subtracts its maximum before exp, so large inputs neither overflow nor lose their largest term;
-// sums accumulate in float64 in row-partials.ts's order, exp and log are weft's own (vmath), and
-// every element is rounded once, on store. Contiguous lanes in the arena run in WebAssembly
+// sums accumulate in float64 in row-partials.ts's order, exp and log are weft's own (vmath; a
+// float32 softmax takes x - max and its exp in float32), and every element is rounded once, on
+// store. Contiguous lanes in the arena run in WebAssembly
 // (softmax-wasm.ts) with the same bits. Registered as 'softmax', 'logSoftmax' and 'softmaxGrad'
 // (params: { axis }), chunked by lanes along the axis.
 import { attachedMemoryOf, threadBlockOf } from './gemm-wasm.js';
@@ -10,6 +11,7 @@ import { registerKernel } from './registry.js';
 import { sumRow } from './row-partials.js';
 import { scalarLib } from './scalar-lib.js';
 import { softmaxLanesFor, type SoftmaxLanes } from './softmax-wasm.js';
+import { exp32 } from './vmath/float32.js';
 import { exp } from './vmath/functions.js';
 import type { Range, TensorView } from './view.js';
 
@@ -76,26 +78,59 @@ function laneMax(d: TensorView['data'], p: number, s: number, n: number): number
   return m;
 }
 
-/** What the WebAssembly lanes need: views of one float dtype in an attached memory, with contiguous lanes. */
-function wasmLanes(views: readonly TensorView[], axis: number): { lanes: SoftmaxLanes; scratch: number; capacity: number } | undefined {
-  const first = views[0]!.data;
-  const dtype = first instanceof Float64Array ? 'float64' : first instanceof Float32Array ? 'float32' : undefined;
-  if (!dtype || !views.every((v) => v.data.constructor === first.constructor && v.stride[axis] === 1)) return undefined;
-  const memory = attachedMemoryOf(first.buffer);
-  if (!memory || !views.every((v) => attachedMemoryOf(v.data.buffer) === memory)) return undefined;
-  const block = threadBlockOf(memory);
-  if (!block) return undefined;
-  return { lanes: softmaxLanesFor(memory, dtype), scratch: block.address, capacity: block.bytes >>> 3 };
+/**
+ * What the WebAssembly lanes need: views of one float dtype with contiguous lanes, the inputs in
+ * an attached memory, and the output there too or staged through this thread's block (a call's
+ * fresh output): `scratch` bytes of the block are free for a lane function's float64 scratch.
+ * `out(po, write)` runs `write` with the address a lane at output offset po is written to, and
+ * copies a staged lane out.
+ */
+const addressOf = (v: TensorView, p: number): number => v.data.byteOffset + p * v.data.BYTES_PER_ELEMENT;
+
+interface WasmLanes {
+  readonly lanes: SoftmaxLanes;
+  readonly scratch: number;
+  readonly capacity: number;
+  readonly out: (po: number, write: (address: number) => void) => void;
 }
 
-const addressOf = (v: TensorView, p: number): number => v.data.byteOffset + p * v.data.BYTES_PER_ELEMENT;
+function wasmLanes(inputs: readonly TensorView[], out: TensorView, axis: number): WasmLanes | undefined {
+  const first = inputs[0]!.data;
+  const dtype = first instanceof Float64Array ? 'float64' : first instanceof Float32Array ? 'float32' : undefined;
+  const views = [...inputs, out];
+  if (!dtype || !views.every((v) => v.data.constructor === first.constructor && v.stride[axis] === 1)) return undefined;
+  const memory = attachedMemoryOf(first.buffer);
+  if (!memory || !inputs.every((v) => attachedMemoryOf(v.data.buffer) === memory)) return undefined;
+  const block = threadBlockOf(memory);
+  if (!block) return undefined;
+  const lanes = softmaxLanesFor(memory, dtype);
+  if (attachedMemoryOf(out.data.buffer) === memory) {
+    return { lanes, scratch: block.address, capacity: block.bytes >>> 3, out: (po, write) => write(addressOf(out, po)) };
+  }
+  // Staged: the lane goes to the end of the block, the scratch before it.
+  const n = out.shape[axis]!;
+  const bytes = n * first.BYTES_PER_ELEMENT;
+  const staging = block.address + block.bytes - bytes;
+  const view = dtype === 'float64' ? new Float64Array(memory.buffer, staging, n) : new Float32Array(memory.buffer, staging, n);
+  const capacity = Math.floor((block.bytes - bytes) / 8);
+  if (capacity < 0) return undefined;
+  return {
+    lanes,
+    scratch: block.address,
+    capacity,
+    out: (po, write) => {
+      write(staging);
+      out.data.set(view, po);
+    },
+  };
+}
 
 /** out = exp(x - max) / sum(exp(x - max)) along `axis`; `out` has x's shape. */
 export function softmaxInto(x: TensorView, axis: number, out: TensorView, range?: Range): void {
   const n = x.shape[axis]!;
-  const wasm = wasmLanes([x, out], axis);
+  const wasm = wasmLanes([x], out, axis);
   if (wasm && n <= wasm.capacity) {
-    forEachLane([x, out], axis, range, (px, po) => wasm.lanes.softmax(addressOf(x, px), n, addressOf(out, po), wasm.scratch));
+    forEachLane([x, out], axis, range, (px, po) => wasm.out(po, (o) => wasm.lanes.softmax(addressOf(x, px), n, o, wasm.scratch)));
     return;
   }
   const xs = x.stride[axis]!;
@@ -103,9 +138,12 @@ export function softmaxInto(x: TensorView, axis: number, out: TensorView, range?
   const xd = x.data;
   const od = out.data;
   const buf = laneScratch(n);
+  // float32 lanes: x - m and its exp in float32 arithmetic (as the WebAssembly lanes, four at a time).
+  const float32 = xd instanceof Float32Array;
   forEachLane([x, out], axis, range, (px, po) => {
     const m = laneMax(xd, px, xs, n);
-    for (let j = 0, p = px; j < n; j++, p += xs) buf[j] = exp(xd[p]! - m);
+    if (float32) for (let j = 0, p = px; j < n; j++, p += xs) buf[j] = exp32(Math.fround(xd[p]! - m));
+    else for (let j = 0, p = px; j < n; j++, p += xs) buf[j] = exp(xd[p]! - m);
     const sum = sumRow(0, buf, 0, n);
     for (let j = 0, q = po; j < n; j++, q += os) od[q] = buf[j]! / sum;
   });
@@ -114,9 +152,9 @@ export function softmaxInto(x: TensorView, axis: number, out: TensorView, range?
 /** out = x - max - log(sum(exp(x - max))) along `axis`; `out` has x's shape. */
 export function logSoftmaxInto(x: TensorView, axis: number, out: TensorView, range?: Range): void {
   const n = x.shape[axis]!;
-  const wasm = wasmLanes([x, out], axis);
+  const wasm = wasmLanes([x], out, axis);
   if (wasm) {
-    forEachLane([x, out], axis, range, (px, po) => wasm.lanes.logSoftmax(addressOf(x, px), n, addressOf(out, po)));
+    forEachLane([x, out], axis, range, (px, po) => wasm.out(po, (o) => wasm.lanes.logSoftmax(addressOf(x, px), n, o)));
     return;
   }
   const xs = x.stride[axis]!;
@@ -135,9 +173,9 @@ export function logSoftmaxInto(x: TensorView, axis: number, out: TensorView, ran
 /** The gradient of softmax: out = (dy - sum(dy * sm)) * sm along `axis`; all three share one shape. */
 export function softmaxGradInto(dy: TensorView, sm: TensorView, axis: number, out: TensorView, range?: Range): void {
   const n = dy.shape[axis]!;
-  const wasm = wasmLanes([dy, sm, out], axis);
+  const wasm = wasmLanes([dy, sm], out, axis);
   if (wasm) {
-    forEachLane([dy, sm, out], axis, range, (pg, ps, po) => wasm.lanes.softmaxGrad(addressOf(dy, pg), addressOf(sm, ps), n, addressOf(out, po)));
+    forEachLane([dy, sm, out], axis, range, (pg, ps, po) => wasm.out(po, (o) => wasm.lanes.softmaxGrad(addressOf(dy, pg), addressOf(sm, ps), n, o)));
     return;
   }
   const gs = dy.stride[axis]!;

@@ -118,9 +118,9 @@ const OPS = {
   'i64x2.sub': simd(0xd1), 'i64x2.mul': simd(0xd5), 'i64x2.eq': simd(0xd6), 'i64x2.ne': simd(0xd7), 'i64x2.lt_s': simd(0xd8),
   'i64x2.gt_s': simd(0xd9), 'i64x2.le_s': simd(0xda), 'i64x2.ge_s': simd(0xdb),
   'f32x4.abs': simd(0xe0), 'f32x4.neg': simd(0xe1), 'f32x4.sqrt': simd(0xe3), 'f32x4.add': simd(0xe4), 'f32x4.sub': simd(0xe5),
-  'f32x4.mul': simd(0xe6), 'f32x4.div': simd(0xe7), 'f32x4.min': simd(0xe8), 'f32x4.max': simd(0xe9),
+  'f32x4.mul': simd(0xe6), 'f32x4.div': simd(0xe7), 'f32x4.min': simd(0xe8), 'f32x4.max': simd(0xe9), 'f32x4.pmin': simd(0xea), 'f32x4.pmax': simd(0xeb),
   'f64x2.abs': simd(0xec), 'f64x2.neg': simd(0xed), 'f64x2.sqrt': simd(0xef), 'f64x2.add': simd(0xf0), 'f64x2.sub': simd(0xf1),
-  'f64x2.mul': simd(0xf2), 'f64x2.div': simd(0xf3), 'f64x2.min': simd(0xf4), 'f64x2.max': simd(0xf5),
+  'f64x2.mul': simd(0xf2), 'f64x2.div': simd(0xf3), 'f64x2.min': simd(0xf4), 'f64x2.max': simd(0xf5), 'f64x2.pmin': simd(0xf6), 'f64x2.pmax': simd(0xf7),
   'i32x4.trunc_sat_f32x4_s': simd(0xf8), 'f32x4.convert_i32x4_s': simd(0xfa), 'i32x4.trunc_sat_f64x2_s_zero': simd(0xfc),
   'f64x2.convert_low_i32x4_s': simd(0xfe),
 } as const satisfies Record<string, readonly number[]>;

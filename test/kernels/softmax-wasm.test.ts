@@ -1,8 +1,8 @@
 // The WebAssembly lanes of softmax, log-softmax and softmax's gradient (kernels/softmax-wasm.ts,
 // issue 12): on views in the arena (where they run) against the same views over a plain copy
 // (where the JS lanes run), bit for bit, for lanes of every length around the eight partials and
-// the four-element stores, ranges of lanes cut anywhere, awkward values; and the values against
-// the textbook formula.
+// the four-element stores, ranges of lanes cut anywhere, awkward values, outputs in the arena and
+// staged (outside it); and the values against the textbook formula.
 import t from 'tap';
 import { logSoftmaxInto, softmaxGradInto, softmaxInto } from '../../src/kernels/softmax.js';
 import { softmaxLanesFor } from '../../src/kernels/softmax-wasm.js';
@@ -58,9 +58,15 @@ t.test('lanes of every length, ranges of lanes cut anywhere: the bits of the JS 
       for (const [name, run] of kinds) {
         const wasm = output(dtype, x, true);
         const js = output(dtype, x, false);
-        for (let c = 0; c + 1 < cuts.length; c++) run([x, dy], wasm, { start: cuts[c]!, end: cuts[c + 1]! });
+        // A fresh output outside the arena (a call's): the lanes are staged in the thread's block.
+        const staged = output(dtype, x, false);
+        for (let c = 0; c + 1 < cuts.length; c++) {
+          run([x, dy], wasm, { start: cuts[c]!, end: cuts[c + 1]! });
+          run([x, dy], staged, { start: cuts[c]!, end: cuts[c + 1]! });
+        }
         run([plainX, plainDy], js);
         t.equal(differing(wasm, js), 0, `${dtype} ${name} of lanes of ${n}`);
+        t.equal(differing(staged, js), 0, `${dtype} ${name} of lanes of ${n}, staged output`);
       }
     }
   }

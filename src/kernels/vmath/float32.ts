@@ -5,6 +5,8 @@ import { jsOps, type FloatOps } from './functions.js';
 import { Body, F32, I32, V128, type Op } from '../wasm-emit.js';
 
 const MAGIC32 = 12582912; // 1.5 * 2^23: (x + MAGIC32) - MAGIC32 rounds |x| < 2^22 to an integer
+/** The bits of MAGIC32 as a float32. */
+const MAGIC32_BITS = 0x4b400000;
 const INV_LN2 = Math.fround(1.4426950408889634);
 /** ln 2 as 0.693359375 (9 bits: k * LN2_HI is exact for |k| < 2^15) and the rest. */
 const LN2_HI = 0.693359375;
@@ -21,8 +23,8 @@ export function exp32Of<F, M>(o: FloatOps<F, M>, x: F): F {
   for (let j = Q.length - 2; j >= 0; j--) q = o.add(o.c(Q[j]!), o.mul(r, q));
   const er = o.add(o.c(1), o.add(r, o.mul(o.mul(r, r), q)));
   const y = o.scale(er, k);
-  const limits = o.sel(o.lt(x, o.c(-110)), o.c(0), o.sel(o.gt(x, o.c(100)), o.c(Infinity), y));
-  return o.sel(o.isNaN(x), x, limits);
+  // NaN needs no test of its own: it goes through every step as NaN (its payload may differ).
+  return o.sel(o.lt(x, o.c(-110)), o.c(0), o.sel(o.gt(x, o.c(100)), o.c(Infinity), y));
 }
 
 /** tanh's odd series: tanh a = a + a z T(z), z = a^2, for a < 0.55 (8 terms, below 1 ulp). */
@@ -119,8 +121,9 @@ export function lanes32Ops(body: Body, simd: boolean): FloatOps<F32Value | numbe
     sub: bin('sub'),
     mul: bin('mul'),
     div: bin('div'),
-    min: bin('min'),
-    max: bin('max'),
+    // A value and a bound (FloatOps.min): pmin and pmax, one instruction each in SIMD lanes.
+    min: simd ? bin('pmin') : bin('min'),
+    max: simd ? bin('pmax') : bin('max'),
     abs: (a) => {
       push(a);
       body.op(op('abs'));
@@ -155,11 +158,14 @@ export function lanes32Ops(body: Body, simd: boolean): FloatOps<F32Value | numbe
       return keep();
     },
     scale: (p, k) => {
-      // k as integers (exact: an integer-valued float of magnitude at most 160), halved.
+      // k as integers (an integer-valued float of magnitude at most 160), halved: the bits of
+      // k + 1.5 * 2^23 less those of 1.5 * 2^23 are k (cheaper than a saturating conversion).
       const n = body.local(simd ? V128 : I32);
       const half = body.local(simd ? V128 : I32);
       push(k);
-      body.op(simd ? 'i32x4.trunc_sat_f32x4_s' : 'i32.trunc_sat_f32_s').tee(n);
+      if (simd) body.f32x4(MAGIC32).op('f32x4.add').i32x4(MAGIC32_BITS).op('i32x4.sub');
+      else body.f32(MAGIC32).op('f32.add', 'i32.reinterpret_f32').i32(MAGIC32_BITS).op('i32.sub');
+      body.tee(n);
       body.i32(1).op(simd ? 'i32x4.shr_s' : 'i32.shr_s').set(half);
       push(p);
       body.get(half);

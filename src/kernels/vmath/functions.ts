@@ -12,6 +12,11 @@ export interface FloatOps<F, M> {
   sub(a: F, b: F): F;
   mul(a: F, b: F): F;
   div(a: F, b: F): F;
+  /**
+   * The smaller (larger) of a value `a` and a bound `b`: a NaN `a` stays NaN (its payload may
+   * differ), and `b` is not NaN, nor a zero where the sign of a zero result would matter (SIMD
+   * lanes use wasm's pmin and pmax, which differ from Math.min and Math.max only there).
+   */
   min(a: F, b: F): F;
   max(a: F, b: F): F;
   abs(a: F): F;
