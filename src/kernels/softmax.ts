@@ -110,10 +110,11 @@ function wasmLanes(inputs: readonly TensorView[], out: TensorView, axis: number)
   // Staged: the lane goes to the end of the block, the scratch before it.
   const n = out.shape[axis]!;
   const bytes = n * first.BYTES_PER_ELEMENT;
+  // A lane longer than the block stays in the JS lanes.
+  if (bytes > block.bytes) return undefined;
   const staging = block.address + block.bytes - bytes;
   const view = dtype === 'float64' ? new Float64Array(memory.buffer, staging, n) : new Float32Array(memory.buffer, staging, n);
   const capacity = Math.floor((block.bytes - bytes) / 8);
-  if (capacity < 0) return undefined;
   return {
     lanes,
     scratch: block.address,
