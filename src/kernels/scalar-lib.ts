@@ -5,7 +5,8 @@
 // erfc (vmath), which the WebAssembly loops compute with the same bits.
 import { exp32, tanh32 } from './vmath/float32.js';
 import * as vmath from './vmath/functions.js';
-import { acosOf, asinOf, atan2Of, atanOf } from './vmath/arctangent.js';
+import { atan2Of, atanOf } from './vmath/arctangent.js';
+import { acosOf, asinOf } from './vmath/arcsine.js';
 import { compileBinaryToJs, compileToJs } from './vmath/js-compile.js';
 import { erfcOf, erfOf } from './vmath/error-function.js';
 import { coshOf, sinhOf } from './vmath/hyperbolic.js';

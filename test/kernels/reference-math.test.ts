@@ -419,7 +419,7 @@ t.test('the values the brief names', async (t) => {
 });
 
 type Args = readonly [number] | readonly [number, number];
-type RefName = 'exp' | 'expm1' | 'log' | 'log1p' | 'log2' | 'log10' | 'sin' | 'cos' | 'tan' | 'tanh' | 'sigmoid' | 'softplus' | 'erf' | 'erfc' | 'atan' | 'atan2' | 'pow' | 'sinh' | 'cosh' | 'asinh' | 'acosh' | 'atanh';
+type RefName = 'exp' | 'expm1' | 'log' | 'log1p' | 'log2' | 'log10' | 'sin' | 'cos' | 'tan' | 'tanh' | 'sigmoid' | 'softplus' | 'erf' | 'erfc' | 'atan' | 'atan2' | 'asin' | 'acos' | 'pow' | 'sinh' | 'cosh' | 'asinh' | 'acosh' | 'atanh';
 
 function call(name: RefName, args: Args): DD {
   if (name === 'atan2' || name === 'pow') return R[name](args[0], args[1]!);
@@ -506,6 +506,33 @@ const KNOWN: readonly (readonly [RefName, Args, string])[] = [
   ['atan', [1e10], '1.570796326694896619231321691640084775432'],
   ['atan', [0.3], '2.914567944778670818100722854222806997775e-1'],
   ['atan', [-2.0], '-1.10714871779409050301706546017853704007'],
+  // asin and acos: next to +-1 (1 - 10^-7, 1 - 2^-53), on both sides of asin's switch at
+  // sqrt(1/2) and acos's at +-1/2, small, and tiny (below 2^-900 asin x is x).
+  ['asin', [0.5], '5.235987755982988730771072305465838140329e-1'],
+  ['asin', [1e-10], '1.000000000000000036433863982164408246014e-10'],
+  ['asin', [0.9999999], '1.570349113195787577994248283055749972396'],
+  ['asin', [-0.3], '-3.046926540153974963337033402865641950864e-1'],
+  ['asin', [0.7071067811865475], '7.853981633974482209645015540616033920234e-1'],
+  ['asin', [0.7071067811865476], '7.853981633974483779737474224391077382616e-1'],
+  ['asin', [0.9999999999999999], '1.570796311893735425383665303776316016594'],
+  ['asin', [-0.9999999999999999], '-1.570796311893735425383665303776316016594'],
+  ['asin', [-0.75], '-8.480620789814810080529443389984180800734e-1'],
+  ['asin', [0.6], '6.435011087932843590472336130884094163402e-1'],
+  ['asin', [3.5755558345213674e-248], '3.575555834521367442173110097952044853067e-248'],
+  ['asin', [1e-300], '1.000000000000000025059091835208759685696e-300'],
+  ['acos', [0.5], '1.047197551196597746154214461093167628066'],
+  ['acos', [0.5000000000000001], '1.047197551196597617956702035522234363625'],
+  ['acos', [-0.5000000000000001], '2.094395102393195620505941347757268520572'],
+  ['acos', [1e-10], '1.570796326694896619231321687996365043882'],
+  ['acos', [-1e-10], '1.570796326894896619231321695283137840315'],
+  ['acos', [0.9999999], '4.472135991090412370734085840014697025133e-4'],
+  ['acos', [-0.3], '1.875488980810294115565025031926315637185'],
+  ['acos', [0.7071067811865476], '7.85398163397448241257574269200643703837e-1'],
+  ['acos', [0.9999999999999999], '1.49011611938476563878634354255046159224e-8'],
+  ['acos', [-0.9999999999999999], '3.141592638688632044614986995416067458693'],
+  ['acos', [-0.75], '2.418858405776377627284266030638169522172'],
+  ['acos', [0.6], '9.272952180016122601840880785513420257584e-1'],
+  ['acos', [1e-300], '1.570796326794896619231321691639751442099'],
   ['atan2', [-3.0, -4.0], '-2.498091544796508851659834154562180246156'],
   ['atan2', [1e-200, 1e100], '9.999999999999999661973712893228420867779e-301'],
   ['atan2', [2.0, -1e-10], '1.570796326844896619231321693461319641207'],
@@ -625,6 +652,8 @@ const MATH_CASES: readonly MathCase[] = [
   { name: 'asinh', math: Math.asinh, bound: WIDE, inputs: (r) => r.pick(() => r.uniform(-4, 4), () => r.logUniform(-1074, 1024, '±')) },
   { name: 'acosh', math: Math.acosh, bound: WIDE, inputs: (r) => r.pick(() => r.uniform(1, 4), () => 1 + r.logUniform(-52, 1024)) },
   { name: 'atanh', math: Math.atanh, bound: WIDE, inputs: (r) => r.pick(() => r.uniform(-1, 1), () => r.logUniform(-1074, -1, '±'), () => 1 - r.logUniform(-53, -2)) },
+  { name: 'asin', math: Math.asin, bound: 1, inputs: (r) => r.pick(() => r.uniform(-1, 1), () => r.logUniform(-1074, 0, '±'), () => 1 - r.logUniform(-53, -1)) },
+  { name: 'acos', math: Math.acos, bound: 1, inputs: (r) => r.pick(() => r.uniform(-1, 1), () => r.logUniform(-1074, 0, '±'), () => r.logUniform(-53, -1) - 1) },
 ];
 const N = 20000;
 
@@ -806,6 +835,41 @@ t.test('inverse pairs agree in DD to 1e-28 relative', async (t) => {
   t.ok(tanWorst < 1e-28, `tan(atan x) = x to first order: worst ${tanWorst.toExponential(2)}`);
 });
 
+t.test('asin and acos against sin and cos, and asin + acos = pi/2, in DD', async (t) => {
+  // theta = asin x (or acos x) rounded to a double and delta = theta - the reference exactly in
+  // DD: then sin theta = p cos delta + q delta and cos theta = q cos delta - p delta, to
+  // O(delta^3) (~2^-159), with (p, q) = (x, c) for asin and (c, x) for acos, c = sqrt(1 - x^2).
+  // Each is measured against the size of the errors of the two references in it, |sin theta|
+  // (or |cos theta|) plus |theta|: near 0 the one that follows x sees an error in the angle,
+  // near +-1 the one that follows c does.
+  const r = new Random(700);
+  const xs = r.pick(
+    () => r.uniform(-1, 1),
+    () => (r.next() < 0.5 ? -1 : 1) * (1 - r.logUniform(-53, -1)),
+    () => r.logUniform(-1000, -1, '±'),
+  );
+  const worst = new Map<string, { readonly e: number; readonly at: number }>();
+  const note = (name: string, got: DD, want: DD, scale: number, x: number): void => {
+    const e = Math.abs(R.sub(got, want).hi) / scale;
+    if (!(e <= (worst.get(name)?.e ?? 0))) worst.set(name, { e, at: x });
+  };
+  for (let i = 0; i < 3000; i++) {
+    const x = xs();
+    const c = R.sqrt(R.mul(R.twoSum(1, -x), R.twoSum(1, x)));
+    for (const [name, ref, p, q] of [['asin', R.asin(x), R.fromNumber(x), c], ['acos', R.acos(x), c, R.fromNumber(x)]] as const) {
+      const theta = R.correctlyRounded(ref);
+      const delta = R.sub(R.fromNumber(theta), ref);
+      const cosDelta = R.addNumber(R.mulNumber(R.mul(delta, delta), -0.5), 1);
+      const sinWant = R.add(R.mul(p, cosDelta), R.mul(q, delta));
+      const cosWant = R.sub(R.mul(q, cosDelta), R.mul(p, delta));
+      note(`sin(${name} x)`, R.sin(theta), sinWant, Math.abs(sinWant.hi) + Math.abs(theta), x);
+      note(`cos(${name} x)`, R.cos(theta), cosWant, Math.abs(cosWant.hi) + Math.abs(theta), x);
+    }
+    note('asin x + acos x = pi/2', R.add(R.asin(x), R.acos(x)), R.HALF_PI, 1, x);
+  }
+  for (const [name, { e, at }] of worst) t.ok(e < 1e-29, `${name}: worst 2^${log2Of(e)} at ${at}`);
+});
+
 // ---------------------------------------------------------------------------------------------
 // Special values (IEEE 754 / C99 Annex F)
 
@@ -825,6 +889,8 @@ const SPECIAL: readonly (readonly [RefName, Args, number])[] = [
   ['erf', [NaN], NaN], ['erf', [Infinity], 1], ['erf', [-Infinity], -1], ['erf', [0], 0], ['erf', [-0], -0], ['erf', [6], 1], ['erf', [-6], -1],
   ['erfc', [NaN], NaN], ['erfc', [Infinity], 0], ['erfc', [-Infinity], 2], ['erfc', [0], 1], ['erfc', [-0], 1], ['erfc', [30], 0], ['erfc', [-6], 2],
   ['atan', [NaN], NaN], ['atan', [Infinity], Math.PI / 2], ['atan', [-Infinity], -Math.PI / 2], ['atan', [0], 0], ['atan', [-0], -0], ['atan', [5e-324], 5e-324], ['atan', [1e300], Math.PI / 2],
+  ['asin', [NaN], NaN], ['asin', [1.0000000000000002], NaN], ['asin', [-1.0000000000000002], NaN], ['asin', [Infinity], NaN], ['asin', [0], 0], ['asin', [-0], -0], ['asin', [1], Math.PI / 2], ['asin', [-1], -Math.PI / 2], ['asin', [5e-324], 5e-324],
+  ['acos', [NaN], NaN], ['acos', [1.0000000000000002], NaN], ['acos', [-1.0000000000000002], NaN], ['acos', [-Infinity], NaN], ['acos', [1], 0], ['acos', [-1], Math.PI], ['acos', [0], Math.PI / 2], ['acos', [-0], Math.PI / 2],
   ['sinh', [NaN], NaN], ['sinh', [Infinity], Infinity], ['sinh', [-Infinity], -Infinity], ['sinh', [0], 0], ['sinh', [-0], -0], ['sinh', [711], Infinity], ['sinh', [-711], -Infinity], ['sinh', [1e-320], 1e-320],
   ['cosh', [NaN], NaN], ['cosh', [Infinity], Infinity], ['cosh', [-Infinity], Infinity], ['cosh', [0], 1], ['cosh', [-0], 1], ['cosh', [711], Infinity],
   ['asinh', [NaN], NaN], ['asinh', [Infinity], Infinity], ['asinh', [-Infinity], -Infinity], ['asinh', [0], 0], ['asinh', [-0], -0],

@@ -597,6 +597,42 @@ function atan2Special(y: number, x: number): DD | undefined {
 }
 
 // ---------------------------------------------------------------------------------------------
+// asin, acos
+
+/**
+ * asin x = atan(x / sqrt((1 - x)(1 + x))), with 1 - x and 1 + x exact as DDs (twoSum), so the
+ * root keeps full relative precision next to +-1 where 1 - x^2 would cancel. Above sqrt(1/2)
+ * the ratio exceeds 1 and its complement pi/2 - atan(sqrt(..)/x) is taken (at least pi/4: no
+ * cancellation).
+ */
+export function asin(x: number): DD {
+  if (Number.isNaN(x) || Math.abs(x) > 1) return NAN;
+  // asin x = x (1 + x^2/6 + ...): below 2^-900 the rest is far below the DD's last bit.
+  if (x === 0 || Math.abs(x) < TINY) return fromNumber(x);
+  const a = Math.abs(x);
+  if (a === 1) return odd(x, HALF_PI);
+  const root = sqrt(mul(twoSum(1, -a), twoSum(1, a)));
+  const t = fromNumber(a);
+  return odd(x, a < Math.SQRT1_2 ? atanUnit(div(t, root)) : sub(HALF_PI, atanUnit(div(root, t))));
+}
+
+/**
+ * acos x = 2 atan(sqrt((1 - x)/(1 + x))) for x > 1/2 (where pi/2 - asin x would cancel, down to
+ * acos x -> 0 at 1), pi - that of -x below -1/2 (an angle of at most pi/3 off pi), and
+ * pi/2 - asin x between, where asin x is at most pi/6 and the difference at least pi/3.
+ */
+export function acos(x: number): DD {
+  if (Number.isNaN(x) || Math.abs(x) > 1) return NAN;
+  if (x === 1) return ZERO;
+  if (x === -1) return PI;
+  if (Math.abs(x) <= 0.5) return sub(HALF_PI, asin(x));
+  const a = Math.abs(x);
+  const half = atanUnit(sqrt(div(twoSum(1, -a), twoSum(1, a))));
+  const angle = mulNumber(half, 2);
+  return x > 0 ? angle : sub(PI, angle);
+}
+
+// ---------------------------------------------------------------------------------------------
 // tanh, sigmoid, softplus, sinh, cosh
 
 export function tanh(x: number): DD {

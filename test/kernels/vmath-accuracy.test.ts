@@ -4,7 +4,8 @@
 // float64 and float32 (the float32 kernels' results: exp and tanh in float32 arithmetic, the
 // others computed in float64 and rounded once). docs/performance.md reports these figures.
 // 1M inputs per function in float64 and for the float32 kernels of exp and tanh, which compute in
-// float32; 100k for the float32 kernels that round a float64 result once (WEFT_ACCURACY_COUNT=N).
+// float32; 100k for the float32 kernels that round a float64 result once (WEFT_ACCURACY_COUNT=N);
+// a quarter of that for arctan2, arcsin and arccos.
 import t from 'tap';
 import { uniformStream } from '../helpers.js';
 import { scalarLib } from '../../src/kernels/scalar-lib.js';
@@ -112,20 +113,24 @@ t.test(`arctan2: ${COUNT / 4} points over every quadrant, float64 and float32, a
   }
 });
 
-// The reference has no arcsin or arccos: they are checked against V8's (fdlibm's ports, within
-// 0.9 ulp of the true value on 4000 points checked against 50-digit decimals; weft's are within
-// 1.5 there), so a bound of 2.5 ulp between the two leaves weft at most about 2 from the truth.
-t.test(`arcsin and arccos: ${COUNT / 4} inputs in [-1, 1], near ±1 too, within 2.5 ulp of V8's`, async (t) => {
+// arcsin and arccos have their own inputs: a quarter next to +-1 (1 - 10^-16u), where the slope
+// is infinite and acos nears 0 or pi, an eighth log-spaced over 10^[-300, -1] (asin x -> x), the
+// rest uniform on [-1, 1].
+t.test(`arcsin and arccos: ${COUNT / 4} inputs in [-1, 1], near ±1 and tiny too, float64 and float32, against the double-double reference`, async (t) => {
   const u = uniformStream(91);
   const n = COUNT / 4;
-  const ulps = (a: number, b: number): number => Math.abs(a - b) / (2 ** (Math.floor(Math.log2(Math.abs(b))) - 52));
-  for (const [name, f, g] of [['arcsin', scalarLib.asin, Math.asin], ['arccos', scalarLib.acos, Math.acos]] as const) {
-    let most = 0;
-    for (let i = 0; i < n; i++) {
-      const x = i % 4 === 0 ? (u() < 0.5 ? -1 : 1) * (1 - 10 ** (-16 * u())) : 2 * u() - 1;
-      const want = g(x);
-      if (want !== 0) most = Math.max(most, ulps(f(x), want));
-    }
-    t.ok(most <= 2.5, `${name}: at most ${most.toFixed(3)} ulp from V8's`);
+  const xs = Float64Array.from({ length: n }, (_, i) => {
+    const sign = u() < 0.5 ? -1 : 1;
+    if (i % 4 === 0) return sign * (1 - 10 ** (-16 * u()));
+    if (i % 8 === 1) return sign * 10 ** (-300 + 299 * u());
+    return 2 * u() - 1;
+  });
+  // Both compute in float64 and round once in float32 (as the promoted SPECS do): a tenth of the inputs.
+  const xs32 = Float64Array.from(xs.subarray(0, Math.ceil(n / 10)), round32);
+  for (const [name, f, ref] of [['arcsin', scalarLib.asin, reference.asin], ['arccos', scalarLib.acos, reference.acos]] as const) {
+    const w64 = worst(xs, f, reference.ulpError, ref);
+    t.ok(w64.ulps <= 2, `${name} float64: at most ${w64.ulps.toFixed(3)} ulp (at ${w64.at}; bound 2)`);
+    const w32 = worst(xs32, promoted(f), reference.ulpError32, ref);
+    t.ok(w32.ulps <= 2, `${name} float32: at most ${w32.ulps.toFixed(3)} ulp (at ${w32.at}; bound 2)`);
   }
 });

@@ -9,7 +9,8 @@ import { uniformStream } from '../helpers.js';
 import { scalarLib } from '../../src/kernels/scalar-lib.js';
 import { jsOps } from '../../src/kernels/vmath/functions.js';
 import { erfcOf, erfOf } from '../../src/kernels/vmath/error-function.js';
-import { acosOf, asinOf, atanOf } from '../../src/kernels/vmath/arctangent.js';
+import { atanOf } from '../../src/kernels/vmath/arctangent.js';
+import { acosOf, asinOf } from '../../src/kernels/vmath/arcsine.js';
 import { coshOf, sinhOf } from '../../src/kernels/vmath/hyperbolic.js';
 import { expm1Of, log10Of, log1pOf, log2Of, logOf, sigmoidOf, softplusOf } from '../../src/kernels/vmath/logarithms.js';
 

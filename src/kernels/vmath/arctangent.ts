@@ -46,15 +46,3 @@ export function atan2Of<F, M>(o: FloatOps<F, M>, y: F, x: F): F {
   const yZero = o.sel(o.eq(y, o.c(0)), o.sel(negX, o.copysign(o.c(PI_HI), y), y), xInf);
   return o.sel(o.isNaN(x), x, o.sel(o.isNaN(y), y, yZero));
 }
-
-/** arcsin x = atan(x / sqrt((1 - x)(1 + x))): ±pi/2 at ±1, NaN beyond. */
-export function asinOf<F, M>(o: FloatOps<F, M>, x: F): F {
-  const s = o.sqrt(o.mul(o.sub(o.c(1), x), o.add(o.c(1), x)));
-  return o.sel(o.isNaN(x), x, atanOf(o, o.div(x, s)));
-}
-
-/** arccos x = 2 atan(sqrt((1 - x) / (1 + x))): pi at -1, 0 at 1, NaN beyond. */
-export function acosOf<F, M>(o: FloatOps<F, M>, x: F): F {
-  const r = o.sqrt(o.div(o.sub(o.c(1), x), o.add(o.c(1), x)));
-  return o.sel(o.isNaN(x), x, o.mul(o.c(2), atanOf(o, r)));
-}

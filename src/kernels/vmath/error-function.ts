@@ -13,7 +13,8 @@
 // The coefficients below were computed for weft by Chebyshev interpolation of g at 48 nodes in
 // 60-digit arithmetic and rounded to doubles; the terms left out are below 1e-19.
 import { horner, type FloatOps } from './functions.js';
-import { exp2Parts, scaleSum, split, splitConstant, twoProduct, twoSum } from './power.js';
+import { split, splitConstant, twoProduct, twoSum } from './exact-arithmetic.js';
+import { exp2Parts, scaleSum } from './power.js';
 
 /** 2/sqrt(pi) * (-1)^n / (n! (2n + 1)), n = 0..14: erf(x) = x * sum(c_n x^(2n)). */
 const ERF_SERIES = [

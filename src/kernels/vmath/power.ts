@@ -11,43 +11,11 @@
 import { horner, type FloatOps } from './functions.js';
 import { compileBinaryToJs } from './js-compile.js';
 import type { LogOps } from './logarithms.js';
+import { split, splitConstant, twoProduct, twoSum, type Pair } from './exact-arithmetic.js';
 
-/** A double-double value hi + lo, or an exact split of a double into two halves. */
-export type Pair<F> = readonly [F, F];
-
-/** Veltkamp's constant 2^27 + 1: (a C) - ((a C) - a) is a rounded to 26 bits, the rest fits in 26 more. */
-const SPLIT = 134217729;
 /** 1.5 * 2^52: (x + MAGIC) - MAGIC rounds |x| <= 2^51 to an integer, ties to even. */
 const MAGIC = 6755399441055744;
 const SMALLEST_NORMAL = 2.2250738585072014e-308;
-
-/** a's two halves (Veltkamp): each of at most 26 significant bits, so their products are exact. */
-export function split<F, M>(o: FloatOps<F, M>, a: F): Pair<F> {
-  const p = o.mul(a, o.c(SPLIT));
-  const hi = o.sub(p, o.sub(p, a));
-  return [hi, o.sub(a, hi)];
-}
-
-/** A constant's halves, split by the same operations once, at load. */
-export function splitConstant(a: number): Pair<number> {
-  const p = a * SPLIT;
-  const hi = p - (p - a);
-  return [hi, a - hi];
-}
-
-/** a b = p + e exactly (Dekker's product, from the halves of a and of b), for |a b| well inside the range. */
-export function twoProduct<F, M>(o: FloatOps<F, M>, a: F, as: Pair<F>, b: F, bs: Pair<F>): Pair<F> {
-  const p = o.mul(a, b);
-  const e = o.add(o.add(o.add(o.sub(o.mul(as[0], bs[0]), p), o.mul(as[0], bs[1])), o.mul(as[1], bs[0])), o.mul(as[1], bs[1]));
-  return [p, e];
-}
-
-/** a + b = s + e exactly, for any a and b (Knuth's two-sum). */
-export function twoSum<F, M>(o: FloatOps<F, M>, a: F, b: F): Pair<F> {
-  const s = o.add(a, b);
-  const bv = o.sub(s, a);
-  return [s, o.add(o.sub(a, o.sub(s, bv)), o.sub(b, bv))];
-}
 
 /**
  * The entry of `table` for a value's piece: below[i] holds when the value is below the boundary

@@ -2,7 +2,8 @@
 // (vmath) emitted once per module on demand, on an f64 or f64x2 lanes, and for float32 values on
 // f32x4 lanes in float32 arithmetic (exp, tanh) or promoted to float64 and rounded once.
 import { exp32Of, lanes32Ops, tanh32Of } from './float32.js';
-import { acosOf, asinOf, atanOf } from './arctangent.js';
+import { atanOf } from './arctangent.js';
+import { acosOf, asinOf } from './arcsine.js';
 import { erfcOf, erfOf } from './error-function.js';
 import { expOf, tanhOf } from './functions.js';
 import { atan2Of } from './arctangent.js';
