@@ -68,14 +68,12 @@ export function comparisonDtype(dtypes: readonly ProgramDtype[]): NumberDtype {
 /**
  * Whether a value of `from` used as `to` gives what the JS loops compute. As an operand (`cast`
  * false) only exact conversions are: to float64 from anything, bools as 1 or 0 anywhere (an
- * int32 operand of a float32 step is not: JS computes in float64 and rounds once). A cast also
- * rounds int32 and float64 to float32 (one IEEE rounding) and tests any value against 0 for a
- * bool; floats to int32 (JS wraps modulo 2^32, wasm saturates) stay in the JS loops.
+ * int32 operand of a float32 step is not: JS computes in float64 and rounds once). A cast may
+ * also round to float32 (one IEEE rounding), test any value against 0 for a bool, and take a
+ * float to int32 as JS's `| 0` does (truncated, modulo 2^32; NaN and infinities give 0).
  */
 export function converts(from: ProgramDtype, to: ProgramDtype, cast: boolean): boolean {
-  if (from === to || from === 'bool' || to === 'float64') return true;
-  if (!cast) return false;
-  return to === 'bool' || (to === 'float32' && (from === 'int32' || from === 'float64'));
+  return from === to || from === 'bool' || to === 'float64' || cast;
 }
 
 /** How many arguments each operation takes ('n': one or more); math functions say their own. */

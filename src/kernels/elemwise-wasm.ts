@@ -117,7 +117,7 @@ function value(p: Part, a: number, form: Form): number[] {
   const b = p.body;
   const [from, have] = [...known.entries()][0]!;
   const get = (k = 0): Body => b.get(have[k] ?? have[0]!);
-  if (!isSimd(p)) return define(p, a, form, () => scalarConvert(b, from === 'bool64' ? 'bool' : from, form as ProgramDtype, () => get()));
+  if (!isSimd(p)) return define(p, a, form, () => scalarConvert(p, from === 'bool64' ? 'bool' : from, form as ProgramDtype, () => get()));
   // Bools: masks of 32-bit lanes (four elements), of 64-bit lanes, or numbers 1 and 0.
   if (form === 'bool64') {
     // Two elements: one i64x2 mask is both forms.
@@ -160,6 +160,19 @@ function value(p: Part, a: number, form: Form): number[] {
       b.op(widen);
     });
   }
+  if (form === 'int32') {
+    // A float as JS's x | 0: float64 lanes (float32 promoted; a block holding int32 values has
+    // four elements, two vectors of them) wrapped into [-2^31, 2^31), converted, packed.
+    const wide = value(p, a, 'float64');
+    return define(p, a, form, () => {
+      for (const [k, l] of wide.entries()) {
+        b.get(l);
+        wrapToInt32(p);
+        b.op('i32x4.trunc_sat_f64x2_s_zero');
+        if (k === 1) b.shuffle(LOW_HALVES);
+      }
+    });
+  }
   if (form === 'float32' && from === 'int32') return define(p, a, form, () => get().op('f32x4.convert_i32x4_s'));
   if (form === 'float32' && from === 'float64') {
     return define(p, a, form, () => get(0).op('f32x4.demote_f64x2_zero').get(have[1]!).op('f32x4.demote_f64x2_zero').shuffle(LOW_HALVES));
@@ -167,10 +180,43 @@ function value(p: Part, a: number, form: Form): number[] {
   throw new Error(`elemwise-wasm: no conversion from ${from} to ${form}`);
 }
 
+/**
+ * The float64 on the stack (f64 or f64x2 lanes, in part `p`) as JS's ToInt32 sees it, still a
+ * float: truncated, reduced modulo 2^32 into [-2^31, 2^31) (each step exact), NaN and infinities 0.
+ */
+function wrapToInt32(p: Part): void {
+  const b = p.body;
+  const f = isSimd(p) ? 'f64x2' : 'f64';
+  const [t, r] = [b.local(isSimd(p) ? V128 : F64), b.local(isSimd(p) ? V128 : F64)];
+  b.op(`${f}.trunc` as Op).tee(t);
+  splatConst(p, 'float64', 2 ** -32);
+  b.op(`${f}.mul` as Op, `${f}.floor` as Op);
+  splatConst(p, 'float64', 2 ** 32);
+  b.op(`${f}.mul` as Op).set(r);
+  b.get(t).get(r).op(`${f}.sub` as Op).tee(r);
+  // r in [0, 2^32): above 2^31 - 1 it is r - 2^32.
+  splatConst(p, 'float64', 2 ** 32);
+  b.op(`${f}.sub` as Op).get(r);
+  b.get(r);
+  splatConst(p, 'float64', 2 ** 31);
+  b.op(`${f}.ge` as Op).op(isSimd(p) ? 'v128.bitselect' : 'select').set(r);
+  // NaN (from NaN or an infinity) is 0.
+  b.get(r);
+  splatConst(p, 'float64', 0);
+  b.get(r).get(r).op(`${f}.eq` as Op).op(isSimd(p) ? 'v128.bitselect' : 'select');
+}
+
 /** The scalar conversion of the value `push` leaves on the stack from `from` to `to`. */
-function scalarConvert(b: Body, from: ProgramDtype, to: ProgramDtype, push: () => void): void {
+function scalarConvert(p: Part, from: ProgramDtype, to: ProgramDtype, push: () => void): void {
+  const b = p.body;
   push();
   if (from === to || (from === 'bool' && to === 'int32')) return;
+  if (to === 'int32') {
+    if (from === 'float32') b.op('f64.promote_f32');
+    wrapToInt32(p);
+    b.op('i32.trunc_sat_f64_s');
+    return;
+  }
   if (to === 'bool') {
     if (from === 'float32') b.f32(0).op('f32.ne');
     else if (from === 'float64') b.f64(0).op('f64.ne');
