@@ -8,6 +8,7 @@ import { INLINE_WORK, PlannedExecutor } from '../../src/scheduler/planned-execut
 import { weft } from '../helpers.js';
 import { bitsDiffer, copyOf, farFrom } from './fuzz-check.js';
 import { makeCase, sizeClassOf, type FuzzCase } from './fuzz-graph.js';
+import type { ElemwiseSource } from '../../src/kernels/elemwise.js';
 
 export const WORKER_COUNTS = [0, 1, 2, 3] as const;
 
@@ -27,6 +28,9 @@ export interface CaseStats {
   /** Shared variables are updated; some in place (a node overwrites the graph input). */
   readonly updates: boolean;
   readonly updatesInplace: boolean;
+  /** Element-wise calls the WebAssembly loops can run (their source has a program), and all of them. */
+  readonly wasmCalls: number;
+  readonly elemwiseCalls: number;
 }
 
 export interface CaseResult {
@@ -166,6 +170,8 @@ async function checkCase(seed: number, pool: weft.Pool, fns: Array<weft.WeftFunc
         callingThread: d.calls.some((c) => c.main === true),
         updates: fz.updates.length > 0,
         updatesInplace: fns[3]!.fgraph.toposort().some((n) => Object.values(n.op.destroyMap).flat().some((i) => fns[3]!.fgraph.isInput(n.inputs[i]!))),
+        wasmCalls: d.calls.filter((c) => c.kernel === 'elemwise' && (c.params['source'] as ElemwiseSource).program !== undefined).length,
+        elemwiseCalls: d.calls.filter((c) => c.kernel === 'elemwise').length,
       };
     } catch (e) {
       problems.push(`value set ${k}: ${e instanceof PlanError ? 'no plan (the runtime would fall back to the reference executor)' : 'planning failed'}: ${message(e)}`);

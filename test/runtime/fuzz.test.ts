@@ -42,6 +42,8 @@ t.test('differential fuzzing of the worker runtime', async (t) => {
   const callingThread = ran.filter((r) => r.stats!.callingThread).length;
   const updates = ran.filter((r) => r.stats!.updates).length;
   const updatesInplace = ran.filter((r) => r.stats!.updatesInplace).length;
+  const wasm = ran.filter((r) => r.stats!.wasmCalls > 0).length;
+  const [wasmCalls, elemwiseCalls] = ran.reduce(([w, e], r) => [w + r.stats!.wasmCalls, e + r.stats!.elemwiseCalls], [0, 0]);
   const slowest = [...results].sort((a, b) => b.ms - a.ms)[0];
   for (const size of ['small', 'medium', 'big'] as const) {
     const of = results.filter((r) => sizeClassOf(r.seed) === size);
@@ -51,6 +53,7 @@ t.test('differential fuzzing of the worker runtime', async (t) => {
     `${results.length} graphs: ${workers} planned onto the workers, ${chunked} with chunked calls, ${big} with an input of 100k+ elements, ` +
       `${inplace} with inplace nodes, ${callingThread} with calling-thread tasks, ` +
       `${updates} updating shared variables (${updatesInplace} in place); ` +
+      `${wasm} with WebAssembly element-wise loops (${wasmCalls} of ${elemwiseCalls} element-wise calls); ` +
       `${results.filter((r) => r.problems.length > 0).length} failing; slowest seed ${slowest?.seed} (${slowest?.ms.toFixed(0)} ms); ` +
       `arena ${(pool.arena.byteLength / 2 ** 20).toFixed(0)} MiB`,
   );
@@ -58,5 +61,7 @@ t.test('differential fuzzing of the worker runtime', async (t) => {
     // The fuzzer must reach the runtime's interesting paths, not only the inline one.
     t.ok(workers >= seeds.length / 3, 'a third of the graphs or more run on the workers');
     t.ok(chunked >= seeds.length / 6, 'a sixth of the graphs or more split calls into tasks');
+    // The generated WebAssembly loops run in most graphs (their bits checked with the rest).
+    t.ok(wasm >= seeds.length / 2, `half of the graphs or more have WebAssembly element-wise loops (${wasm})`);
   }
 });
