@@ -14,7 +14,8 @@ import { contiguousStrides, isContiguous, sizeOf, type TensorView } from '../ker
 import type { NdArray } from '../tensor/ndarray.js';
 import { TensorType } from '../tensor/type.js';
 import { ALIGN, ArenaFullError, arenaCanHold } from '../workers/arena.js';
-import { BARRIER_KERNEL, HEADER_BYTES, MAX_MEMBERS, type CallDescriptor, type PlanDescriptor, type TaskDescriptor, type ViewDescriptor } from '../workers/protocol.js';
+import { BARRIER_KERNEL, MAX_MEMBERS, type CallDescriptor, type PlanDescriptor, type TaskDescriptor, type ViewDescriptor } from '../workers/protocol.js';
+import { HEADER_BYTES } from '../workers/region.js';
 import type { HostValues } from './host-values.js';
 import { buildAncestry } from './ancestry.js';
 import { taskEdges, type TaskSpan } from './task-edges.js';

@@ -17,7 +17,8 @@ import { makeNdArray, type NdArray } from '../tensor/ndarray.js';
 import { inlineArena, type Arena, type IdleHolder } from '../workers/arena.js';
 import { MAX_BATCH } from '../workers/job-queue.js';
 import type { Pool } from '../workers/pool.js';
-import { BARRIER_KERNEL, H, MEMBER, type OutputMemory, type PlanDescriptor, type TeamJob, type TeamResult, type ViewDescriptor } from '../workers/protocol.js';
+import { BARRIER_KERNEL, type OutputMemory, type PlanDescriptor, type TeamJob, type TeamResult, type ViewDescriptor } from '../workers/protocol.js';
+import { RegionState } from '../workers/region.js';
 import { BoundPlan, runMainTasks, runTeam, type MemoryViews } from '../workers/team.js';
 import type { Kernel } from '../kernels/registry.js';
 import { dtypeOfTypedArray } from '../kernels/dtype.js';
@@ -235,6 +236,7 @@ export class PlannedExecutor implements IdleHolder {
     const arena = this.arena;
     const block = arena.allocate(stored.plan.descriptor.regionBytes);
     this.#holdings.blocks.add(block);
+    new RegionState(arena.views.i32, block.offset, stored.plan.descriptor).initialize();
     const region: Region = { block };
     for (const { view, value } of stored.plan.regionInit) {
       copyBlock(value, viewAt(arena.views, block.offset, stored.plan.descriptor.views[view]!));
@@ -261,8 +263,7 @@ export class PlannedExecutor implements IdleHolder {
     this.#running += 1;
     const base = region.block.offset;
     const memory = arena.views;
-    const h = memory.i32;
-    const at = (slot: number): number => (base >>> 2) + slot;
+    const state = new RegionState(memory.i32, base, d);
     let healthy = true;
     try {
       // Inputs in, then the call's header, pending counts and ready queue.
@@ -274,19 +275,7 @@ export class PlannedExecutor implements IdleHolder {
         if (view >= 0 && !inPlace?.has(i)) copyBlock(inputs[i]!, viewAt(memory, base, d.views[view]!));
       });
       const callId = ++nextCallId;
-      h.set(d.initialPending, (base + d.pendingOffset) >>> 2);
-      const queue = (base + d.queueOffset) >>> 2;
-      h.fill(-1, queue, queue + d.tasks.length);
-      h.set(d.initialReady, queue);
-      const mainQueue = (base + d.mainQueueOffset) >>> 2;
-      h.fill(-1, mainQueue, mainQueue + d.tasks.length);
-      h.set(d.initialMainReady, mainQueue);
-      for (const slot of CLEARED_SLOTS) Atomics.store(h, at(slot), 0);
-      const records = (base + d.memberOffset) >>> 2;
-      h.fill(MEMBER.ABSENT, records, records + d.memberSlots);
-      Atomics.store(h, at(H.TAIL), d.initialReady.length);
-      Atomics.store(h, at(H.MAIN_TAIL), d.initialMainReady.length);
-      Atomics.store(h, at(H.CALL), callId);
+      state.open(callId);
 
       region.bound ??= new BoundPlan(d, base, memory, this.#mainKernels(plan));
       let results: TeamResult[];
@@ -304,10 +293,7 @@ export class PlannedExecutor implements IdleHolder {
           ...(external.length > 0 ? { external } : {}),
           ...(outputMemory.length > 0 ? { outputMemory } : {}),
         };
-        const onAbort = (): void => {
-          Atomics.store(h, at(H.ABORT), 1);
-          Atomics.notify(h, at(H.TAIL));
-        };
+        const onAbort = (): void => state.abort();
         signal?.addEventListener('abort', onAbort, { once: true });
         /**
          * Member k's job. When its thread dies (in a batch, possibly while it ran another call's
@@ -319,13 +305,11 @@ export class PlannedExecutor implements IdleHolder {
             try {
               return await pool.run({ ...job, member: k }, signal);
             } catch (e) {
-              const slot = records + k;
-              const record = Atomics.load(h, slot);
-              if (record === MEMBER.LEFT) return { tasks: 0 };
-              if (record >= MEMBER.RUNNING) throw new MemberDied(record - MEMBER.RUNNING, e);
+              const was = state.memberState(k);
+              if (was.kind === 'left') return { tasks: 0 };
+              if (was.kind === 'running') throw new MemberDied(was.task, e);
               // The dead thread never ran its `finally`: it leaves in its name.
-              if (record === MEMBER.IDLE) Atomics.sub(h, at(H.MEMBERS), 1);
-              Atomics.store(h, slot, MEMBER.ABSENT);
+              state.forgetMember(k);
               if (signal?.aborted || sent >= RESENDS || pool.closed) throw e;
             }
           }
@@ -370,9 +354,8 @@ export class PlannedExecutor implements IdleHolder {
           }
         }
       }
-      const failed = Atomics.load(h, at(H.ERROR));
-      if (failed > 0) {
-        const task = failed - 1;
+      const task = state.failedTask();
+      if (task !== undefined) {
         const error = results.find((r) => r.error?.task === task)?.error;
         const node = plan.callNodes[d.tasks[task]!.call];
         const cause = new Error(error?.message ?? 'a kernel failed');
@@ -381,7 +364,7 @@ export class PlannedExecutor implements IdleHolder {
         if (node) throw new NodeError(node, this.fgraph.toposort().indexOf(node), described, cause);
         throw cause;
       }
-      if (Atomics.load(h, at(H.ABORT)) !== 0 || Atomics.load(h, at(H.DONE)) !== d.tasks.length) {
+      if (!state.completed) {
         throw abortedBy(signal);
       }
       // Outputs out, into memory the caller owns (those written there already are handed over).
@@ -401,15 +384,15 @@ export class PlannedExecutor implements IdleHolder {
       });
     } finally {
       if (!inline) this.#leave();
-      Atomics.store(h, at(H.CALL), 0);
+      state.close();
       if (!healthy) {
         // A crashed member may have left the region in any state: it is never reused.
         this.#holdings.blocks.delete(region.block);
         this.#callEnded();
-      } else if (Atomics.load(h, at(H.MEMBERS)) === 0) {
+      } else if (state.members === 0) {
         this.#returnRegion(stored, region);
         this.#callEnded();
-      } else void this.#releaseLater(stored, region);
+      } else void this.#releaseLater(stored, region, state);
     }
   }
 
@@ -442,12 +425,8 @@ export class PlannedExecutor implements IdleHolder {
   }
 
   /** A region some late team member still reads is given back once it has left. */
-  async #releaseLater(stored: StoredPlan, region: Region): Promise<void> {
-    const h = this.arena.views.i32;
-    const slot = (region.block.offset >>> 2) + H.MEMBERS;
-    for (let n = Atomics.load(h, slot); n !== 0; n = Atomics.load(h, slot)) {
-      await Atomics.waitAsync(h, slot, n, 100).value;
-    }
+  async #releaseLater(stored: StoredPlan, region: Region, state: RegionState): Promise<void> {
+    await state.emptied();
     this.#returnRegion(stored, region);
     this.#callEnded();
   }
@@ -489,8 +468,6 @@ function ownOutputMemory(d: PlanDescriptor, kind: 'shared' | 'local', borrowed: 
 
 /** Copies of at most this many elements are element loops (see copyBlock). */
 const SMALL_COPY = 16;
-/** Header slots a call starts from zero. */
-const CLEARED_SLOTS = [H.DONE, H.HEAD, H.ERROR, H.ABORT, H.MAIN_HEAD] as const;
 const NO_OUTPUT_MEMORY: OutputMemory = [];
 
 function dtypeOfView(v: TensorView): Dtype {

@@ -1,48 +1,8 @@
-// What the calling thread and the workers agree on: the layout of a call's region in shared
-// memory (a header of counters, then the pending counts and the ready queue of the tasks, then
-// the data), the plan descriptor that workers read from shared memory, and the job message.
+// What the calling thread and the workers agree on: the plan descriptor that workers read from
+// shared memory (where each view, call and task of a call's region is), and the job message.
+// The region's header and queues, and every operation on them, are region.ts's.
 import type { Dtype } from '../kernels/dtype.js';
 import type { KernelParams } from '../kernels/registry.js';
-
-/** Int32 slots of a region's header. */
-export const H = {
-  /** The call this region serves now (0 while closed); late team members check it. */
-  CALL: 0,
-  /** Tasks finished so far. */
-  DONE: 1,
-  /** Next queue slot to take. */
-  HEAD: 2,
-  /** Next queue slot to fill. */
-  TAIL: 3,
-  /** 0, or 1 + the index of the first task that failed. */
-  ERROR: 4,
-  /** Non-zero when the call must stop (a failure elsewhere, or an AbortSignal). */
-  ABORT: 5,
-  /** Team members inside the region now. */
-  MEMBERS: 6,
-  /** Next slot to take / to fill in the queue of tasks only the calling thread runs. */
-  MAIN_HEAD: 7,
-  MAIN_TAIL: 8,
-} as const;
-
-export const HEADER_BYTES = 64;
-
-/**
- * What each team member of a call is doing, one Int32 per member after the header: the calling
- * thread reads it when a worker died, to tell a call whose kernel was running there (it fails,
- * naming the node) from calls the dead thread had left (they are complete) or never joined
- * (their job is sent again).
- */
-export const MEMBER = {
-  /** Not joined (yet). */
-  ABSENT: 0,
-  /** Inside the call, between tasks. */
-  IDLE: 1,
-  /** Left the call. */
-  LEFT: -1,
-  /** Running task t: RUNNING + t. */
-  RUNNING: 2,
-} as const;
 
 /** Most members a call has (the team is also bounded by the pool's size and the plan's width). */
 export const MAX_MEMBERS = 256;

@@ -1,12 +1,13 @@
 // The team loop: what every participant of a call runs, in a worker or on the calling thread.
-// It takes ready tasks from the region's queue with Atomics, runs their kernels, and releases
-// the tasks that were waiting for them; no message is exchanged per task. Idle members spin
-// briefly, then sleep until a task is queued or the call ends. Tasks of ops without a worker
-// kernel go to a second queue that only the calling thread serves.
+// It takes ready tasks from the region's queue (region.ts, with Atomics), runs their kernels,
+// and releases the tasks that were waiting for them; no message is exchanged per task. Idle
+// members spin briefly, then sleep until a task is queued or the call ends. Tasks of ops
+// without a worker kernel go to a second queue that only the calling thread serves.
 import { bytesPerElement, STORAGE, type Dtype, type TypedArray } from '../kernels/dtype.js';
 import { getKernel, registerKernel, type Kernel } from '../kernels/registry.js';
 import { rowOf, type TensorView } from '../kernels/view.js';
-import { BARRIER_KERNEL, H, MEMBER, slabBounds, type OutputMemory, type PlanDescriptor, type TeamResult } from './protocol.js';
+import { BARRIER_KERNEL, slabBounds, type OutputMemory, type PlanDescriptor, type TeamResult } from './protocol.js';
+import { RegionState } from './region.js';
 
 registerKernel(BARRIER_KERNEL, () => undefined);
 
@@ -160,92 +161,10 @@ export interface TeamOptions {
   readonly outputMemory?: OutputMemory;
 }
 
-/** Where a region's counters and queues are, as Int32 indices. */
-class RegionState {
-  readonly base: number;
-  readonly pending: number;
-  readonly queue: number;
-  readonly mainQueue: number;
-  readonly total: number;
-
-  constructor(
-    readonly h: Int32Array,
-    readonly bound: BoundPlan,
-    readonly views: readonly TensorView[] = bound.views,
-  ) {
-    const plan = bound.plan;
-    this.base = bound.region >>> 2;
-    this.pending = (bound.region + plan.pendingOffset) >>> 2;
-    this.queue = (bound.region + plan.queueOffset) >>> 2;
-    this.mainQueue = (bound.region + plan.mainQueueOffset) >>> 2;
-    this.total = plan.tasks.length;
-  }
-
-  at(slot: number): number {
-    return this.base + slot;
-  }
-
-  /** The Int32 index of member `member`'s record (see MEMBER). */
-  memberRecord(member: number): number {
-    const plan = this.bound.plan;
-    if (!Number.isInteger(member) || member < 0 || member >= plan.memberSlots) {
-      throw new RangeError(`team job: member ${member} is outside the plan's ${plan.memberSlots} member records`);
-    }
-    return ((this.bound.region + plan.memberOffset) >>> 2) + member;
-  }
-
-  /** Takes a task from a queue (the workers' or the calling thread's), or returns -1. */
-  take(main: boolean): number {
-    const h = this.h;
-    const headSlot = this.at(main ? H.MAIN_HEAD : H.HEAD);
-    const head = Atomics.load(h, headSlot);
-    if (head >= Atomics.load(h, this.at(main ? H.MAIN_TAIL : H.TAIL))) return -1;
-    if (Atomics.compareExchange(h, headSlot, head, head + 1) !== head) return this.take(main);
-    const q = main ? this.mainQueue : this.queue;
-    let task = Atomics.load(h, q + head);
-    while (task < 0) task = Atomics.load(h, q + head);
-    return task;
-  }
-
-  /** After task `t`: releases the tasks waiting only for it, counts it done, wakes sleepers. */
-  finish(t: number): void {
-    const h = this.h;
-    let released = 0;
-    let releasedMain = 0;
-    for (const s of this.bound.plan.tasks[t]!.successors) {
-      if (Atomics.sub(h, this.pending + s, 1) !== 1) continue;
-      if (this.bound.plan.calls[this.bound.plan.tasks[s]!.call]!.main) {
-        Atomics.store(h, this.mainQueue + Atomics.add(h, this.at(H.MAIN_TAIL), 1), s);
-        releasedMain += 1;
-      } else {
-        Atomics.store(h, this.queue + Atomics.add(h, this.at(H.TAIL), 1), s);
-        released += 1;
-      }
-    }
-    if (released > 0) Atomics.notify(h, this.at(H.TAIL));
-    if (releasedMain > 0) Atomics.notify(h, this.at(H.MAIN_TAIL));
-    if (Atomics.add(h, this.at(H.DONE), 1) + 1 === this.total) this.wakeAll();
-  }
-
-  fail(t: number): void {
-    Atomics.compareExchange(this.h, this.at(H.ERROR), 0, t + 1);
-    Atomics.store(this.h, this.at(H.ABORT), 1);
-    this.wakeAll();
-  }
-
-  wakeAll(): void {
-    for (const slot of [H.TAIL, H.MAIN_TAIL, H.DONE]) Atomics.notify(this.h, this.at(slot));
-  }
-
-  get over(): boolean {
-    return Atomics.load(this.h, this.at(H.ABORT)) !== 0 || Atomics.load(this.h, this.at(H.DONE)) >= this.total;
-  }
-}
-
-function run(state: RegionState, task: number, trace: Array<[number, number, number]> | undefined): unknown {
+function run(bound: BoundPlan, state: RegionState, views: readonly TensorView[], task: number, trace: Array<[number, number, number]> | undefined): unknown {
   const started = trace ? performance.timeOrigin + performance.now() : 0;
   try {
-    state.bound.runTask(task, state.views);
+    bound.runTask(task, views);
   } catch (e) {
     state.fail(task);
     return e;
@@ -267,32 +186,28 @@ function failure(task: number, e: unknown): TeamResult['error'] {
  * `runMainTasks` (or here, with `main: true`, when it runs the whole call alone).
  */
 export function runTeam(bound: BoundPlan, memory: MemoryViews, callId: number, options: TeamOptions = {}): TeamResult {
-  const state = new RegionState(memory.i32, bound, bound.viewsFor(options.external, options.outputMemory));
-  const h = state.h;
+  const state = new RegionState(memory.i32, bound.region, bound.plan);
+  const views = bound.viewsFor(options.external, options.outputMemory);
   const thread = options.thread ?? 0;
   const spin = options.spin ?? 20000;
   const trace: Array<[number, number, number]> | undefined = options.trace ? [] : undefined;
-
   // Its record says what it does, for the calling thread to read should this thread die.
-  const record = options.member === undefined ? -1 : state.memberRecord(options.member);
-  const mark = (what: number): void => {
-    if (record >= 0) Atomics.store(h, record, what);
-  };
-  Atomics.add(h, state.at(H.MEMBERS), 1);
+  const member = options.member;
+  if (member !== undefined) state.checkMember(member);
   let joined = false;
   let ran = 0;
   try {
-    if (Atomics.load(h, state.at(H.CALL)) !== callId) return { tasks: 0, thread };
+    if (!state.enter(callId)) return { tasks: 0, thread };
     joined = true;
-    mark(MEMBER.IDLE);
+    state.mark(member, 'idle');
     let idle = 0;
     while (!state.over) {
       let task = options.main ? state.take(true) : -1;
       if (task < 0) task = state.take(false);
       if (task >= 0) {
-        mark(MEMBER.RUNNING + task);
-        const error = run(state, task, trace);
-        mark(MEMBER.IDLE);
+        state.mark(member, { task });
+        const error = run(bound, state, views, task, trace);
+        state.mark(member, 'idle');
         if (error !== undefined) return { tasks: ran, thread, trace, error: failure(task, error) };
         ran += 1;
         idle = 0;
@@ -302,29 +217,12 @@ export function runTeam(bound: BoundPlan, memory: MemoryViews, callId: number, o
         idle += 1;
         continue;
       }
-      Atomics.wait(h, state.at(H.TAIL), Atomics.load(h, state.at(H.TAIL)), 2);
+      state.sleep(2);
     }
     return trace ? { tasks: ran, thread, trace } : { tasks: ran, thread };
   } finally {
-    if (joined) mark(MEMBER.LEFT);
-    Atomics.sub(h, state.at(H.MEMBERS), 1);
-  }
-}
-
-/**
- * Atomics.waitAsync that keeps the process alive until it settles. Node does not count a
- * pending waitAsync as work (nodejs/node#61941): when a notify is missed (it came between the
- * last check and the wait) and the pool's jobs have all returned, nothing else holds the event
- * loop, and the process would exit with the call unfinished instead of waking at the timeout.
- */
-async function waitAsyncAlive(h: Int32Array, index: number, value: number, ms: number): Promise<void> {
-  const waited = Atomics.waitAsync(h, index, value, ms);
-  if (!waited.async) return;
-  const alive = setTimeout(() => undefined, ms + 5);
-  try {
-    await waited.value;
-  } finally {
-    clearTimeout(alive);
+    if (joined) state.mark(member, 'left');
+    state.exit();
   }
 }
 
@@ -333,21 +231,19 @@ async function waitAsyncAlive(h: Int32Array, index: number, value: number, ms: n
  * sleeping (without blocking the event loop) until such a task is queued or the call ends.
  */
 export async function runMainTasks(bound: BoundPlan, memory: MemoryViews, options: TeamOptions = {}): Promise<TeamResult> {
-  const state = new RegionState(memory.i32, bound, bound.viewsFor(options.external, options.outputMemory));
-  const h = state.h;
+  const state = new RegionState(memory.i32, bound.region, bound.plan);
+  const views = bound.viewsFor(options.external, options.outputMemory);
   const trace: Array<[number, number, number]> | undefined = options.trace ? [] : undefined;
   let ran = 0;
   while (!state.over) {
     const task = state.take(true);
     if (task >= 0) {
-      const error = run(state, task, trace);
+      const error = run(bound, state, views, task, trace);
       if (error !== undefined) return { tasks: ran, thread: 0, trace, error: failure(task, error) };
       ran += 1;
       continue;
     }
-    const tail = Atomics.load(h, state.at(H.MAIN_TAIL));
-    if (state.over || Atomics.load(h, state.at(H.MAIN_HEAD)) < tail) continue;
-    await waitAsyncAlive(h, state.at(H.MAIN_TAIL), tail, 20);
+    await state.sleepMain(20);
   }
   return trace ? { tasks: ran, thread: 0, trace } : { tasks: ran, thread: 0 };
 }

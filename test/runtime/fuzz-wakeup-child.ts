@@ -3,7 +3,8 @@
 // worker task finishes in that window). Nothing else keeps the event loop alive, as when the
 // pool's jobs have all returned. The wait must still end and see the call over; the script
 // prints "over" and exits 0. (Node does not count a pending Atomics.waitAsync as work.)
-import { H, type PlanDescriptor } from '../../src/workers/protocol.js';
+import type { PlanDescriptor } from '../../src/workers/protocol.js';
+import { H } from '../../src/workers/region.js';
 import { BoundPlan, MemoryViews, runMainTasks } from '../../src/workers/team.js';
 
 const memory = new WebAssembly.Memory({ initial: 1, maximum: 1, shared: true });
