@@ -317,7 +317,10 @@ function build(
   // The pool the executor runs on, once it asked for one: a closed explicit pool rejects every
   // call; a closed default pool is replaced by a new default pool (weft.shutdown() promises it).
   let bound: Pool | undefined;
-  const poolOf = workers === 0 ? undefined : () => (bound = options.pool ?? getDefaultPool());
+  // workers: 0 runs every call on the calling thread: in a given pool's memory (arrays of
+  // pool.from are read there in place), without a pool otherwise (no default pool is made).
+  const given = options.pool;
+  const poolOf = workers === 0 ? (given ? () => (bound = given) : undefined) : () => (bound = options.pool ?? getDefaultPool());
   const makeExecutor = (): StagedExecutor =>
     new StagedExecutor(fg, poolOf, {
       workers: workers ?? Number.MAX_SAFE_INTEGER,

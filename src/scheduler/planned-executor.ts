@@ -133,15 +133,15 @@ export class PlannedExecutor implements IdleHolder {
   #disposed = false;
 
   /**
-   * `pool` gives the worker pool (made on first need); with workers: 0 there is none, and plans
-   * live in the calling thread's own arena.
+   * `pool` gives the worker pool (made on first need). Without one, plans live in the calling
+   * thread's own arena; with workers: 0, calls run on the calling thread (in the pool's arena).
    */
   constructor(
     readonly fgraph: FunctionGraph,
     readonly pool: (() => Pool) | undefined,
     readonly options: PlannedExecutorOptions,
   ) {
-    this.#pool = options.workers === 0 || !pool ? undefined : pool();
+    this.#pool = pool?.();
     this.arena = this.#pool?.arena ?? inlineArena();
     this.host = new HostValues(fgraph);
     this.#holdings = { arena: this.arena, blocks: new Set() };
@@ -256,7 +256,7 @@ export class PlannedExecutor implements IdleHolder {
     const arena = this.arena;
     const pool = this.#pool;
     const workerTasks = d.calls.some((c) => !c.main && c.kernel !== BARRIER_KERNEL);
-    const inline = !pool || plan.work < INLINE_WORK || !workerTasks;
+    const inline = !pool || this.options.workers === 0 || plan.work < INLINE_WORK || !workerTasks;
     // Calls beyond a batch or two per thread wait their turn here rather than each holding a region.
     if (!inline) await this.#enter(pool.size * (2 * MAX_BATCH + 1));
     const region = this.#acquire(stored);

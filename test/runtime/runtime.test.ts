@@ -280,6 +280,21 @@ t.test('reductions to a few elements run as partials combined in a fixed order',
   t.same(planHazards(plan.descriptor), []);
 });
 
+t.test("workers: 0 with a pool: every call on the calling thread, in the pool's memory (its arrays read in place)", async (t) => {
+  const pool = weft.createPool({ workers: 2 });
+  t.teardown(() => pool.close());
+  const x = pt.matrix('x');
+  const z = x.exp().sum({ axis: 1 });
+  const value = rng(3).normal([400, 400]);
+  const fn = await weft.compile([x], z, { pool, workers: 0, profile: true });
+  const want = await (await weft.compile([x], z, { workers: 0 }))(value);
+  sameBits(t, await fn(pool.from(value)), want, 'the bits of a function without a pool');
+  t.same([...new Set(fn.profile!.events.map((e) => e.thread))], [0], 'no worker ran a task');
+  const executor = new PlannedExecutor(fn.fgraph, () => pool, { workers: 0 });
+  t.equal(executor.arena, pool.arena, "the plans live in the pool's arena");
+  t.not(new PlannedExecutor(fn.fgraph, undefined, { workers: 0 }).arena, pool.arena, 'without a pool, in an arena of their own');
+});
+
 t.test("inputs in the pool's shared memory are read in place, with the same results", async (t) => {
   const pool = weft.createPool({ workers: 2 });
   t.teardown(() => pool.close());
