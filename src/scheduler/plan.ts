@@ -21,8 +21,8 @@ import { buildAncestry } from './ancestry.js';
 import { taskEdges, type TaskSpan } from './task-edges.js';
 import { NodeError } from '../graph/node-error.js';
 
-/** Work (elements touched, or multiply-adds for products) that one task should carry at least. */
-const TASK_WORK = 1 << 17;
+/** Work (elements touched, or multiply-adds for products) that one task should carry at least (tests read it). */
+export const TASK_WORK = 1 << 17;
 const PRODUCT_TASK_WORK = 1 << 22;
 /** Largest reduction output (elements) that is computed from partials rather than split by outputs. */
 const PARTIALS_MAX_OUTPUT = 16;

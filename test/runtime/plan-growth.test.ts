@@ -7,6 +7,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
+import { TASK_WORK } from '../../src/scheduler/plan.js';
 
 const child = fileURLToPath(new URL('./plan-growth-child.ts', import.meta.url));
 
@@ -40,8 +41,8 @@ function measure(sizes: readonly number[]): Promise<Row[]> {
   });
 }
 
-/** Elements per task of an element-wise chunk or a partial of the sum (TASK_WORK in plan.ts). */
-const PER_TASK = 2 ** 15;
+/** Elements per task of an element-wise chunk or a partial of the sum (the planner's own figure). */
+const PER_TASK = TASK_WORK;
 const MB = 2 ** 20;
 
 t.test('the plan of sum(exp(x) * 2) grows linearly from 2^20 to 2^28 elements', async (t) => {
@@ -62,7 +63,7 @@ t.test('the plan of sum(exp(x) * 2) grows linearly from 2^20 to 2^28 elements', 
     const want = 2 * n * Math.fround(Math.exp(1 / 1024));
     t.ok(Math.abs(r.value - want) <= 1e-6 * want, `2^${r.e}: the sum is ${r.value} (${want})`);
     // exp*2 in n / 2^15 chunks, the sum in as many slab tasks and one combine.
-    t.ok(r.tasks <= (2 * n) / PER_TASK + 1, `2^${r.e}: ${r.tasks} tasks, at most 2 per 2^15 elements and one`);
+    t.ok(r.tasks <= (2 * n) / PER_TASK + 1, `2^${r.e}: ${r.tasks} tasks, at most 2 per ${PER_TASK} elements and one`);
     t.ok(r.edges <= r.tasks, `2^${r.e}: ${r.edges} edges, no more than tasks (a chunk feeds its slab, one to one)`);
     t.ok(r.descriptorBytes <= 100 * r.tasks + 4096, `2^${r.e}: ${r.descriptorBytes} descriptor bytes, at most 100 per task`);
     t.ok(r.planHeap <= 4 * MB, `2^${r.e}: the first call kept ${(r.planHeap / MB).toFixed(2)} MB of heap (at most 4 MB)`);
