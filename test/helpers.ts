@@ -14,6 +14,9 @@ export function rng(seed = 1234): weft.Rng {
  * A seeded stream of doubles in [0, 1) with 53 random bits each (two steps of a 32-bit
  * mulberry-style generator), for tests that draw millions of scalars one at a time.
  */
+/** The same float: equal bits (so -0 is not 0), or both NaN (whose payloads may differ). */
+export const sameNumber = (a: number, b: number): boolean => Object.is(a, b) || (Number.isNaN(a) && Number.isNaN(b));
+
 export function uniformStream(seed: number): () => number {
   let a = seed >>> 0;
   const next = (): number => {

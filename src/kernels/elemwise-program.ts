@@ -66,14 +66,14 @@ export function comparisonDtype(dtypes: readonly ProgramDtype[]): NumberDtype {
 }
 
 /**
- * Whether a value of `from` used as `to` gives what the JS loops compute. As an operand (`cast`
- * false) only exact conversions are: to float64 from anything, bools as 1 or 0 anywhere (an
- * int32 operand of a float32 step is not: JS computes in float64 and rounds once). A cast may
- * also round to float32 (one IEEE rounding), test any value against 0 for a bool, and take a
+ * Whether a value of `from` used as an operand of a `to` step gives what the JS loops compute:
+ * only exact conversions do, to float64 from anything and bools as 1 or 0 anywhere (an int32
+ * operand of a float32 step does not: JS computes in float64 and rounds once). A `cast` step
+ * converts any program dtype: rounding to float32 once, testing against 0 for a bool, taking a
  * float to int32 as JS's `| 0` does (truncated, modulo 2^32; NaN and infinities give 0).
  */
-export function converts(from: ProgramDtype, to: ProgramDtype, cast: boolean): boolean {
-  return from === to || from === 'bool' || to === 'float64' || cast;
+export function converts(from: ProgramDtype, to: ProgramDtype): boolean {
+  return from === to || from === 'bool' || to === 'float64';
 }
 
 /** How many arguments each operation takes ('n': one or more); math functions say their own. */
@@ -108,10 +108,10 @@ export function programProblem(program: ElemwiseProgram, mathArity: (op: Program
 
 function stepProblem(s: ProgramStep, args: readonly ProgramDtype[], math: boolean): string | undefined {
   const operands = (dtypes: readonly ProgramDtype[], to: ProgramDtype): string | undefined =>
-    dtypes.every((d) => converts(d, to, false)) ? undefined : `${dtypes.join(', ')} do not all convert exactly to ${to}`;
+    dtypes.every((d) => converts(d, to)) ? undefined : `${dtypes.join(', ')} do not all convert exactly to ${to}`;
   if (COMPARISONS.has(s.op)) return s.dtype === 'bool' ? undefined : 'a comparison gives a bool';
   if (s.op === 'where') return operands(args.slice(1), s.dtype);
-  if (s.op === 'cast') return converts(args[0]!, s.dtype, true) ? undefined : `no exact cast from ${args[0]}`;
+  if (s.op === 'cast') return undefined;
   if (LOGICAL.has(s.op)) return s.dtype === 'bool' || s.dtype === 'int32' ? operands(args, s.dtype) : 'logical and bitwise operations are on bools and int32';
   if (s.dtype === 'bool') return 'arithmetic gives numbers, not bools';
   if (s.dtype === 'int32' && !INTEGER_ARITHMETIC.has(s.op)) return 'not an integer operation';

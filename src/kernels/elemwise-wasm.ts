@@ -21,7 +21,7 @@ import {
 } from './elemwise-program.js';
 import { attachedMemoryOf, threadBlockOf } from './gemm-wasm.js';
 import { argumentLimit, emitBinaryFunction, emitFunction, isBinaryMathFunction, isMathFunction, mathArity } from './vmath/wasm-library.js';
-import { Body, F32, F64, I32, ModuleBuilder, V128, type MemoryOp, type Op, type ValType } from './wasm-emit.js';
+import { Body, F32, F64, HIGH_HALF, I32, LOW_HALVES, ModuleBuilder, V128, type MemoryOp, type Op, type ValType } from './wasm-emit.js';
 import { isContiguous, type Range, type TensorView } from './view.js';
 import { instanceFor } from './wasm-instances.js';
 
@@ -48,10 +48,6 @@ const SCALAR_PREFIX = { float32: 'f32', float64: 'f64', int32: 'i32' } as const;
 /** The integer comparisons' and extremes' signed instruction names. */
 const SIGNED: Partial<Record<ProgramOp, string>> = { lt: 'lt_s', le: 'le_s', gt: 'gt_s', ge: 'ge_s', min: 'min_s', max: 'max_s' };
 
-/** Bytes 8..15 of a v128 moved to 0..7 (32-bit lanes 2 and 3 to 0 and 1). */
-const HIGH_HALF = [8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15];
-/** Bytes 0..7 of the first v128, then 0..7 of the second (two halves of four 32-bit lanes). */
-const LOW_HALVES = [0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23];
 /** The low 32 bits of each 64-bit lane of two v128s: two i64x2 masks as one i32x4 mask. */
 const NARROW_64 = [0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27];
 /** Byte 0 and byte 8 to bytes 0 and 1: an i64x2 mask as two bytes. */
@@ -382,17 +378,27 @@ function emitLimitCheck(p: Part, d: 'float32' | 'float64', x: readonly number[],
   // The least value of d at or above the limit: arguments at or above it are beyond.
   const bound = d === 'float32' && Math.fround(limit) < limit ? Math.fround(limit) + 2 ** (Math.floor(Math.log2(limit)) - 23) : limit;
   const prefix = isSimd(p) ? SIMD_PREFIX[d] : SCALAR_PREFIX[d];
+  const magnitude = b.local(isSimd(p) ? V128 : SCALAR[d]);
   x.forEach((l, k) => {
-    b.get(l).op(`${prefix}.abs` as Op);
+    b.get(l).op(`${prefix}.abs` as Op).tee(magnitude);
     splatConst(p, d, bound);
     b.op(`${prefix}.ge` as Op);
-    b.get(l).op(`${prefix}.abs` as Op);
+    b.get(magnitude);
     splatConst(p, d, Infinity);
     b.op(`${prefix}.lt` as Op).op(isSimd(p) ? 'v128.and' : 'i32.and');
     if (k > 0) b.op(isSimd(p) ? 'v128.or' : 'i32.or');
   });
   if (isSimd(p)) b.op('v128.any_true');
   b.if().get(index).op('return').end();
+}
+
+/**
+ * The bytes (0 or 1, or any nonzero for true) in the low lanes of the v128 on the stack, one per
+ * element of the block, as the block's bool masks: 32-bit lanes, or 64-bit of a two-element block.
+ */
+function bytesToMasks(p: Part): void {
+  p.body.i32(0).op('i8x16.splat', 'i8x16.ne', 'i16x8.extend_low_i8x16_s', 'i32x4.extend_low_i16x8_s');
+  if (p.block === 2) p.body.op('i64x2.extend_low_i32x4_s');
 }
 
 /**
@@ -415,8 +421,8 @@ function gather(p: Part, a: number, d: ProgramDtype, at: number, stride: number)
         lane(j);
         b.get(v).memLane('v128.load8_lane', j).set(v);
       }
-      b.get(v).i32(0).op('i8x16.splat', 'i8x16.ne', 'i16x8.extend_low_i8x16_s', 'i32x4.extend_low_i16x8_s');
-      if (p.block === 2) b.op('i64x2.extend_low_i32x4_s');
+      b.get(v);
+      bytesToMasks(p);
     });
     return;
   }
@@ -456,8 +462,8 @@ function load(p: Part, a: number, d: ProgramDtype, address: () => void): void {
   // Four (or two) bytes, spread to 32-bit (or 64-bit) masks.
   define(p, a, 'bool', () => {
     address();
-    b.mem(p.block === 4 ? 'v128.load32_zero' : 'v128.load16_splat').i32(0).op('i8x16.splat', 'i8x16.ne', 'i16x8.extend_low_i8x16_s', 'i32x4.extend_low_i16x8_s');
-    if (p.block === 2) b.op('i64x2.extend_low_i32x4_s');
+    b.mem(p.block === 4 ? 'v128.load32_zero' : 'v128.load16_splat');
+    bytesToMasks(p);
   });
 }
 

@@ -221,7 +221,7 @@ function argRowsBody(kind: 'max' | 'min', dtype: WasmReduceDtype): Body {
   body.block().loop();
   body.get(q).get(end2).op('i32.ge_u').brIf(1);
   body.get(q);
-  loadPair(body, 'max', dtype, 0);
+  loadPair(body, kind, dtype, 0);
   body.set(x);
   replaces('f64x2', x, best);
   body.set(mask);
@@ -246,7 +246,7 @@ function argRowsBody(kind: 'max' | 'min', dtype: WasmReduceDtype): Body {
   body.block();
   body.get(N).i32(1).op('i32.and').i32Eqz().brIf(0);
   body.get(end2);
-  loadOne(body, 'max', dtype);
+  loadOne(body, kind, dtype);
   body.set(b1);
   replaces('f64', b1, value);
   body.set(pick);

@@ -2,7 +2,7 @@
 // its inputs in C order of the reduced axes (in float64), so results do not depend on how the
 // work is scheduled or chunked. Argmax/argmin track the position within the reduced block.
 import type { TypedArray } from './dtype.js';
-import { attachedMemoryOf, threadBlockOf } from './gemm-wasm.js';
+import { attachedMemoryOf, threadBlockOf, WASM_PACK_BYTES } from './gemm-wasm.js';
 import { reduceBlocksFor, type ReduceBlocks, type WasmReduceDtype, type WasmReduceKind } from './reduce-wasm.js';
 import { prodRow, sumRow } from './row-partials.js';
 import { contiguousStrides, sizeOf, type Range, type TensorView } from './view.js';
@@ -275,14 +275,8 @@ export function reduceInto(kind: ReduceKind, x: TensorView, reduced: readonly bo
     forEachBox(x, reduced, out, range, (xb, ob) => reduceBox(kind, xb, reduced, ob, partials));
     return;
   }
-  // The accumulators live in the thread's block, so at most `outputs` output elements at a time
-  // (pieces reduce bitwise as one call does).
-  const size = sizeOf(out.shape);
-  const start = range?.start ?? 0;
-  const end = Math.min(range?.end ?? size, size);
-  for (let from = start; from < end; from += wasm.outputs) {
-    forEachBox(x, reduced, out, { start: from, end: Math.min(end, from + wasm.outputs) }, (xb, ob) => wasmReduceBox(wasm, xb, reduced, ob, partials));
-  }
+  // The accumulators live in the thread's block, so at most `outputs` output elements at a time.
+  forEachBox(x, reduced, out, range, (xb, ob) => wasmReduceBox(wasm, xb, reduced, ob, partials), wasm.outputs);
 }
 
 /** What a reduction of float32 or float64 values in an attached memory runs in WebAssembly with. */
@@ -428,16 +422,11 @@ function argminBlock(d: TypedArray, best: Float64Array, where: Int32Array, L: Lo
  */
 export function argReduceInto(kind: 'max' | 'min', x: TensorView, reduced: readonly boolean[], out: TensorView, range?: Range): void {
   // The accumulators of the WebAssembly block fit the thread's block for ARG_OUTPUTS outputs at a time.
-  const size = sizeOf(out.shape);
-  const start = range?.start ?? 0;
-  const end = Math.min(range?.end ?? size, size);
-  for (let from = start; from < end; from += ARG_OUTPUTS) {
-    forEachBox(x, reduced, out, { start: from, end: Math.min(end, from + ARG_OUTPUTS) }, (xb, ob) => argReduceBox(kind, xb, reduced, ob));
-  }
+  forEachBox(x, reduced, out, range, (xb, ob) => argReduceBox(kind, xb, reduced, ob), ARG_OUTPUTS);
 }
 
-/** Outputs an arg reduction accumulates at a time: float64 bests and int32 positions in the thread's 64 KiB block. */
-const ARG_OUTPUTS = 4096;
+/** Outputs an arg reduction accumulates at a time: a float64 best and an int32 position each, in the thread's block. */
+const ARG_OUTPUTS = Math.floor(WASM_PACK_BYTES / 12);
 
 function argReduceBox(kind: 'max' | 'min', x: TensorView, reduced: readonly boolean[], out: TensorView): void {
   const size = sizeOf(out.shape);
@@ -471,10 +460,19 @@ function argReduceBox(kind: 'max' | 'min', x: TensorView, reduced: readonly bool
 
 type BoxVisitor = (x: TensorView, out: TensorView) => void;
 
-function forEachBox(x: TensorView, reduced: readonly boolean[], out: TensorView, range: Range | undefined, visit: BoxVisitor): void {
+/**
+ * Visits the boxes of output elements `range` (all by default); with `piece`, the range is cut
+ * into runs of at most `piece` outputs first (accumulators of bounded room: pieces reduce bitwise
+ * as one call does, each output element being reduced whole).
+ */
+function forEachBox(x: TensorView, reduced: readonly boolean[], out: TensorView, range: Range | undefined, visit: BoxVisitor, piece?: number): void {
   const size = sizeOf(out.shape);
   const start = range?.start ?? 0;
   const end = Math.min(range?.end ?? size, size);
+  if (piece !== undefined && end - start > piece) {
+    for (let from = start; from < end; from += piece) forEachBox(x, reduced, out, { start: from, end: Math.min(end, from + piece) }, visit);
+    return;
+  }
   if (start === 0 && end === size) {
     visit(x, out);
     return;

@@ -88,8 +88,8 @@ function roundHalfEven(x: number): number {
   return r % 2 === 0 ? r : r - 1;
 }
 
-// weft's own logarithms and their kin (vmath/logarithms.ts), compiled to JS with the bits of the
-// WebAssembly loops.
+// weft's own logarithms, hyperbolic and inverse trigonometric functions, erf and erfc (vmath),
+// compiled to JS with the bits of the WebAssembly loops.
 const log = compileToJs(logOf, 'log');
 const log1p = compileToJs(log1pOf, 'log1p');
 const expm1 = compileToJs(expm1Of, 'expm1');

@@ -4,7 +4,7 @@
 // partials; exp and log are weft's own (vmath), on f64x2 lanes (inline); every element is rounded once.
 import { ROW_PARTIALS } from './row-partials.js';
 import { emitFunction, inlineMathFunction, mathFunction } from './vmath/wasm-library.js';
-import { Body, F64, I32, ModuleBuilder, V128, type Op } from './wasm-emit.js';
+import { Body, F64, HIGH_HALF, I32, LOW_HALVES, ModuleBuilder, V128, type Op } from './wasm-emit.js';
 import { instanceFor } from './wasm-instances.js';
 
 export type SoftmaxDtype = 'float32' | 'float64';
@@ -21,11 +21,6 @@ export interface SoftmaxLanes {
   readonly logSoftmax: LogSoftmax;
   readonly softmaxGrad: SoftmaxGrad;
 }
-
-/** Bytes 8..15 of a v128 moved to 0..7 (float32 lanes 2 and 3 to 0 and 1). */
-const HIGH_HALF = [8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15];
-/** Bytes 0..7 of the first v128, then 0..7 of the second: two demoted pairs as four float32s. */
-const LOW_HALVES = [0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23];
 
 /** The code of one lane function: its locals and the loops every kind is made of. */
 class LaneCode {

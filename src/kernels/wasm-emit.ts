@@ -11,6 +11,11 @@ export const F64 = 0x7c;
 export const V128 = 0x7b;
 export type ValType = typeof I32 | typeof I64 | typeof F32 | typeof F64 | typeof V128;
 
+/** i8x16.shuffle lanes: bytes 8..15 of a v128 moved to 0..7 (32-bit lanes 2 and 3 to 0 and 1). */
+export const HIGH_HALF: readonly number[] = [8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15];
+/** i8x16.shuffle lanes: bytes 0..7 of the first v128, then 0..7 of the second (two halves of four 32-bit lanes). */
+export const LOW_HALVES: readonly number[] = [0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23];
+
 /** Unsigned LEB128 (section sizes, indices, counts, memory offsets). */
 export function uleb(value: number): number[] {
   const out: number[] = [];

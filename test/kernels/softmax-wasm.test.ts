@@ -8,7 +8,8 @@ import { logSoftmaxInto, softmaxGradInto, softmaxInto } from '../../src/kernels/
 import { softmaxLanesFor } from '../../src/kernels/softmax-wasm.js';
 import type { TensorView } from '../../src/kernels/view.js';
 import { Arena } from '../../src/workers/arena.js';
-import { rng } from '../helpers.js';
+import { rng, sameNumber } from '../helpers.js';
+import { attachedMemoryOf, threadBlockOf } from '../../src/kernels/gemm-wasm.js';
 
 const arena = new Arena(1 << 24);
 type FloatDtype = 'float32' | 'float64';
@@ -36,12 +37,13 @@ function output(dtype: FloatDtype, like: TensorView, inArena: boolean): TensorVi
 
 function differing(a: TensorView, b: TensorView): number {
   let bad = 0;
-  for (let i = 0; i < a.data.length; i++) {
-    const [x, y] = [a.data[i]!, b.data[i]!];
-    if (!(Object.is(x, y) || (Number.isNaN(x) && Number.isNaN(y)))) bad++;
-  }
+  for (let i = 0; i < a.data.length; i++) if (!sameNumber(a.data[i]!, b.data[i]!)) bad++;
   return bad;
 }
+
+// The arena's views take the WebAssembly lanes (softmax.ts: an attached memory with a thread
+// block), so the comparisons below are of the wasm lanes with the JS ones, not of JS with JS.
+t.ok(attachedMemoryOf(arena.memory.buffer) === arena.memory && threadBlockOf(arena.memory) !== undefined, "the arena is attached, with this thread's block");
 
 t.test('lanes of every length, ranges of lanes cut anywhere: the bits of the JS lanes', async (t) => {
   for (const dtype of ['float32', 'float64'] as const) {

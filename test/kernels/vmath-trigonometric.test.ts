@@ -6,7 +6,7 @@ import t from 'tap';
 import { loopModuleBytes, type ElemwiseProgram } from '../../src/kernels/elemwise-wasm.js';
 import { jsOps } from '../../src/kernels/vmath/functions.js';
 import { cos, cosOf, PIO2_PARTS, sin, sinOf, tan, tanOf, TRIG_REDUCTION_LIMIT, TWO_OVER_PI_BITS } from '../../src/kernels/vmath/trigonometric.js';
-import { uniformStream } from '../helpers.js';
+import { sameNumber, uniformStream } from '../helpers.js';
 import * as reference from './reference-math.js';
 
 const COUNT = Number(process.env['WEFT_ACCURACY_COUNT'] ?? 1_000_000);
@@ -171,7 +171,6 @@ FUNCTIONS.forEach(({ name, f, ref }, n) => {
   });
 });
 
-const same = (a: number, b: number): boolean => Object.is(a, b) || (Number.isNaN(a) && Number.isNaN(b));
 
 t.test('special values', async (t) => {
   const tiny = [5e-324, 2 ** -1070, 2 ** -1030, 2.2250738585072014e-308, 1e-300, 2 ** -60, 2 ** -27];
@@ -186,7 +185,7 @@ t.test('special values', async (t) => {
   for (const { name, f } of FUNCTIONS) for (const x of [Infinity, -Infinity, NaN]) cases.push([name, f, x, NaN]);
   for (const [name, f, x, want] of cases) {
     const got = f(x);
-    t.ok(same(got, want), `${name}(${Object.is(x, -0) ? '-0' : x}) = ${got} (${want})`);
+    t.ok(sameNumber(got, want), `${name}(${Object.is(x, -0) ? '-0' : x}) = ${got} (${want})`);
   }
 });
 
@@ -209,7 +208,7 @@ function smallInputs(n: number, seed: number): Float64Array {
 t.test('the JS functions are the compiled FloatOps functions below the limit', async (t) => {
   const xs = smallInputs(3001, 7);
   for (const { name, f, of } of FUNCTIONS) {
-    const bad = [...xs].filter((x) => !same(f(x), of(jsOps, x)));
+    const bad = [...xs].filter((x) => !sameNumber(f(x), of(jsOps, x)));
     t.same(bad, [], `${name}: every input gives ${name}Of's bits over jsOps`);
   }
 });
@@ -232,7 +231,7 @@ t.test('the WebAssembly loops give the JS bits below the limit, SIMD part and sc
       const bad: string[] = [];
       for (let i = 0; i < n; i++) {
         const want = round(f(xs[i]!));
-        if (!same(out[i]!, want)) bad.push(`${name}(${xs[i]}) = ${out[i]} in wasm, ${want} in JS`);
+        if (!sameNumber(out[i]!, want)) bad.push(`${name}(${xs[i]}) = ${out[i]} in wasm, ${want} in JS`);
       }
       t.same(bad.slice(0, 5), [], `${dtype} ${name}: ${n} elements (an odd number: a scalar tail), the same bits`);
     }

@@ -102,13 +102,21 @@ t.test('a dead member\'s record: forgotten when it had joined idle, bad member i
   state.forgetMember(1);
   t.same(state.memberState(1), { kind: 'absent' });
   t.equal(state.members, 0, 'it leaves in its name');
+  // A member that had left, or died in a kernel, is not counted out a second time.
+  t.ok(state.enter(3));
+  state.mark(0, { task: 1 });
+  state.forgetMember(0);
+  t.equal(state.members, 1, 'a running record does not leave in its name');
+  state.exit();
   t.throws(() => state.checkMember(2), new RangeError("team job: member 2 is outside the plan's 2 member records"));
   t.throws(() => state.mark(-1, 'idle'), new RangeError("team job: member -1 is outside the plan's 2 member records"));
 });
 
 t.test('a block recycled from other data becomes a region with no member inside (initialize)', async (t) => {
   const h = memory();
-  h.fill(741879860, 0, 64); // the bytes a recycled block keeps from its last use
+  // The bytes a recycled block keeps from its last use: 1 everywhere, so call 1 looks open and a
+  // member looks inside until initialize() clears the header.
+  h.fill(1, 0, 64);
   const state = new RegionState(h, 0, plan());
   state.initialize();
   t.equal(state.members, 0, 'nobody counted inside');

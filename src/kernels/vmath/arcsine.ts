@@ -25,7 +25,7 @@ const PI_LO = 1.2246467991473532e-16;
  * The parts both functions share, for a = |x|: the series at z (a^2 where a <= 1/2, else w), and
  * for the wide range s = sqrt(w) as s + c (c its rounding, from w - s^2 exactly: 0 where w is 0).
  */
-function parts<F, M>(o: FloatOps<F, M>, a: F): { narrow: M; z: F; series: F; s: F; c: F } {
+function parts<F, M>(o: FloatOps<F, M>, a: F): { narrow: M; series: F; s: F; c: F } {
   const narrow = o.lt(a, o.c(0.5));
   const w = o.mul(o.sub(o.c(1), a), o.c(0.5));
   const s = o.sqrt(w);
@@ -33,7 +33,7 @@ function parts<F, M>(o: FloatOps<F, M>, a: F): { narrow: M; z: F; series: F; s: 
   const [square, rest] = twoProduct(o, s, halves, s, halves);
   const c = o.sel(o.eq(w, o.c(0)), o.c(0), o.div(o.sub(o.sub(w, square), rest), o.add(s, s)));
   const z = o.sel(narrow, o.mul(a, a), w);
-  return { narrow, z, series: o.mul(z, horner(o, z, P)), s, c };
+  return { narrow, series: o.mul(z, horner(o, z, P)), s, c };
 }
 
 /** hi - t + lo for hi >= |t| (pi/2 or pi less a value), with hi - t's rounding put back (Fast2Sum). */

@@ -111,7 +111,7 @@ function erfcTail<F, M>(o: FloatOps<F, M>, x: F): F {
   const [tm, tmErr] = twoProduct(o, t, split(o, t), mHi, split(o, mHi));
   const tLo = o.div(o.add(o.sub(o.sub(nHi, tm), tmErr), o.sub(nLo, o.mul(t, mLo))), mHi);
   const t2 = o.add(t, t);
-  // Clenshaw's sum for the U series of g': its value is the last b.
+  // Clenshaw's sum for the U series of g': its value is the last d.
   let d1 = o.c(0);
   let d2 = o.c(0);
   for (let k = ERFC_DERIVATIVE.length - 1; k >= 0; k--) {

@@ -1,13 +1,14 @@
 // Exact arithmetic on floats, written against FloatOps as the vmath functions are: Veltkamp's
 // split, Dekker's product and Knuth's two-sum, from which the functions build double-double
-// values where one float's precision would not do (pow's logarithm, erfc's tail, arcsin's root).
+// values where one float's precision would not do (pow's logarithm, erfc's tail, arcsin's root,
+// the trigonometric functions' reduction and quotient).
 import type { FloatOps } from './functions.js';
 
 /** A double-double value hi + lo, or an exact split of a double into two halves. */
 export type Pair<F> = readonly [F, F];
 
 /** Veltkamp's constant 2^27 + 1: (a C) - ((a C) - a) is a rounded to 26 bits, the rest fits in 26 more. */
-const SPLIT = 134217729;
+export const SPLIT = 134217729;
 
 /** a's two halves (Veltkamp): each of at most 26 significant bits, so their products are exact. */
 export function split<F, M>(o: FloatOps<F, M>, a: F): Pair<F> {
@@ -28,6 +29,13 @@ export function twoProduct<F, M>(o: FloatOps<F, M>, a: F, as: Pair<F>, b: F, bs:
   const p = o.mul(a, b);
   const e = o.add(o.add(o.add(o.sub(o.mul(as[0], bs[0]), p), o.mul(as[0], bs[1])), o.mul(as[1], bs[0])), o.mul(as[1], bs[1]));
   return [p, e];
+}
+
+/** a - b = s + e exactly, for any a and b (Knuth's two-sum of a and -b). */
+export function twoDifference<F, M>(o: FloatOps<F, M>, a: F, b: F): Pair<F> {
+  const s = o.sub(a, b);
+  const v = o.sub(s, a);
+  return [s, o.sub(o.sub(a, o.sub(s, v)), o.add(b, v))];
 }
 
 /** a + b = s + e exactly, for any a and b (Knuth's two-sum). */

@@ -35,9 +35,9 @@ export interface FloatOps<F, M> {
 }
 
 /** 1.5 * 2^52: (x + MAGIC) - MAGIC rounds |x| < 2^51 to an integer, ties to even. */
-const MAGIC = 6755399441055744;
+export const MAGIC = 6755399441055744;
 const INV_LN2 = 1.4426950408889634;
-/** ln 2 split: LN2_HI has 32 trailing zero bits, so k * LN2_HI is exact for |k| < 2^20. */
+/** ln 2 split: LN2_HI has 32 significant bits, so k * LN2_HI is exact for |k| < 2^20. */
 export const LN2_HI = 6.93147180369123816490e-1;
 export const LN2_LO = 1.90821492927058770002e-10;
 /**
@@ -166,7 +166,8 @@ export const jsOps: LogOps<number, boolean> = {
   sub: (a, b) => a - b,
   mul: (a, b) => a * b,
   div: (a, b) => a / b,
-  // wasm's min and max: NaN if either is NaN, -0 below +0 (as Math.min and Math.max).
+  // IEEE's min and max (NaN if either is NaN, -0 below +0); on a value and a bound, as FloatOps.min
+  // asks, they equal the pmin and pmax of the SIMD lanes.
   min: (a, b) => Math.min(a, b),
   max: (a, b) => Math.max(a, b),
   abs: (a) => Math.abs(a),

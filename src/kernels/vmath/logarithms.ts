@@ -88,7 +88,7 @@ export function logOf<F, M>(o: LogOps<F, M>, x: F): F {
   return logSpecials(o, x, logCore(o, k, f, o.c(0)));
 }
 
-/** 1/ln2 and 1/ln10, each as a high part of 32 bits and the rest; log10(2) likewise (fdlibm's constants). */
+/** 1/ln2 and 1/ln10, each as a high part of 32 bits and the rest, and log10(2) as a high part and the rest (fdlibm's constants). */
 const INV_LN2_HI = 1.44269504072144627571;
 const INV_LN2_LO = 1.67517131648865118353e-10;
 const INV_LN10_HI = 4.34294481878168880939e-1;

@@ -8,13 +8,11 @@
 // is exact, the division's remainder comes back through an exact product), its series' leading
 // terms in double-double too. 2^(hi + lo) = 2^n 2^(j/8) 2^r with |r| <= 1/16: n goes to `scale`
 // (overflow and gradual underflow, rounded once), 2^(j/8) from a table of eight, 2^r - 1 a series.
-import { horner, type FloatOps } from './functions.js';
+import { horner, MAGIC, type FloatOps } from './functions.js';
 import { compileBinaryToJs } from './js-compile.js';
 import type { LogOps } from './logarithms.js';
 import { split, splitConstant, twoProduct, twoSum, type Pair } from './exact-arithmetic.js';
 
-/** 1.5 * 2^52: (x + MAGIC) - MAGIC rounds |x| <= 2^51 to an integer, ties to even. */
-const MAGIC = 6755399441055744;
 const SMALLEST_NORMAL = 2.2250738585072014e-308;
 
 /**
@@ -47,7 +45,7 @@ const K3_LO = 5.0577616648125907e-17;
 const K3_HALVES = splitConstant(K3_HI);
 /**
  * The rest of log2(m/c) = s (K1 + K3 s^2 + K5 s^4 + ...), K_n = 2/(n ln2): K5..K17 in doubles
- * (their rounding is below 2^-72 of the sum); the first term left out, K19 s^18, is below 2^-78.
+ * (their rounding is below 2^-72 of the sum); the first term left out, K19 s^18, is below 2^-77.9.
  */
 const LOG_TAIL = Array.from({ length: 7 }, (_, i) => K1_HI / (2 * i + 5));
 

@@ -3,7 +3,8 @@
 // in the JS functions for |x| >= 2^32, Payne and Hanek's with 2/pi's bits in 23-bit chunks), then
 // Taylor kernels for sin r and cos r, picked and signed by k mod 4; tan divides them, corrected.
 import type { FloatOps } from './functions.js';
-import { exponentField, factorial, horner, POW2, significandOf } from './functions.js';
+import { exponentField, factorial, horner, MAGIC, POW2, significandOf } from './functions.js';
+import { split, splitConstant, SPLIT, twoDifference, twoProduct } from './exact-arithmetic.js';
 import { compileBinaryToJs, compileToJs } from './js-compile.js';
 
 /**
@@ -13,8 +14,6 @@ import { compileBinaryToJs, compileToJs } from './js-compile.js';
  */
 export const TRIG_REDUCTION_LIMIT = 2 ** 32;
 
-/** 1.5 * 2^52: (v + MAGIC) - MAGIC rounds |v| < 2^51 to an integer, ties to even. */
-const MAGIC = 6755399441055744;
 const TWO_OVER_PI = 0.6366197723675814;
 /**
  * pi/2 = sum of these to 2^-158: the first five are its bits truncated to multiples of 2^-20,
@@ -26,8 +25,6 @@ export const PIO2_PARTS = [1.570796012878418, 3.1391618904308416e-7, 2.896073138
 /** pi/2 as a double-double: the nearest double and the rest. */
 const PIO2_HI = 1.5707963267948966;
 const PIO2_LO = 6.123233995736766e-17;
-/** Veltkamp's constant 2^27 + 1: (a C) - ((a C) - a) is a rounded to 26 bits, the rest exact. */
-const SPLIT = 134217729;
 /**
  * sin r = r + r z P(z), z = r^2, P(z) = sum (-1)^j z^(j-1) / (2j+1)!, j = 1..8: for |r| <= pi/4
  * the first term left out, r^19/19!, is below 2^-62.5 of sin r.
@@ -38,29 +35,6 @@ const SIN_P = Array.from({ length: 8 }, (_, j) => (j % 2 === 0 ? -1 : 1) / facto
  * out, r^20/20!, is below 2^-68 of cos r.
  */
 const COS_Q = Array.from({ length: 8 }, (_, j) => (j % 2 === 0 ? 1 : -1) / factorial(2 * j + 4));
-
-/** a - b exactly, as s + e (Knuth's two-sum). */
-function twoDiff<F, M>(o: FloatOps<F, M>, a: F, b: F): [F, F] {
-  const s = o.sub(a, b);
-  const v = o.sub(s, a);
-  return [s, o.sub(o.sub(a, o.sub(s, v)), o.add(b, v))];
-}
-
-/** a rounded to 26 bits and the rest (Veltkamp): each half's products with another's are exact. */
-function split<F, M>(o: FloatOps<F, M>, a: F): [F, F] {
-  const p = o.mul(a, o.c(SPLIT));
-  const h = o.sub(p, o.sub(p, a));
-  return [h, o.sub(a, h)];
-}
-
-/** (a b rounded, the product's rounding error): Dekker's exact product. */
-function twoProd<F, M>(o: FloatOps<F, M>, a: F, b: F): [F, F] {
-  const [ah, al] = split(o, a);
-  const [bh, bl] = split(o, b);
-  const p = o.mul(a, b);
-  const e = o.add(o.add(o.add(o.sub(o.mul(ah, bh), p), o.mul(ah, bl)), o.mul(al, bh)), o.mul(al, bl));
-  return [p, e];
-}
 
 /** A value as hi + lo. */
 interface Pair<F> {
@@ -79,9 +53,9 @@ function reduceByHalfPi<F, M>(o: FloatOps<F, M>, a: F): { readonly k: F; readonl
   const k = nearest(o, o.mul(a, o.c(TWO_OVER_PI)));
   const [p1, p2, p3, p4, p5, p6] = PIO2_PARTS.map((p) => o.c(p)) as [F, F, F, F, F, F];
   const t2 = o.sub(o.sub(a, o.mul(k, p1)), o.mul(k, p2));
-  const [t3, e3] = twoDiff(o, t2, o.mul(k, p3));
-  const [t4, e4] = twoDiff(o, t3, o.mul(k, p4));
-  const [hi, e5] = twoDiff(o, t4, o.mul(k, p5));
+  const [t3, e3] = twoDifference(o, t2, o.mul(k, p3));
+  const [t4, e4] = twoDifference(o, t3, o.mul(k, p4));
+  const [hi, e5] = twoDifference(o, t4, o.mul(k, p5));
   const lo = o.sub(o.add(o.add(e3, e4), e5), o.mul(k, p6));
   return { k, r: { hi, lo } };
 }
@@ -135,7 +109,7 @@ function normalized<F, M>(o: FloatOps<F, M>, p: Pair<F>): Pair<F> {
  */
 function quotient<F, M>(o: FloatOps<F, M>, n: Pair<F>, d: Pair<F>): F {
   const q = o.div(n.hi, d.hi);
-  const [p, pe] = twoProd(o, q, d.hi);
+  const [p, pe] = twoProduct(o, q, split(o, q), d.hi, split(o, d.hi));
   const residual = o.sub(o.add(o.sub(o.sub(n.hi, p), pe), n.lo), o.mul(q, d.lo));
   return o.add(q, o.div(residual, d.hi));
 }
@@ -180,13 +154,13 @@ function signOf<F, M>(o: FloatOps<F, M>, h: F): F {
   return o.sub(o.c(1), o.add(odd, odd));
 }
 
-/** What the three functions share: |x| reduced, h = floor(k / 2), k mod 2 (and as a mask), x's sign. */
-function reduced<F, M>(o: FloatOps<F, M>, x: F): { readonly a: F; readonly r: Pair<F>; readonly h: F; readonly parity: F; readonly odd: M; readonly signX: F } {
+/** What the three functions share: |x| reduced, h = floor(k / 2), k mod 2 (and as a mask). */
+function reduced<F, M>(o: FloatOps<F, M>, x: F): { readonly a: F; readonly r: Pair<F>; readonly h: F; readonly parity: F; readonly odd: M } {
   const a = o.abs(x);
   const { k, r } = reduceByHalfPi(o, a);
   const h = halfOf(o, k);
   const parity = o.sub(k, o.add(h, h));
-  return { a, r, h, parity, odd: o.eq(parity, o.c(1)), signX: o.copysign(o.c(1), x) };
+  return { a, r, h, parity, odd: o.eq(parity, o.c(1)) };
 }
 
 /** NaN for infinite or NaN x (whose reduction is meaningless), else y. */
@@ -205,7 +179,8 @@ function kernels<F, M>(o: FloatOps<F, M>, r: Pair<F>): { s: Pair<F>; c: Pair<F> 
  * 0, 1, 2, 3 (the sign is (-1)^floor(k/2)), then x's sign (sin(-0) = -0; tiny x give x).
  */
 export function sinOf<F, M>(o: FloatOps<F, M>, x: F): F {
-  const { a, h, r, odd, signX } = reduced(o, x);
+  const { a, h, r, odd } = reduced(o, x);
+  const signX = o.copysign(o.c(1), x);
   const { s, c } = kernels(o, r);
   const y = o.sel(odd, o.add(c.hi, c.lo), o.add(s.hi, s.lo));
   return finite(o, a, o.mul(o.mul(y, signOf(o, h)), signX));
@@ -224,7 +199,8 @@ export function cosOf<F, M>(o: FloatOps<F, M>, x: F): F {
 
 /** tan x for |x| < TRIG_REDUCTION_LIMIT: sin r / cos r for even k, -cos r / sin r for odd k. */
 export function tanOf<F, M>(o: FloatOps<F, M>, x: F): F {
-  const { a, r, odd, signX } = reduced(o, x);
+  const { a, r, odd } = reduced(o, x);
+  const signX = o.copysign(o.c(1), x);
   const pair = kernels(o, r);
   const s = normalized(o, pair.s);
   const c = normalized(o, pair.c);
@@ -266,8 +242,7 @@ const INV_CHUNK = 1 / CHUNK;
 const LIMBS = 10;
 const limb = new Float64Array(LIMBS);
 /** PIO2_HI's Veltkamp halves. */
-const PIO2_HI_1 = PIO2_HI * SPLIT - (PIO2_HI * SPLIT - PIO2_HI);
-const PIO2_HI_2 = PIO2_HI - PIO2_HI_1;
+const [PIO2_HI_1, PIO2_HI_2] = splitConstant(PIO2_HI);
 /** reduceLarge's r = hi + lo. */
 let reducedHi = 0;
 let reducedLo = 0;

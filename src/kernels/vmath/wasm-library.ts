@@ -2,11 +2,10 @@
 // (vmath) emitted once per module on demand, on an f64 or f64x2 lanes, and for float32 values on
 // f32x4 lanes in float32 arithmetic (exp, tanh) or promoted to float64 and rounded once.
 import { exp32Of, lanes32Ops, tanh32Of } from './float32.js';
-import { atanOf } from './arctangent.js';
+import { atan2Of, atanOf } from './arctangent.js';
 import { acosOf, asinOf } from './arcsine.js';
 import { erfcOf, erfOf } from './error-function.js';
 import { expOf, tanhOf } from './functions.js';
-import { atan2Of } from './arctangent.js';
 import { powOf } from './power.js';
 import type { BinaryMathFunctionOf, MathFunctionOf } from './js-compile.js';
 import { Lanes, type FArg, type M } from './lanes.js';
@@ -14,7 +13,7 @@ import { lanesOps } from './lanes-ops.js';
 import { coshOf, sinhOf } from './hyperbolic.js';
 import { expm1Of, log10Of, log1pOf, log2Of, logOf, sigmoidOf, softplusOf } from './logarithms.js';
 import { cosOf, sinOf, tanOf, TRIG_REDUCTION_LIMIT } from './trigonometric.js';
-import { Body, F32, F64, V128, type ModuleBuilder } from '../wasm-emit.js';
+import { Body, F32, F64, HIGH_HALF, LOW_HALVES, V128, type ModuleBuilder } from '../wasm-emit.js';
 
 /** The vector math library's functions (in float64, or in float32 for float32 programs). */
 export type MathFunction = 'exp' | 'tanh' | 'expm1' | 'log' | 'log1p' | 'log2' | 'log10' | 'sinh' | 'cosh' | 'sigmoid' | 'softplus' | 'erf' | 'erfc' | 'arctan' | 'arcsin' | 'arccos' | 'sin' | 'cos' | 'tan';
@@ -50,11 +49,11 @@ const BINARY_FUNCTIONS: Record<BinaryMathFunction, BinaryMathFunctionOf> = {
 };
 
 export function isMathFunction(op: string): op is MathFunction {
-  return op in FUNCTIONS;
+  return Object.hasOwn(FUNCTIONS, op);
 }
 
 export function isBinaryMathFunction(op: string): op is BinaryMathFunction {
-  return op in BINARY_FUNCTIONS;
+  return Object.hasOwn(BINARY_FUNCTIONS, op);
 }
 
 /** How many arguments a library function takes (undefined for names that are not its functions). */
@@ -164,10 +163,6 @@ export function emitBinaryFunction(body: Body, name: BinaryMathFunction, prefix:
   }));
 }
 
-/** Bytes 8..15 of a v128 moved to 0..7 (float32 lanes 2 and 3 to 0 and 1). */
-const HIGH_HALF = [8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15];
-/** Bytes 0..7 of the first v128, then 0..7 of the second. */
-const LOW_HALVES = [0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23];
 
 /**
  * `name` of float32 values computed in float64 and rounded once (as the JS loops compute them):
