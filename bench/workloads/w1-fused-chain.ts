@@ -1,7 +1,7 @@
 // W1: the fused chain z = exp(x) * y + tanh(w) over 4M float32 values, end to end: each system's
-// inputs are resident in its own form (weft: typed arrays, which every call copies into its
-// arena; tfjs, jax-js, onnxruntime: tensors made once), and the result is read back as a
-// Float32Array. The reference row is onnxruntime-node on 2 threads.
+// inputs are resident in its own form (weft: typed arrays, which every call copies into its arena,
+// and arrays of pool.from; tfjs, jax-js, onnxruntime: tensors made once), and the result is read
+// back as a Float32Array. The reference row is onnxruntime-node on 2 threads.
 import { compare } from '../lib/check.js';
 import { uniform } from '../lib/data.js';
 import type { Suite } from '../lib/suite.js';
@@ -16,6 +16,8 @@ const N = 4 * 1024 * 1024;
 const GROUP = 'W1 4M fused';
 const ORT_2: { group: string; system: string; config: string } = { group: GROUP, system: 'onnxruntime-node', config: '2 threads' };
 const TFJS_CPU = { group: GROUP, system: 'tfjs cpu', config: 'eager, 1 thread' };
+const ORT_1 = { group: GROUP, system: 'onnxruntime-node', config: '1 thread' };
+const LOOP_2 = { group: GROUP, system: 'plain JS loop', config: '2 threads (SAB)' };
 
 async function run(suite: Suite): Promise<void> {
   const x = uniform(N, 11);
@@ -33,27 +35,36 @@ async function run(suite: Suite): Promise<void> {
     const ys = pt.vector('y', 'float32');
     const ws = pt.vector('w', 'float32');
     const z = xs.exp().mul(ys).add(ws.tanh());
-    for (const workers of [0, 1, 2]) {
-      await suite.measure({
-        ...common,
-        system: 'weft',
-        config: workersLabel(workers),
-        goals:
-          workers === 2
-            ? [
-                { kind: 'speedup', label: '2x onnxruntime 2 threads', vs: ORT_2, atLeast: 2 },
-                { kind: 'speedup', label: '20x tfjs cpu', vs: TFJS_CPU, atLeast: 20 },
-              ]
-            : undefined,
-        setup: async () => {
-          const fn = await weft.compile([xs, ys, ws], z, { pool, workers });
-          return {
-            run: async () => float32Data(await fn(x, y, w)),
-            dispose: () => fn.dispose(),
-            info: { nodes: fn.fgraph.toposort().map((n) => String(n.op)) },
-          };
-        },
-      });
+    // Two forms of the inputs: plain Float32Arrays, which every call copies into the arena, and
+    // arrays made once by pool.from, which the call reads where they are (weft's form of the
+    // peers' tensors made once). The output is a fresh Float32Array in both.
+    const inPool = [pool.from(x), pool.from(y), pool.from(w)] as const;
+    for (const resident of [false, true]) {
+      for (const workers of resident ? [1, 2] : [0, 1, 2]) {
+        await suite.measure({
+          ...common,
+          system: 'weft',
+          config: `${workersLabel(workers)}${resident ? ', inputs from pool.from' : ''}`,
+          goals:
+            workers === 2
+              ? [
+                  { kind: 'speedup', label: 'onnxruntime 1 thread (issue 12)', vs: ORT_1, atLeast: 1 },
+                  { kind: 'speedup', label: '2x onnxruntime 2 threads', vs: ORT_2, atLeast: 2 },
+                  { kind: 'speedup', label: '3x plain JS loop 2 threads (issue 12)', vs: LOOP_2, atLeast: 3 },
+                  ...(resident ? [] : [{ kind: 'speedup' as const, label: '20x tfjs cpu', vs: TFJS_CPU, atLeast: 20 }]),
+                ]
+              : undefined,
+          setup: async () => {
+            const fn = await weft.compile([xs, ys, ws], z, { pool, workers });
+            const args = resident ? inPool : ([x, y, w] as const);
+            return {
+              run: async () => float32Data(await fn(...args)),
+              dispose: () => fn.dispose(),
+              info: { nodes: fn.fgraph.toposort().map((n) => String(n.op)) },
+            };
+          },
+        });
+      }
     }
   } finally {
     await pool.close();

@@ -11,33 +11,58 @@ const INV_LN2 = Math.fround(1.4426950408889634);
 /** ln 2 as 0.693359375 (9 bits: k * LN2_HI is exact for |k| < 2^15) and the rest. */
 const LN2_HI = 0.693359375;
 const LN2_LO = Math.fround(-2.1219444005469057e-4);
-/** 1/n! for n = 2..8: e^r = 1 + (r + r^2 Q(r)) for |r| <= ln2/2, truncation below 2^-27. */
-const Q = [1 / 2, 1 / 6, 1 / 24, 1 / 120, 1 / 720, 1 / 5040, 1 / 40320].map(Math.fround);
+/**
+ * e^r = 1 + (r + r^2 Q(r)) for |r| <= ln2/2, Q of degree 4: a minimax fit of (e^r - 1 - r)/r^2
+ * for the relative error of e^r (Lawson's algorithm in float64, coefficients rounded to float32),
+ * 3.1e-9 at most (a twentieth of a float32 ulp), in two Horner steps fewer than Taylor's degree 8.
+ */
+const Q = [0.4999999403953552, 0.1666651964187622, 0.04166839271783829, 0.008368780836462975, 0.0013814467238262296];
 
-/** e^x in float32 arithmetic: the float64 method's reduction, a float32 polynomial, 2^k in halves. */
-export function exp32Of<F, M>(o: FloatOps<F, M>, x: F): F {
-  const t = o.max(o.min(o.mul(x, o.c(INV_LN2)), o.c(160)), o.c(-160));
-  const k = o.sub(o.add(t, o.c(MAGIC32)), o.c(MAGIC32));
+/** float32 arithmetic with one more operation: a product with a power of two built from its bits. */
+export interface Float32Ops<F, M> extends FloatOps<F, M> {
+  /** p * 2^k for an integer-valued k in [-126, 127]: one exact power-of-two product. */
+  pow2Scale(p: F, k: F): F;
+}
+
+/**
+ * e^r for x in [-110, 100] (no test of range): k = round(x / ln 2), r = x - k ln 2 in two steps,
+ * e^r = 1 + (r + r^2 Q(r)), and 2^k put on by `scaleBy` (one or two power-of-two products).
+ */
+function expCore32<F, M>(o: Float32Ops<F, M>, x: F, scaleBy: (p: F, k: F) => F): F {
+  const k = o.sub(o.add(o.mul(x, o.c(INV_LN2)), o.c(MAGIC32)), o.c(MAGIC32));
   const r = o.sub(o.sub(x, o.mul(k, o.c(LN2_HI))), o.mul(k, o.c(LN2_LO)));
   let q = o.c(Q[Q.length - 1]!);
   for (let j = Q.length - 2; j >= 0; j--) q = o.add(o.c(Q[j]!), o.mul(r, q));
-  const er = o.add(o.c(1), o.add(r, o.mul(o.mul(r, r), q)));
-  const y = o.scale(er, k);
-  // NaN needs no test of its own: it goes through every step as NaN (its payload may differ).
-  return o.sel(o.lt(x, o.c(-110)), o.c(0), o.sel(o.gt(x, o.c(100)), o.c(Infinity), y));
+  return scaleBy(o.add(o.c(1), o.add(r, o.mul(o.mul(r, r), q))), k);
 }
 
-/** tanh's odd series: tanh a = a + a z T(z), z = a^2, for a < 0.55 (8 terms, below 1 ulp). */
-const T = [-1 / 3, 2 / 15, -17 / 315, 62 / 2835, -1382 / 155925, 21844 / 6081075, -929569 / 638512875, 6404582 / 10854718875].map(Math.fround);
+/**
+ * e^x in float32 arithmetic: x held to [-110, 100] first, where e^x is already 0 (below half the
+ * smallest subnormal) and inf, so the scaling by 2^k in halves gives those two without a select.
+ * NaN goes through every step as NaN (its payload may differ).
+ */
+export function exp32Of<F, M>(o: Float32Ops<F, M>, x: F): F {
+  return expCore32(o, o.max(o.min(x, o.c(100)), o.c(-110)), (p, k) => o.scale(p, k));
+}
+/**
+ * tanh a = a + a z P(z), z = a^2, for a < 0.55, P of degree 4: a minimax fit for the relative
+ * error of tanh (Lawson's algorithm in float64, coefficients rounded to float32), 1.0e-9 at most,
+ * where the odd series needs eight.
+ */
+const T = [-0.33333316445350647, 0.13332585990428925, -0.05385231599211693, 0.021071700379252434, -0.006274267099797726];
 
-/** tanh x in float32 arithmetic: the odd series below 0.55, 1 - 2/(e^(2a) + 1) above; x's sign. */
-export function tanh32Of<F, M>(o: FloatOps<F, M>, x: F): F {
+/**
+ * tanh x in float32 arithmetic: the odd series below 0.55, 1 - 2/(e^(2a) + 1) above (with 2a held
+ * to 20, where tanh is 1 in float32, so 2^k needs one product); x's sign put back.
+ */
+export function tanh32Of<F, M>(o: Float32Ops<F, M>, x: F): F {
   const a = o.abs(x);
   const z = o.mul(a, a);
   let p = o.c(T[T.length - 1]!);
   for (let j = T.length - 2; j >= 0; j--) p = o.add(o.c(T[j]!), o.mul(z, p));
   const small = o.add(a, o.mul(a, o.mul(z, p)));
-  const large = o.sub(o.c(1), o.div(o.c(2), o.add(exp32Of(o, o.add(a, a)), o.c(1))));
+  const e = expCore32(o, o.min(o.add(a, a), o.c(20)), (q, k) => o.pow2Scale(q, k));
+  const large = o.sub(o.c(1), o.div(o.c(2), o.add(e, o.c(1))));
   return o.copysign(o.sel(o.lt(a, o.c(0.55)), small, large), x);
 }
 
@@ -53,7 +78,7 @@ function pow2(n: number): number {
  * The operations in float32: each arithmetic result rounded, as f32 instructions round; the
  * comparisons, selects, min, max, abs and copysign are float64's, exact on float32 values.
  */
-export const js32Ops: FloatOps<number, boolean> = {
+export const js32Ops: Float32Ops<number, boolean> = {
   ...jsOps,
   c: (x) => f32(x),
   add: (a, b) => f32(a + b),
@@ -67,6 +92,7 @@ export const js32Ops: FloatOps<number, boolean> = {
     const half = Math.floor(k / 2);
     return f32(f32(p * pow2(half)) * pow2(k - half));
   },
+  pow2Scale: (p, k) => (k !== k ? NaN : f32(p * pow2(k))),
 };
 
 /** A float32 value in a local (v128 of four lanes, or an f32). */
@@ -79,7 +105,7 @@ export interface M32 {
 }
 
 /** FloatOps as f32 (scalar) or f32x4 instructions appended to `body`, each result in a new local. */
-export function lanes32Ops(body: Body, simd: boolean): FloatOps<F32Value | number, M32> {
+export function lanes32Ops(body: Body, simd: boolean): Float32Ops<F32Value | number, M32> {
   const t = simd ? V128 : F32;
   const push = (a: F32Value | number): void => {
     if (typeof a === 'number') {
@@ -157,6 +183,15 @@ export function lanes32Ops(body: Body, simd: boolean): FloatOps<F32Value | numbe
       body.i32x4(-0x80000000).op('v128.and').op('v128.or');
       return keep();
     },
+    pow2Scale: (p, k) => {
+      // The bits of k + 1.5 * 2^23 are those of 1.5 * 2^23 plus k: with 127 - those, 2^k's exponent.
+      push(p);
+      push(k);
+      if (simd) body.f32x4(MAGIC32).op('f32x4.add').i32x4(127 - MAGIC32_BITS).op('i32x4.add').i32(23).op('i32x4.shl');
+      else body.f32(MAGIC32).op('f32.add', 'i32.reinterpret_f32').i32(127 - MAGIC32_BITS).op('i32.add').i32(23).op('i32.shl', 'f32.reinterpret_i32');
+      body.op(op('mul'));
+      return keep();
+    },
     scale: (p, k) => {
       // k as integers (an integer-valued float of magnitude at most 160), halved: the bits of
       // k + 1.5 * 2^23 less those of 1.5 * 2^23 are k (cheaper than a saturating conversion).
@@ -189,8 +224,7 @@ export function exp32(x: number): number {
   if (x !== x) return x;
   if (x < -110) return 0;
   if (x > 100) return Infinity;
-  const t = Math.max(Math.min(f32(x * INV_LN2), 160), -160);
-  const k = f32(f32(t + MAGIC32) - MAGIC32);
+  const k = f32(f32(f32(x * INV_LN2) + MAGIC32) - MAGIC32);
   const r = f32(f32(x - f32(k * LN2_HI)) - f32(k * LN2_LO));
   let q = Q[Q.length - 1]!;
   for (let j = Q.length - 2; j >= 0; j--) q = f32(Q[j]! + f32(r * q));
@@ -208,6 +242,6 @@ export function tanh32(x: number): number {
     let p = T[T.length - 1]!;
     for (let j = T.length - 2; j >= 0; j--) p = f32(T[j]! + f32(z * p));
     y = f32(a + f32(a * f32(z * p)));
-  } else y = f32(1 - f32(2 / f32(exp32(f32(a + a)) + 1)));
+  } else y = f32(1 - f32(2 / f32(exp32(Math.min(f32(a + a), 20)) + 1)));
   return x < 0 || (x === 0 && 1 / x < 0) ? -y : y;
 }
