@@ -8,7 +8,6 @@ import type { Apply } from '../graph/apply.js';
 import type { Feature } from '../graph/feature.js';
 import { FunctionGraph } from '../graph/fgraph.js';
 import { cloneGraph } from '../graph/clone.js';
-import { NodeError, performNode } from '../graph/node-error.js';
 import type { IndexMap, KernelCall } from '../graph/op.js';
 import type { RewriteContext } from '../graph/rewriting/context.js';
 import { ReferenceExecutor } from '../graph/reference-executor.js';
@@ -239,7 +238,7 @@ class DebugRuntime implements ModeRuntime {
   readonly #fg: FunctionGraph;
   readonly #name: string;
   readonly #settings: Settings;
-  readonly #order: readonly Apply[];
+  readonly #executor: ReferenceExecutor;
   readonly #original: ReferenceExecutor | undefined;
   readonly #replacements: readonly Replacement[];
   readonly #shapeGraphs = new Map<Apply, ShapeGraph | DebugModeError | undefined>();
@@ -248,47 +247,34 @@ class DebugRuntime implements ModeRuntime {
     this.#fg = context.fgraph;
     this.#name = context.name;
     this.#settings = settings;
-    this.#order = context.fgraph.toposort();
+    this.#executor = new ReferenceExecutor(context.fgraph);
     this.#original = settings.rewrites ? new ReferenceExecutor(context.original) : undefined;
     this.#replacements = replacements;
   }
 
   async run(inputs: readonly NdArray[], signal?: AbortSignal): Promise<NdArray[]> {
-    const fg = this.#fg;
-    const values = new Map<Variable, unknown>();
     /** Each buffer of a value computed or given so far, and whose it is. */
     const owners = new Map<ArrayBufferLike, Variable>();
     const own = (v: Variable, value: unknown): void => {
       const b = bufferOf(value);
       if (b && !owners.has(b)) owners.set(b, v);
     };
-    fg.inputs.forEach((v, i) => {
-      values.set(v, inputs[i]);
-      own(v, inputs[i]);
-    });
-    for (const v of fg.variables) if (isConstant(v)) own(v, v.data);
-    const valueOf = (v: Variable): unknown => {
-      if (values.has(v)) return values.get(v);
-      if (isConstant(v)) return v.data;
-      throw new Error(`DebugMode: no value for ${v}`);
-    };
-
-    this.#order.forEach((node, k) => {
-      if (signal?.aborted) throw abortedBy(signal, `${this.#name}: the call was aborted`);
-      const args = node.inputs.map(valueOf);
-      const given = args.map((a, i) => privateCopy(node.inputs[i]!.type, a));
-      const outs = performNode(node, k, given, args);
-      this.#checkTypes(node, k, outs);
-      this.#checkInputsKept(node, k, args, given, '');
-      this.#checkAliases(node, k, outs, given, owners);
-      if (this.#settings.inferShape) this.#checkInferShape(node, k, outs as NdArray[], values);
-      if (this.#settings.kernels) this.#checkKernel(node, k, args, outs as NdArray[]);
-      node.outputs.forEach((o, j) => {
-        values.set(o, outs[j]);
-        own(o, outs[j]);
-      });
-    });
-    const results = fg.outputs.map(valueOf) as NdArray[];
+    for (const v of this.#fg.variables) if (isConstant(v)) own(v, v.data);
+    const results = this.#executor.run(inputs, {
+      signal,
+      aborted: (s) => abortedBy(s, `${this.#name}: the call was aborted`),
+      input: (_i, v, value) => own(v, value),
+      // Each node works on private copies: what it does to them shows whether it kept its word.
+      arguments: (node, _k, values) => values.map((a, i) => privateCopy(node.inputs[i]!.type, a)),
+      after: (node, k, { values: args, given, outputs: outs, live }) => {
+        this.#checkTypes(node, k, outs);
+        this.#checkInputsKept(node, k, args, given, '');
+        this.#checkAliases(node, k, outs, given, owners);
+        if (this.#settings.inferShape) this.#checkInferShape(node, k, outs as NdArray[], live);
+        if (this.#settings.kernels) this.#checkKernel(node, k, args, outs as NdArray[]);
+        node.outputs.forEach((o, j) => own(o, outs[j]));
+      },
+    }) as NdArray[];
     if (this.#original) this.#checkRewrites(inputs, results);
     return results;
   }
@@ -538,7 +524,7 @@ class DebugRuntime implements ModeRuntime {
       const { tol, text } = this.#tolerance(o.type);
       const d = firstDifference(results[i], before[i], tol, true);
       if (!d) return;
-      const position = o.owner ? this.#order.indexOf(o.owner) : -1;
+      const position = o.owner ? this.#executor.order.indexOf(o.owner) : -1;
       const where = o.owner ? `it is computed by ${nodeHead(o.owner, position)}` : `it is ${o}`;
       const what =
         d.kind === 'shape'

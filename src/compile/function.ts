@@ -10,8 +10,7 @@ import { cloneReplace } from '../graph/clone.js';
 import { SharedVariable } from '../graph/shared.js';
 import { ancestors, graphInputs } from '../graph/traversal.js';
 import { isConstant, type Variable } from '../graph/variable.js';
-import { ReferenceExecutor } from '../graph/reference-executor.js';
-import { PlanError } from '../scheduler/plan.js';
+import { GraphExecutor, type RunObserver } from '../scheduler/graph-executor.js';
 import { abortedBy, AbortError } from '../scheduler/planned-executor.js';
 import { CallGate, CALLS_AT_ONCE } from './call-gate.js';
 import { FunctionOutput } from './function-output.js';
@@ -311,7 +310,6 @@ function build(
   protectOutputs(fg);
   const modeRuntime = original && mode.makeRuntime?.({ fgraph: fg, original, name: fnLabel });
   const profile = options.profile ? new FunctionProfile(options.name ?? 'weft function', rewrites.profile) : undefined;
-  const observer = profile && { now: () => profile.now(), node: (n: Apply, a: number, b: number) => profile.recordNode(n, a, b) };
   const onTask = profile && ((n: Apply, a: number, b: number, thread: number) => profile.recordNode(n, profile.fromEpoch(a), profile.fromEpoch(b), thread));
   const workers = options.workers ?? options.pool?.size;
   // The pool the executor runs on, once it asked for one: a closed explicit pool rejects every
@@ -327,35 +325,29 @@ function build(
       label: fnLabel,
       ...(borrowedOutputs.some(Boolean) ? { borrowedOutputs } : {}),
     });
-  let planned = makeExecutor();
+  const graphExecutor = new GraphExecutor(fg, makeExecutor, fnLabel);
   const checkPool = (): void => {
     if (!bound?.closed) return;
     if (options.pool) throw new PoolClosedError(fnLabel);
-    planned.dispose();
     bound = undefined;
-    planned = makeExecutor();
+    graphExecutor.restart();
   };
-  let reference: ReferenceExecutor | undefined;
+  const observer: RunObserver | undefined = profile && { onTask, now: () => profile.now(), onNode: (n, a, b) => profile.recordNode(n, a, b) };
   // A mode's runtime works on the values it is given: those that inplace nodes overwrite (mutable
   // inputs, updated shared variables) are copies, so a failing call changes nothing the caller holds.
   const destroyed = destroyedInputs(fg);
   const overwritten = fg.inputs.flatMap((v, i) => (destroyed.has(v) ? [i] : []));
-  /** Runs the graph: through plans, or with the reference executor once a plan proves impossible. */
+  /** Runs the graph: the mode's runtime, or plans (the reference executor once a plan proves impossible). */
   const execute = async (values: NdArray[], signal: AbortSignal | undefined): Promise<NdArray[]> => {
     if (modeRuntime) {
       const own = values.map((v, i) => (overwritten.includes(i) ? (fg.inputs[i]!.type as TensorType).copyValue(v) : v));
       return modeRuntime.run(own, signal);
     }
-    if (!reference) {
-      try {
-        return await planned.run(values, signal, onTask);
-      } catch (e) {
-        if (!(e instanceof PlanError)) throw e;
-        reference = new ReferenceExecutor(fg);
-        if (profile) profile.fallback = e.message;
-      }
+    try {
+      return await graphExecutor.run(values, signal, observer);
+    } finally {
+      if (profile) profile.fallback = graphExecutor.fallback;
     }
-    return reference.run(values, observer) as NdArray[];
   };
   if (profile) profile.compileTime = performance.now() - compileStarted;
   const nOut = outList.length;
@@ -412,7 +404,7 @@ function build(
     profile,
     dispose: () => {
       disposed = true;
-      planned.dispose();
+      graphExecutor.dispose();
     },
   }) as unknown as WeftFunction<NdArray | NdArray[]>;
 }

@@ -3,9 +3,8 @@
 // big values (absolute value above 1e10). The first bad value stops the call with a NanGuardError
 // that names the input, or the node and output, that held it and the index of the bad element.
 import type { Apply } from '../graph/apply.js';
-import { NodeError, performNode } from '../graph/node-error.js';
+import { ReferenceExecutor } from '../graph/reference-executor.js';
 import { SharedVariable } from '../graph/shared.js';
-import { isConstant, type Variable } from '../graph/variable.js';
 import { dtypeOfTypedArray, isFloatDtype } from '../kernels/dtype.js';
 import { flatValues, isNdArray, shapeText, type NdArray } from '../tensor/ndarray.js';
 import { abortedBy } from '../scheduler/planned-executor.js';
@@ -90,55 +89,36 @@ function describe(bad: BadValue): string {
   }
 }
 
+/** The reference executor with a look at each value as it appears. */
 class NanGuardRuntime implements ModeRuntime {
   readonly #context: RuntimeContext;
   readonly #flags: Flags;
-  readonly #order: readonly Apply[];
-  /** Variables whose value can be dropped once node k has run. */
-  readonly #freeAfter: ReadonlyArray<readonly Variable[]>;
+  readonly #executor: ReferenceExecutor;
 
   constructor(context: RuntimeContext, flags: Flags) {
     this.#context = context;
     this.#flags = flags;
-    const fg = context.fgraph;
-    this.#order = fg.toposort();
-    const lastUse = new Map<Variable, number>();
-    this.#order.forEach((node, k) => node.inputs.forEach((v) => lastUse.set(v, k)));
-    const kept = new Set([...fg.outputs, ...fg.inputs]);
-    const freeAfter: Variable[][] = this.#order.map(() => []);
-    for (const [v, k] of lastUse) if (!kept.has(v) && !isConstant(v)) freeAfter[k]!.push(v);
-    this.#freeAfter = freeAfter;
+    this.#executor = new ReferenceExecutor(context.fgraph);
   }
 
   async run(inputs: readonly NdArray[], signal?: AbortSignal): Promise<NdArray[]> {
-    const { fgraph: fg, name } = this.#context;
-    const values = new Map<Variable, unknown>();
-    fg.inputs.forEach((v, i) => {
-      const bad = firstBad(inputs[i], this.#flags);
-      if (bad) {
+    const name = this.#context.name;
+    const flags = this.#flags;
+    return this.#executor.run(inputs, {
+      signal,
+      aborted: (s) => abortedBy(s, `${name}: the call was aborted`),
+      input: (i, v, value) => {
+        const bad = firstBad(value, flags);
+        if (!bad) return;
         const who = v instanceof SharedVariable ? `shared variable ${v}` : `input ${i} (${v})`;
-        throw new NanGuardError(
-          `NanGuardMode: ${who} of ${name} holds ${describe(bad)}, first at index ${shapeText(bad.index)}`,
-          bad.kind,
-          bad.index,
-          bad.value,
-          { input: i },
-        );
-      }
-      values.set(v, inputs[i]);
-    });
-    const valueOf = (v: Variable): unknown => {
-      if (values.has(v)) return values.get(v);
-      if (isConstant(v)) return v.data;
-      throw new Error(`NanGuardMode: no value for ${v}`);
-    };
-    this.#order.forEach((node, k) => {
-      if (signal?.aborted) throw abortedBy(signal, `${name}: the call was aborted`);
-      const args = node.inputs.map(valueOf);
-      const outs = performNode(node, k, args);
-      node.outputs.forEach((o, j) => {
-        const bad = firstBad(outs[j], this.#flags);
-        if (bad) {
+        throw new NanGuardError(`NanGuardMode: ${who} of ${name} holds ${describe(bad)}, first at index ${shapeText(bad.index)}`, bad.kind, bad.index, bad.value, {
+          input: i,
+        });
+      },
+      after: (node, k, { outputs }) => {
+        node.outputs.forEach((o, j) => {
+          const bad = firstBad(outputs[j], flags);
+          if (!bad) return;
           throw new NanGuardError(
             `NanGuardMode: ${node.op} (node ${k}: ${node}) produced ${describe(bad)} in output ${j} (${o}), first at index ${shapeText(bad.index)}`,
             bad.kind,
@@ -146,12 +126,9 @@ class NanGuardRuntime implements ModeRuntime {
             bad.value,
             { node, position: k, output: j },
           );
-        }
-        values.set(o, outs[j]);
-      });
-      for (const v of this.#freeAfter[k]!) values.delete(v);
-    });
-    return fg.outputs.map(valueOf) as NdArray[];
+        });
+      },
+    }) as NdArray[];
   }
 }
 

@@ -44,3 +44,18 @@ export function performNode(node: Apply, position: number, args: readonly unknow
     throw new NodeError(node, position, described, e);
   }
 }
+
+/**
+ * perform's arguments where the values must survive it: copies of the inputs the node's destroyMap
+ * says it overwrites ('destroyed', for values that outlive the node), or of every input ('all',
+ * where perform may keep what it is given); the other values as they are.
+ */
+export function copiedArguments(node: Apply, values: readonly unknown[], which: 'destroyed' | 'all'): unknown[] {
+  const destroyed = which === 'destroyed' ? new Set(Object.values(node.op.destroyMap).flat()) : undefined;
+  return values.map((v, i) => (!destroyed || destroyed.has(i) ? node.inputs[i]!.type.copyValue(v) : v));
+}
+
+/** performNode on copiedArguments: errors describe the values as the caller holds them. */
+export function performOnCopies(node: Apply, position: number, values: readonly unknown[], which: 'destroyed' | 'all'): unknown[] {
+  return performNode(node, position, copiedArguments(node, values, which), values);
+}

@@ -1,7 +1,8 @@
-// The reference executor (Theano's linker at its simplest): runs the nodes of a FunctionGraph in
-// toposort order (orderings included) on the calling thread with each op's perform, and drops
-// every intermediate value after its last reader. It defines what a graph computes: the worker
-// runtime is tested against it, and ops with inner graphs (Map, OpFromGraph) run them with it.
+// The reference executor (Theano's linker at its simplest, PyTensor's one VM): runs the nodes of a
+// FunctionGraph in toposort order (orderings included) on the calling thread with each op's
+// perform, and drops every intermediate value after its last reader. It defines what a graph
+// computes: the worker runtime is tested against it, ops with inner graphs run them with it, and
+// the checking modes (NanGuardMode, DebugMode) and profiles are hooks over it (RunHooks).
 // Inputs that inplace nodes overwrite are copied first: the caller's values never change.
 import type { Apply } from './apply.js';
 import { destroyedInputs } from './destroy-handler.js';
@@ -9,10 +10,39 @@ import type { FunctionGraph } from './fgraph.js';
 import { performNode } from './node-error.js';
 import { isConstant, type Variable } from './variable.js';
 
-/** Hears when each node runs (for profiles). */
-export interface NodeObserver {
-  now(): number;
-  node(node: Apply, start: number, end: number): void;
+/** What a hook hears of one node's run. */
+export interface NodeStep {
+  /** The node's input values as the run holds them. */
+  readonly values: readonly unknown[];
+  /** What perform was given (`values`, or the hook's `arguments`). */
+  readonly given: readonly unknown[];
+  readonly outputs: readonly unknown[];
+  /** The values alive after the node ran (its inputs and outputs among them), before any is dropped. */
+  readonly live: ReadonlyMap<Variable, unknown>;
+  /** On the clock `now`, when the hooks have one. */
+  readonly start: number;
+  readonly end: number;
+}
+
+/** Ways into a run, each optional: what a checking mode or a profile adds to the one interpreter. */
+export interface RunHooks {
+  /** Stops the run before the next node once it aborts; the error is `aborted(signal)`'s. */
+  readonly signal?: AbortSignal;
+  readonly aborted?: (signal: AbortSignal) => Error;
+  /** The clock of NodeStep's start and end (none: both are 0). */
+  readonly now?: () => number;
+  /** Hears each graph input's value as the run takes it (after the copy of an overwritten input). */
+  readonly input?: (index: number, variable: Variable, value: unknown) => void;
+  /** perform's arguments for a node (default: the values themselves), e.g. private copies. */
+  readonly arguments?: (node: Apply, position: number, values: readonly unknown[]) => readonly unknown[];
+  /** Hears each node after it ran; a throw stops the run. */
+  readonly after?: (node: Apply, position: number, step: NodeStep) => void;
+}
+
+function abortError(signal: AbortSignal): Error {
+  const e = new Error('the run was aborted', { cause: signal.reason });
+  e.name = 'AbortError';
+  return e;
 }
 
 export class ReferenceExecutor {
@@ -34,28 +64,33 @@ export class ReferenceExecutor {
     this.#freeAfter = freeAfter;
   }
 
-  /**
-   * Runs the graph on one value per graph input; returns one value per graph output.
-   * `observer.node` hears each node's start and end (on the clock `observer.now`).
-   */
-  run(inputs: readonly unknown[], observer?: NodeObserver): unknown[] {
+  /** Runs the graph on one value per graph input; returns one value per graph output. */
+  run(inputs: readonly unknown[], hooks: RunHooks = {}): unknown[] {
     const fg = this.fgraph;
     if (inputs.length !== fg.inputs.length) {
       throw new Error(`ReferenceExecutor: expected ${fg.inputs.length} input values, got ${inputs.length}`);
     }
+    const { signal, now, after } = hooks;
     const values = new Map<Variable, unknown>();
-    fg.inputs.forEach((v, i) => values.set(v, this.#copied.has(i) ? v.type.copyValue(inputs[i]) : inputs[i]));
+    fg.inputs.forEach((v, i) => {
+      const value = this.#copied.has(i) ? v.type.copyValue(inputs[i]) : inputs[i];
+      hooks.input?.(i, v, value);
+      values.set(v, value);
+    });
     const valueOf = (v: Variable): unknown => {
       if (values.has(v)) return values.get(v);
       if (isConstant(v)) return v.data;
       throw new Error(`ReferenceExecutor: no value for ${v}`);
     };
     this.order.forEach((node, k) => {
+      if (signal?.aborted) throw (hooks.aborted ?? abortError)(signal);
       const args = node.inputs.map(valueOf);
-      const start = observer?.now();
-      const outs = performNode(node, k, args);
-      if (observer) observer.node(node, start!, observer.now());
+      const given = hooks.arguments?.(node, k, args) ?? args;
+      const start = now?.() ?? 0;
+      const outs = performNode(node, k, given, args);
+      const end = now?.() ?? 0;
       node.outputs.forEach((o, j) => values.set(o, outs[j]));
+      after?.(node, k, { values: args, given, outputs: outs, live: values, start, end });
       for (const v of this.#freeAfter[k]!) values.delete(v);
     });
     return fg.outputs.map(valueOf);

@@ -19,7 +19,7 @@ import { HEADER_BYTES } from '../workers/region.js';
 import type { HostValues } from './host-values.js';
 import { buildAncestry } from './ancestry.js';
 import { taskEdges, type TaskSpan } from './task-edges.js';
-import { NodeError } from '../graph/node-error.js';
+import { copiedArguments, NodeError } from '../graph/node-error.js';
 
 /** Work (elements touched, or multiply-adds for products) that one task should carry at least (tests read it). */
 export const TASK_WORK = 1 << 17;
@@ -310,13 +310,8 @@ export function buildPlan(fg: FunctionGraph, inputs: readonly NdArray[], host: H
     try {
       if (hostOnly(node)) {
         // A host node that overwrites an input gets a copy: the values here outlive the call.
-        const destroyed = new Set(Object.values(op.destroyMap).flat());
-        const args = node.inputs.map((v, i) => {
-          const value = valueOf(v);
-          if (!value) return describe(v, undefined, dtypeOf(v)) as NdArray;
-          return destroyed.has(i) ? (v.type as TensorType).copyValue(value) : value;
-        });
-        const outs = op.perform(node, args) as NdArray[];
+        const args = node.inputs.map((v) => valueOf(v) ?? (describe(v, undefined, dtypeOf(v)) as NdArray));
+        const outs = op.perform(node, copiedArguments(node, args, 'destroyed')) as NdArray[];
         node.outputs.forEach((o, j) => {
           values.set(o, outs[j]!);
           shapes.set(o, outs[j]!.shape);

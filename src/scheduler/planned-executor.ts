@@ -5,7 +5,7 @@
 // or a dead worker rejects the call with the node's name; the pool stays usable.
 import type { Apply } from '../graph/apply.js';
 import type { FunctionGraph } from '../graph/fgraph.js';
-import { NodeError } from '../graph/node-error.js';
+import { copiedArguments, NodeError } from '../graph/node-error.js';
 import { bytesPerElement, STORAGE, type Dtype } from '../kernels/dtype.js';
 import { copyView } from '../kernels/copy.js';
 import '../kernels/builtin.js';
@@ -21,7 +21,6 @@ import { BARRIER_KERNEL, type OutputMemory, type PlanDescriptor, type TeamJob, t
 import { RegionState } from '../workers/region.js';
 import { BoundPlan, runMainTasks, runTeam, type MemoryViews } from '../workers/team.js';
 import type { Kernel } from '../kernels/registry.js';
-import { dtypeOfTypedArray } from '../kernels/dtype.js';
 import { HostValues } from './host-values.js';
 import { buildPlan, type Plan } from './plan.js';
 
@@ -404,12 +403,9 @@ export class PlannedExecutor implements IdleHolder {
       const node = plan.callNodes[i]!;
       kernels.set(i, (ins, outs) => {
         // perform gets arrays of its own: a closure may keep what it is given.
-        const arrays = ins.map((v) => {
-          const a = makeNdArray(new STORAGE[dtypeOfView(v)](v.shape.reduce((p, q) => p * q, 1)), v.shape);
-          copyBlock(v, a);
-          return a;
-        });
-        const results = node.op.perform(node, arrays) as NdArray[];
+        // (A failure is the task's: the call reports it as a NodeError.)
+        const views = ins.map((v) => makeNdArray(v.data, v.shape, v.stride, v.offset));
+        const results = node.op.perform(node, copiedArguments(node, views, 'all')) as NdArray[];
         outs.forEach((o, j) => {
           const r = results[j];
           if (!r || r.shape.length !== o.shape.length || r.shape.some((n, a) => n !== o.shape[a])) {
@@ -469,10 +465,6 @@ function ownOutputMemory(d: PlanDescriptor, kind: 'shared' | 'local', borrowed: 
 /** Copies of at most this many elements are element loops (see copyBlock). */
 const SMALL_COPY = 16;
 const NO_OUTPUT_MEMORY: OutputMemory = [];
-
-function dtypeOfView(v: TensorView): Dtype {
-  return dtypeOfTypedArray(v.data)!;
-}
 
 /**
  * Copies `src` into `dst` (same shape): one block copy when both are contiguous with the same

@@ -7,8 +7,8 @@ import type { Apply } from '../graph/apply.js';
 import { DestroyHandler } from '../graph/destroy-handler.js';
 import { FunctionGraph } from '../graph/fgraph.js';
 import { isConstant, type Variable } from '../graph/variable.js';
-import { copyArray, type NdArray } from '../tensor/ndarray.js';
-import { NodeError } from '../graph/node-error.js';
+import type { NdArray } from '../tensor/ndarray.js';
+import { performOnCopies } from '../graph/node-error.js';
 import type { Pool } from '../workers/pool.js';
 import { StageBoundary } from './plan.js';
 import { PlannedExecutor, type PlannedExecutorOptions, type TaskObserver } from './planned-executor.js';
@@ -126,13 +126,7 @@ export class StagedExecutor {
       };
       const node = split.alone;
       // perform may overwrite the inputs its destroyMap names: it gets copies of those.
-      const destroyed = new Set(Object.values(node.op.destroyMap).flat());
-      const args = node.inputs.map((v, i) => (destroyed.has(i) ? copyArray(value(v)) : value(v)));
-      try {
-        aloneOut = node.op.perform(node, args) as NdArray[];
-      } catch (e) {
-        throw new NodeError(node, fg.toposort().indexOf(node), args, e);
-      }
+      aloneOut = performOnCopies(node, fg.toposort().indexOf(node), node.inputs.map(value), 'destroyed') as NdArray[];
     }
     const restOut = split.rest.fgraph.outputs.length > 0 ? await split.rest.run([...inputs, ...crossing, ...aloneOut], signal, onTask) : [];
     return split.outputs.map((o) => (o.from === 'first' ? crossing[o.index]! : o.from === 'alone' ? aloneOut[o.index]! : restOut[o.index]!));

@@ -354,4 +354,16 @@ t.test('a plan refuses to overwrite a value it writes into the region once; the 
   );
   const sum = (weft.tolist(xv) as number[]).reduce((a, b) => a + b, 0);
   for (let k = 0; k < 3; k++) t.equal(weft.tolist(await fn(xv)), 5 + Math.trunc(sum), `call ${k + 1}: the length is not corrupted`);
+
+  // The fallback runs through the interpreter's hooks: a profile hears its nodes.
+  const profiled = await weft.compile([x], total, { mode: 'FAST_COMPILE', workers: 0, profile: true });
+  t.equal(weft.tolist(await profiled(xv)), 5 + Math.trunc(sum));
+  const profile = profiled.profile!;
+  t.match(profile.fallback, /would write its output over a value the plan writes into the region once/, 'the profile says why it fell back');
+  t.same(
+    profile.events.map((e) => e.node),
+    profiled.fgraph.toposort(),
+    'one event per node, in the order they ran',
+  );
+  t.ok(profile.events.every((e) => e.duration >= 0 && e.call === 0), 'with durations, in the first call');
 });

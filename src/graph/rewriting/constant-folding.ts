@@ -3,6 +3,7 @@
 // result would be a large allocation better made at run time, or its outputs would be large.
 import { sizeOf, type TensorView } from '../../kernels/view.js';
 import type { Apply } from '../apply.js';
+import { copiedArguments } from '../node-error.js';
 import { isConstant, type Constant } from '../variable.js';
 import type { NodeRewriter } from './rewriter.js';
 
@@ -34,7 +35,8 @@ export const constantFolding: NodeRewriter = {
     if (node.inputs.length === 0 && node.outputs.length === 0) return false;
     if (!node.inputs.every(isConstant)) return false;
     if (!node.op.doConstantFolding(node) || foldsTooLarge(node)) return false;
-    const values = node.op.perform(node, node.inputs.map((c) => (c as Constant).data));
+    // A constant's data is shared by every graph that holds it: perform must not overwrite it.
+    const values = node.op.perform(node, copiedArguments(node, node.inputs.map((c) => (c as Constant).data), 'destroyed'));
     return node.outputs.map((o, i) => o.type.makeConstant(o.type.filter(values[i], { what: `constant folding of ${node.op}` })));
   },
 };

@@ -1,0 +1,66 @@
+// How a compiled function runs its graph: through plans (staged where shapes wait for data), and
+// through the reference executor from the first call whose graph no plan can hold (a PlanError:
+// an op that writes where the plan keeps a value, say). That switch is final and its reason kept.
+// The planned side is made by a factory, so a function on a replaced default pool starts afresh.
+import type { Apply } from '../graph/apply.js';
+import type { FunctionGraph } from '../graph/fgraph.js';
+import { ReferenceExecutor } from '../graph/reference-executor.js';
+import type { NdArray } from '../tensor/ndarray.js';
+import { PlanError } from './plan.js';
+import { abortedBy, type TaskObserver } from './planned-executor.js';
+import type { StagedExecutor } from './staged-executor.js';
+
+/** What a run reports (for profiles): tasks of plans, and nodes of the reference executor. */
+export interface RunObserver {
+  readonly onTask?: TaskObserver;
+  /** The clock of `onNode` (on the calling thread). */
+  readonly now: () => number;
+  readonly onNode: (node: Apply, start: number, end: number) => void;
+}
+
+export class GraphExecutor {
+  #planned: StagedExecutor;
+  #reference: ReferenceExecutor | undefined;
+  #fallback: string | undefined;
+
+  constructor(
+    readonly fgraph: FunctionGraph,
+    readonly makePlanned: () => StagedExecutor,
+    /** Names the function in errors ("the call was aborted"). */
+    readonly label: string,
+  ) {
+    this.#planned = makePlanned();
+  }
+
+  /** Why calls run on the reference executor, once they do. */
+  get fallback(): string | undefined {
+    return this.#fallback;
+  }
+
+  /** Drops the plans (their arena blocks go back) and makes the planned side anew. */
+  restart(): void {
+    this.#planned.dispose();
+    this.#planned = this.makePlanned();
+  }
+
+  dispose(): void {
+    this.#planned.dispose();
+  }
+
+  async run(values: readonly NdArray[], signal: AbortSignal | undefined, observer?: RunObserver): Promise<NdArray[]> {
+    if (!this.#reference) {
+      try {
+        return await this.#planned.run(values, signal, observer?.onTask);
+      } catch (e) {
+        if (!(e instanceof PlanError)) throw e;
+        this.#reference = new ReferenceExecutor(this.fgraph);
+        this.#fallback = e.message;
+      }
+    }
+    return this.#reference.run(values, {
+      signal,
+      aborted: (s) => abortedBy(s, `${this.label}: the call was aborted`),
+      ...(observer && { now: observer.now, after: (node: Apply, _k: number, step: { start: number; end: number }) => observer.onNode(node, step.start, step.end) }),
+    }) as NdArray[];
+  }
+}
