@@ -16,10 +16,11 @@ import type { Type } from '../graph/type.js';
 import { isConstant, type Variable } from '../graph/variable.js';
 import { isFloatDtype, type TypedArray } from '../kernels/dtype.js';
 import { getKernel, hasKernel } from '../kernels/registry.js';
-import { isContiguous, sizeOf, type Range, type TensorView } from '../kernels/view.js';
+import { isContiguous, type TensorView } from '../kernels/view.js';
 import { copyArray, empty, flatValues, isNdArray, makeNdArray, shapeText, type NdArray } from '../tensor/ndarray.js';
 import { intConstant } from '../tensor/shape.js';
 import { TensorType } from '../tensor/type.js';
+import { chunkRanges, chunkUnits } from '../scheduler/chunking.js';
 import { abortedBy } from '../scheduler/planned-executor.js';
 import { Mode, registerModeName, type ModeOptions, type ModeRuntime, type RuntimeContext } from './mode.js';
 
@@ -208,22 +209,6 @@ function small(x: number): string {
 
 function toleranceText(dtype: string, tol: Tolerance): string {
   return tol === EXACT ? `${dtype}: exact` : `${dtype}: atol ${small(tol.atol)}, rtol ${small(tol.rtol)}`;
-}
-
-/** The number of units a call's chunking splits (as the planner counts them). */
-function chunkUnits(call: KernelCall, shape: readonly number[]): number {
-  switch (call.chunking.by) {
-    case 'elements':
-      return sizeOf(shape);
-    case 'rows':
-      return shape[0] ?? 1;
-    case 'lanes': {
-      const axis = call.chunking.axis;
-      return shape.reduce((n, d, a) => (a === axis ? n : n * d), 1);
-    }
-    case 'none':
-      return 1;
-  }
 }
 
 /** A node's inferShape as a small graph over placeholders for its inputs' unknown lengths. */
@@ -465,11 +450,9 @@ class DebugRuntime implements ModeRuntime {
         fail(`${who} failed where perform succeeded: ${messageOf(e)}`);
       }
       this.#checkInputsKept(node, k, args, inputs, who);
-      const units = got.length > 0 ? chunkUnits(call, got[0]!.shape) : 0;
+      const units = got.length > 0 ? chunkUnits(call.chunking, got[0]!.shape) : 0;
       if (units > 1) {
-        const per = Math.ceil(units / Math.min(units, CHECK_CHUNKS));
-        const ranges: Range[] = [];
-        for (let s = 0; s < units; s += per) ranges.push({ start: s, end: Math.min(units, s + per) });
+        const ranges = chunkRanges(units, CHECK_CHUNKS);
         const chunks = ranges.length;
         const parts = allocate();
         try {

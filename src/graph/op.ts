@@ -52,6 +52,12 @@ export interface KernelCall {
     readonly axes: readonly number[];
     readonly combine: { readonly name: string; readonly params: KernelParams };
   };
+  /**
+   * For products (matmul, gemm, tensordot): each output element sums products over these axes of
+   * input `input` (default: its last axis). Their lengths times the output's size is the call's
+   * work in multiply-adds, which planners cut into tasks instead of the elements touched.
+   */
+  readonly contracted?: { readonly input: number; readonly axes?: readonly number[] };
 }
 
 /** Thrown by `outputShapes` when the shapes cannot be known before the node runs. */

@@ -20,6 +20,7 @@ import type { HostValues } from './host-values.js';
 import { buildAncestry } from './ancestry.js';
 import { taskEdges, type TaskSpan } from './task-edges.js';
 import { copiedArguments, NodeError } from '../graph/node-error.js';
+import { chunkRanges, chunkUnits } from './chunking.js';
 
 /** Work (elements touched, or multiply-adds for products) that one task should carry at least (tests read it). */
 export const TASK_WORK = 1 << 17;
@@ -86,31 +87,13 @@ function dtypeOf(v: Variable): Dtype {
   return (v.type as TensorType).dtype;
 }
 
-function units(call: KernelCall, out: ViewDescriptor): number {
-  switch (call.chunking.by) {
-    case 'elements': return sizeOf(out.shape);
-    case 'rows': return out.shape[0] ?? 1;
-    case 'lanes': {
-      const axis = call.chunking.axis;
-      return out.shape.reduce((n, d, a) => (a === axis ? n : n * d), 1);
-    }
-    case 'none': return 1;
-  }
-}
-
-/** Kernels whose work grows with a contracted length as well as with their output. */
-const PRODUCTS = new Set(['matmul', 'gemm', 'gemmInplace', 'tensordot']);
-
 function workOf(call: KernelCall, ins: readonly ViewDescriptor[], outs: readonly ViewDescriptor[]): number {
-  if (PRODUCTS.has(call.name)) {
-    // Multiply-adds: each output element sums over the contracted length(s) of the first factor.
-    const a = call.name === 'gemm' || call.name === 'gemmInplace' ? ins[2]! : ins[0]!;
+  if (call.contracted) {
+    // Multiply-adds: each output element sums over the contracted lengths of one factor.
+    const a = ins[call.contracted.input]!;
     const free = Math.max(1, sizeOf(outs[0]!.shape));
-    const contracted =
-      call.name === 'tensordot'
-        ? (call.params['axesA'] as number[]).reduce((n, ax) => n * (a.shape[ax] ?? 1), 1)
-        : (a.shape[a.shape.length - 1] ?? 1);
-    return free * contracted;
+    const axes = call.contracted.axes ?? [a.shape.length - 1];
+    return free * axes.reduce((n, ax) => n * (a.shape[ax] ?? 1), 1);
   }
   return Math.max(1, ...ins.map((v) => sizeOf(v.shape)), ...outs.map((v) => sizeOf(v.shape)));
 }
@@ -448,16 +431,14 @@ export function buildPlan(fg: FunctionGraph, inputs: readonly NdArray[], host: H
       tasksOfCall.push(list);
       return;
     }
-    const u = units(kc, outs[0]!);
-    const target = PRODUCTS.has(kc.name) ? PRODUCT_TASK_WORK : TASK_WORK;
-    const minUnits = PRODUCTS.has(kc.name) ? PRODUCT_MIN_UNITS : kc.chunking.by === 'elements' ? (kc.chunking.minUnits ?? 1) : 1;
+    const u = chunkUnits(kc.chunking, outs[0]!.shape);
+    const product = kc.contracted !== undefined;
+    const target = product ? PRODUCT_TASK_WORK : TASK_WORK;
+    const minUnits = product ? PRODUCT_MIN_UNITS : kc.chunking.by === 'elements' ? (kc.chunking.minUnits ?? 1) : 1;
     const maxChunks = Math.floor(u / minUnits);
     const chunks = kc.chunking.by === 'none' ? 1 : Math.max(1, Math.min(maxChunks, Math.floor(w / target)));
     if (chunks === 1) list.push(tasks.push({ call: ci, start: -1, end: -1 }) - 1);
-    else {
-      const per = Math.ceil(u / chunks);
-      for (let s = 0; s < u; s += per) list.push(tasks.push({ call: ci, start: s, end: Math.min(u, s + per) }) - 1);
-    }
+    else for (const r of chunkRanges(u, chunks)) list.push(tasks.push({ call: ci, start: r.start, end: r.end }) - 1);
     tasksOfCall.push(list);
   });
 

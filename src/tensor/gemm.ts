@@ -66,7 +66,8 @@ export class Gemm extends TensorOp {
    * inplace, 'gemmInplace': the output is z, so the product is added to it directly.
    */
   override kernel(): KernelCall {
-    return { name: this.inplace ? 'gemmInplace' : 'gemm', params: {}, chunking: { by: 'rows' } };
+    // gemm(z, alpha, x, y, beta): the product sums over x's last axis.
+    return { name: this.inplace ? 'gemmInplace' : 'gemm', params: {}, chunking: { by: 'rows' }, contracted: { input: 2 } };
   }
 
   /** Inplace, the result is z itself (unless z's layout repeats elements: then a new array). */

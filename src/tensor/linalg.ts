@@ -102,7 +102,7 @@ export class Dot extends TensorOp {
   /** By rows of the output where x is a matrix (each row is x's row times y); one task otherwise. */
   override kernel(node: Apply): KernelCall {
     const xIsMatrix = (node.inputs[0]!.type as TensorType).ndim === 2;
-    return { name: 'matmul', params: {}, chunking: xIsMatrix ? { by: 'rows' } : { by: 'none' } };
+    return { name: 'matmul', params: {}, chunking: xIsMatrix ? { by: 'rows' } : { by: 'none' }, contracted: { input: 0 } };
   }
 
   override inferShape(node: Apply, [xs, ys]: readonly SymbolicShape[]): SymbolicShape[] {
@@ -217,10 +217,11 @@ export class TensorDot extends TensorOp {
     const freeB = b!.ndim - this.axesB.length;
     const unit: TensordotUnit = freeA > 0 && freeB > 1 ? 'firstAxis' : 'row';
     const params = { axesA: [...this.axesA], axesB: [...this.axesB], unit };
-    if (freeA === 0) return { name: 'tensordot', params, chunking: { by: 'none' } };
-    if (freeB === 0) return { name: 'tensordot', params, chunking: { by: 'elements' } };
-    if (freeB === 1) return { name: 'tensordot', params, chunking: { by: 'lanes', axis: freeA } };
-    return { name: 'tensordot', params, chunking: { by: 'rows' } };
+    const contracted = { input: 0, axes: this.axesA };
+    if (freeA === 0) return { name: 'tensordot', params, chunking: { by: 'none' }, contracted };
+    if (freeB === 0) return { name: 'tensordot', params, chunking: { by: 'elements' }, contracted };
+    if (freeB === 1) return { name: 'tensordot', params, chunking: { by: 'lanes', axis: freeA }, contracted };
+    return { name: 'tensordot', params, chunking: { by: 'rows' }, contracted };
   }
 
   override inferShape(node: Apply, [as, bs]: readonly SymbolicShape[]): SymbolicShape[] {
@@ -353,7 +354,7 @@ export class MatMul extends TensorOp {
   /** By rows of the output seen as [batch * m, n]: its lanes along the last axis. */
   override kernel(node: Apply): KernelCall {
     const nd = (node.outputs[0]!.type as TensorType).ndim;
-    return { name: 'matmul', params: {}, chunking: { by: 'lanes', axis: nd - 1 } };
+    return { name: 'matmul', params: {}, chunking: { by: 'lanes', axis: nd - 1 }, contracted: { input: 0 } };
   }
 
   override inferShape(node: Apply, [xs, ys]: readonly SymbolicShape[]): SymbolicShape[] {

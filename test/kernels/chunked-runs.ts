@@ -6,6 +6,7 @@ import type { Apply } from '../../src/graph/apply.js';
 import type { KernelCall } from '../../src/graph/op.js';
 import { STORAGE, type Dtype, type TypedArray } from '../../src/kernels/dtype.js';
 import { getKernel } from '../../src/kernels/registry.js';
+import { chunkUnits } from '../../src/scheduler/chunking.js';
 import { contiguousStrides, sizeOf, type Range, type TensorView } from '../../src/kernels/view.js';
 import { makeNdArray, type NdArray } from '../../src/tensor/ndarray.js';
 import type { TensorType } from '../../src/tensor/type.js';
@@ -16,19 +17,6 @@ const PAD = 3;
 
 /** Numbers of chunks every kernel is split into. */
 export const CHUNK_COUNTS = [1, 2, 3, 7] as const;
-
-/** How many units (elements, rows, lanes) a call's chunking splits output 0 into. */
-export function unitsOf(call: KernelCall, shape: readonly number[]): number {
-  switch (call.chunking.by) {
-    case 'elements': return sizeOf(shape);
-    case 'rows': return shape[0] ?? 1;
-    case 'lanes': {
-      const axis = call.chunking.axis;
-      return shape.reduce((n, d, a) => (a === axis ? n : n * d), 1);
-    }
-    case 'none': return 1;
-  }
-}
 
 /** `units` cut into `chunks` consecutive ranges of near-equal length (some empty when units < chunks). */
 export function evenRanges(units: number, chunks: number): Range[] {
@@ -112,7 +100,7 @@ export function checkChunks(t: Test, node: Apply, inputs: readonly TensorView[],
   });
   t.same(unwritten, [], `${label}: one call writes every output element`);
   t.ok(whole.every((d) => padIntact(d, 0xa5)), `${label}: one call writes nothing around its outputs`);
-  const units = unitsOf(call, shapes[0]!);
+  const units = chunkUnits(call.chunking, shapes[0]!);
   const splits: Array<{ name: string; ranges: Range[] }> = CHUNK_COUNTS.map((c) => ({ name: `${c} chunks`, ranges: evenRanges(units, c) }));
   splits.push({ name: 'random chunks', ranges: randomRanges(units, 5, units + 17) });
   if (units > 1) splits.push({ name: 'one unit per chunk', ranges: evenRanges(units, units) });

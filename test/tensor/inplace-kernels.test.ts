@@ -15,7 +15,8 @@ import { Elemwise } from '../../src/tensor/elemwise.js';
 import { Gemm, gemm } from '../../src/tensor/gemm.js';
 import { empty, makeNdArray, type NdArray } from '../../src/tensor/ndarray.js';
 import { IncSubtensor } from '../../src/tensor/subtensor.js';
-import { evenRanges, randomRanges, elementsOf, unitsOf } from '../kernels/chunked-runs.js';
+import { chunkUnits } from '../../src/scheduler/chunking.js';
+import { evenRanges, randomRanges, elementsOf } from '../kernels/chunked-runs.js';
 import { pt, rng, throwsExactly, weft } from '../helpers.js';
 
 const { slice } = weft;
@@ -61,7 +62,7 @@ function checkInplaceChunks(t: Test, node: Apply, inputs: readonly NdArray[], ov
     return ins[over]!;
   };
   const whole = run([undefined]);
-  const units = unitsOf(call, inputs[over]!.shape);
+  const units = chunkUnits(call.chunking, inputs[over]!.shape);
   const bad: string[] = [];
   const splits = [2, 3, 7].map((c) => evenRanges(units, c));
   splits.push(randomRanges(units, 5, units + 3));
