@@ -21,11 +21,11 @@ import type { NdArray } from '../tensor/ndarray.js';
 import { TensorType } from '../tensor/type.js';
 import { isTensorVariable, type TensorLike, type TensorSharedVariable, type TensorValue, type TensorVariable } from '../tensor/variable.js';
 import { FunctionInput } from './function-input.js';
-import { FAST_RUN, resolveMode, type Mode, type ModeName } from './mode.js';
+import { resolveMode, type Mode, type ModeName } from './mode.js';
 // The modes known by name beyond FAST_RUN and FAST_COMPILE register themselves with resolveMode.
 import './debug-mode.js';
 import './nan-guard-mode.js';
-import { collectDefaultUpdates, setInnerGraphRewriter } from '../tensor/op-from-graph.js';
+import { collectDefaultUpdates } from '../tensor/op-from-graph.js';
 import { FunctionProfile } from './profile.js';
 
 export interface CompileOptions {
@@ -101,9 +101,6 @@ export class UnusedInputError extends Error {
 }
 
 export { AbortError };
-
-// Inner graphs (OpFromGraph) are rewritten as FAST_RUN rewrites functions, once per op.
-setInnerGraphRewriter((fg) => void FAST_RUN.rewrite(fg));
 
 function isCallOptions(x: unknown): x is CallOptions {
   if (typeof x !== 'object' || x === null || Array.isArray(x)) return false;

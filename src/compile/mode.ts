@@ -6,9 +6,7 @@ import type { FunctionGraph } from '../graph/fgraph.js';
 import type { NdArray } from '../tensor/ndarray.js';
 import { RewriteContext } from '../graph/rewriting/context.js';
 import type { RewriteQuery } from '../graph/rewriting/db.js';
-import { optdb } from '../graph/rewriting/optdb.js';
-import { applyGraphRewriter } from '../graph/rewriting/rewriter.js';
-import { walkOnce } from '../graph/rewriting/walk.js';
+import { rewriteWith } from '../graph/rewriting/optdb.js';
 import '../tensor/rewriting/index.js';
 
 /** The modes whose rewrites another mode can start from. */
@@ -80,14 +78,7 @@ export class Mode {
 
   /** Applies this mode's rewrites to `fg`; returns the context with the rewrite profile. */
   rewrite(fg: FunctionGraph): RewriteContext {
-    const ctx = new RewriteContext(this.verbose, this.options.logger);
-    const started = performance.now();
-    for (const r of optdb.query(this.query)) {
-      if (r.kind === 'graph') applyGraphRewriter(fg, r, ctx);
-      else walkOnce(fg, [r], 'in2out', ctx);
-    }
-    ctx.profile.total = performance.now() - started;
-    return ctx;
+    return rewriteWith(fg, this.query, new RewriteContext(this.verbose, this.options.logger));
   }
 
   toString(): string {

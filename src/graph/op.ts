@@ -4,6 +4,7 @@
 import type { KernelParams } from '../kernels/registry.js';
 import type { TensorView } from '../kernels/view.js';
 import { Apply } from './apply.js';
+import type { FunctionGraph } from './fgraph.js';
 import { propKey, propLabel } from './props.js';
 import type { Variable } from './variable.js';
 
@@ -58,6 +59,19 @@ export interface KernelCall {
    * work in multiply-adds, which planners cut into tasks instead of the elements touched.
    */
   readonly contracted?: { readonly input: number; readonly axes?: readonly number[] };
+}
+
+/** What a planner gives `Op.kernel`: the inputs it plans for, and a way to plan an inner graph. */
+export interface KernelContext {
+  /** The node's inputs as for outputShapes: their shapes (and small integer values). */
+  readonly inputs: readonly TensorView[];
+  /**
+   * A kernel call that runs `fg` (an inner graph: OpFromGraph's, a Scan's step) for inputs like
+   * these as one task, with a plan of its own; undefined when it must run on the calling thread.
+   */
+  planInner(fg: FunctionGraph, inputs: readonly TensorView[]): KernelCall | undefined;
+  /** The inputs of `fg` whose values, not only their shapes, its plan depends on. */
+  valueInputs(fg: FunctionGraph): readonly number[];
 }
 
 /** Thrown by `outputShapes` when the shapes cannot be known before the node runs. */
@@ -138,10 +152,11 @@ export abstract class Op<Out = Variable | Variable[]> {
 
   /**
    * The kernel that computes this node in a worker (or on the calling thread in a plan), or
-   * undefined when the node must run `perform` on the calling thread. Planners pass the inputs
-   * (as for outputShapes) to ops whose kernel depends on their shapes; other callers may not.
+   * undefined when the node must run `perform` on the calling thread. Planners pass a context:
+   * the inputs (as for outputShapes), for ops whose kernel depends on their shapes, and the
+   * planning of inner graphs; other callers (DebugMode) may not.
    */
-  kernel?(node: Apply, inputs?: readonly TensorView[]): KernelCall | undefined;
+  kernel?(node: Apply, context?: KernelContext): KernelCall | undefined;
 
   /**
    * The output shapes for inputs of these shapes, checked as `perform` checks them (it throws the

@@ -1,25 +1,21 @@
-// Plans for the inner graphs of OpFromGraph: given the shapes of an application's inputs, the
-// inner graph (rewritten once) is planned like any call, and the application becomes one
-// 'innerPlan' task that runs that plan sequentially in scratch memory, in one worker. Inner
-// graphs that need the calling thread (an asOp inside) stay calling-thread tasks.
+// Plans for inner graphs (OpFromGraph's, a Scan's step): given the shapes of an application's
+// inputs, the inner graph (rewritten once) is planned like any call, and the application becomes
+// one task that runs that plan sequentially in scratch memory, in one worker ('innerPlan', or the
+// op's own kernel around it, as Scan's 'scanLoop'). Inner graphs that need the calling thread (an
+// asOp inside) stay calling-thread tasks. Ops reach this through the KernelContext of Op.kernel.
 import type { FunctionGraph } from '../graph/fgraph.js';
 import type { KernelCall } from '../graph/op.js';
 import type { TensorView } from '../kernels/view.js';
 import type { NdArray } from '../tensor/ndarray.js';
 import type { TensorType } from '../tensor/type.js';
-import { setInnerPlanner } from '../tensor/op-from-graph.js';
 import { encodeValue, type InnerPlanParams } from '../workers/inner-plan.js';
-import '../workers/inner-plan.js';
+// The worker kernels of inner plans, registered on this thread too (workers: 0 runs plans here).
+import '../workers/scan-loop.js';
 import { HostValues } from './host-values.js';
-import { buildPlan, PlanError } from './plan.js';
+import { buildPlan, PlanError, type InnerPlanning } from './plan.js';
 
 const plans = new WeakMap<FunctionGraph, { host: HostValues; bySignature: Map<string, KernelCall | undefined> }>();
 let nextId = -1;
-
-/** Which graph inputs are host values: their values, not only their shapes, make the plan. */
-export function hostInputs(fg: FunctionGraph): readonly number[] {
-  return entryOf(fg).host.valueInputs;
-}
 
 function entryOf(fg: FunctionGraph): { host: HostValues; bySignature: Map<string, KernelCall | undefined> } {
   let entry = plans.get(fg);
@@ -28,7 +24,7 @@ function entryOf(fg: FunctionGraph): { host: HostValues; bySignature: Map<string
 }
 
 /** The 'innerPlan' call that runs `fg` for inputs of these shapes, or undefined when it must run on the calling thread. */
-export function innerKernel(fg: FunctionGraph, inputs: readonly TensorView[]): KernelCall | undefined {
+function planInner(fg: FunctionGraph, inputs: readonly TensorView[]): KernelCall | undefined {
   const entry = entryOf(fg);
   const arrays = inputs as readonly NdArray[];
   // Inner inputs that steer shapes need values; the outer plan knows them only if it computes them.
@@ -37,7 +33,7 @@ export function innerKernel(fg: FunctionGraph, inputs: readonly TensorView[]): K
   if (entry.bySignature.has(key)) return entry.bySignature.get(key);
   let call: KernelCall | undefined;
   try {
-    const plan = buildPlan(fg, arrays, entry.host, nextId--);
+    const plan = buildPlan(fg, arrays, entry.host, nextId--, innerPlanning);
     const d = plan.descriptor;
     if (d.calls.some((c) => c.main)) call = undefined;
     else {
@@ -57,4 +53,8 @@ export function innerKernel(fg: FunctionGraph, inputs: readonly TensorView[]): K
   return call;
 }
 
-setInnerPlanner(innerKernel);
+/** Inner graphs planned with plans of their own, their inner graphs likewise. */
+export const innerPlanning: InnerPlanning = {
+  planInner,
+  valueInputs: (fg) => entryOf(fg).host.valueInputs,
+};

@@ -7,7 +7,7 @@
 // so reuse adds no edge and costs no parallelism.
 import type { Apply } from '../graph/apply.js';
 import type { FunctionGraph } from '../graph/fgraph.js';
-import { UnknownShapesError, type KernelCall } from '../graph/op.js';
+import { UnknownShapesError, type KernelCall, type KernelContext } from '../graph/op.js';
 import { isConstant, type Constant, type Variable } from '../graph/variable.js';
 import { bytesPerElement, STORAGE, type Dtype } from '../kernels/dtype.js';
 import { contiguousStrides, isContiguous, sizeOf, type TensorView } from '../kernels/view.js';
@@ -98,13 +98,16 @@ function workOf(call: KernelCall, ins: readonly ViewDescriptor[], outs: readonly
   return Math.max(1, ...ins.map((v) => sizeOf(v.shape)), ...outs.map((v) => sizeOf(v.shape)));
 }
 
+/** How a plan plans the inner graphs of its nodes (inner-planner.ts; a plan of its own each). */
+export type InnerPlanning = Omit<KernelContext, 'inputs'>;
+
 /**
  * The plan of `fg` for calls with these inputs' signature. Walking the nodes in order, it
  * computes host values (by perform), views (by view), and the output shapes of kernel nodes (by
  * outputShapes), which check the inputs: an invalid call fails here with the node's NodeError,
  * before any task runs.
  */
-export function buildPlan(fg: FunctionGraph, inputs: readonly NdArray[], host: HostValues, id: number): Plan {
+export function buildPlan(fg: FunctionGraph, inputs: readonly NdArray[], host: HostValues, id: number, inner: InnerPlanning): Plan {
   const hostKnown = host.known;
   const order = fg.toposort();
   const position = new Map<Apply, number>(order.map((n, i) => [n, i]));
@@ -329,7 +332,7 @@ export function buildPlan(fg: FunctionGraph, inputs: readonly NdArray[], host: H
       if (!op.outputShapes) throw new StageBoundary(node, 'unknown', `${op} cannot say its output shapes before it runs`);
       // An op without a worker kernel runs its perform on the calling thread, as a task of the plan.
       const described = node.inputs.map((v, i) => describe(v, inViews[i], dtypeOf(v)));
-      const call: KernelCall = op.kernel?.(node, described) ?? { name: '', params: {}, chunking: { by: 'none' } };
+      const call: KernelCall = op.kernel?.(node, { ...inner, inputs: described }) ?? { name: '', params: {}, chunking: { by: 'none' } };
       const outShapes = op.outputShapes(node, described);
       node.outputs.forEach((o, j) => shapes.set(o, outShapes[j]!));
       // An output written over an input (destroyMap) is that input's memory, in its layout.

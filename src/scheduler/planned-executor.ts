@@ -10,8 +10,7 @@ import { bytesPerElement, STORAGE, type Dtype } from '../kernels/dtype.js';
 import { copyView } from '../kernels/copy.js';
 import '../kernels/builtin.js';
 // The planners of inner graphs (OpFromGraph, and Scan's, which builds on it) register themselves.
-import './inner-planner.js';
-import './scan-planner.js';
+import { innerPlanning } from './inner-planner.js';
 import { isContiguous, sizeOf, type TensorView } from '../kernels/view.js';
 import { makeNdArray, type NdArray } from '../tensor/ndarray.js';
 import { inlineArena, type Arena, type IdleHolder } from '../workers/arena.js';
@@ -220,7 +219,7 @@ export class PlannedExecutor implements IdleHolder {
     const key = this.host.signature(inputs);
     let stored = this.#plans.get(key);
     if (!stored) {
-      const plan = buildPlan(this.fgraph, inputs, this.host, ++nextPlanId);
+      const plan = buildPlan(this.fgraph, inputs, this.host, ++nextPlanId, innerPlanning);
       const text = this.arena.storeText(JSON.stringify(plan.descriptor));
       this.#holdings.blocks.add(text);
       stored = { plan, text, regions: [] };

@@ -16,8 +16,9 @@ import { cloneReplace } from '../graph/clone.js';
 import { ioConnectionPattern } from '../graph/connection-pattern.js';
 import { FunctionGraph } from '../graph/fgraph.js';
 import { disconnected, gradUndefined, isDisconnected, isNullGrad, NullGradientError, NullType } from '../graph/gradient.js';
-import type { KernelCall, SymbolicShape } from '../graph/op.js';
+import type { KernelCall, KernelContext, SymbolicShape } from '../graph/op.js';
 import { ReferenceExecutor } from '../graph/reference-executor.js';
+import { FAST_RUN_QUERY, rewriteWith } from '../graph/rewriting/optdb.js';
 import { SharedVariable } from '../graph/shared.js';
 import { graphStructure } from '../graph/structure.js';
 import { graphInputs, ioToposort } from '../graph/traversal.js';
@@ -246,8 +247,8 @@ export class OpFromGraph<O extends GraphOutputs = GraphOutputs> extends TensorOp
   }
 
   /** In a plan: one task that runs the inner graph's own plan in one worker (when it can). */
-  override kernel(_node: Apply, inputs?: readonly TensorView[]): KernelCall | undefined {
-    return inputs && innerPlanner ? innerPlanner(this.compiled, inputs) : undefined;
+  override kernel(_node: Apply, context?: KernelContext): KernelCall | undefined {
+    return context?.planInner(this.compiled, context.inputs);
   }
 
   /** Runs the inner graph (rewritten once, as FAST_RUN would) on the calling thread. */
@@ -497,26 +498,15 @@ export function collectDefaultUpdates(
   return [...found];
 }
 
-/** A copy of `fg` after the standard rewrites (registered by the compile layer). */
-let rewrite: ((fg: FunctionGraph) => void) | undefined;
-
-/** Plans an inner graph for given input shapes (registered by the scheduler layer). */
-let innerPlanner: ((fg: FunctionGraph, inputs: readonly TensorView[]) => KernelCall | undefined) | undefined;
-
-export function setInnerPlanner(p: (fg: FunctionGraph, inputs: readonly TensorView[]) => KernelCall | undefined): void {
-  innerPlanner = p;
-}
-
-/** The compile layer provides the rewrite pipeline that inner graphs are compiled with. */
-export function setInnerGraphRewriter(r: (fg: FunctionGraph) => void): void {
-  rewrite = r;
-}
-
-/** A copy of an inner graph as it runs (OpFromGraph, Scan): rewritten once, as FAST_RUN rewrites functions. */
+/**
+ * A copy of an inner graph as it runs (OpFromGraph, Scan): rewritten once, as FAST_RUN rewrites
+ * functions, with the rewrites of the pipeline (registered by tensor/rewriting, which every
+ * entry point that compiles loads).
+ */
 export function rewrittenCopy(fg: FunctionGraph): FunctionGraph {
   const copy = fg.clone().fgraph;
   // Inplace rewrites are checked by the destroy handler; nothing from outside may be overwritten.
   copy.attachFeature(new DestroyHandler());
-  rewrite?.(copy);
+  rewriteWith(copy, FAST_RUN_QUERY);
   return copy;
 }

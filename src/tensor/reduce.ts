@@ -4,7 +4,7 @@ import { isFloatDtype, type Dtype } from '../kernels/dtype.js';
 import type { ReduceKind } from '../kernels/reduce.js';
 import type { TensorView } from '../kernels/view.js';
 import { Apply } from '../graph/apply.js';
-import type { KernelCall, SymbolicShape } from '../graph/op.js';
+import type { KernelCall, KernelContext, SymbolicShape } from '../graph/op.js';
 import type { Variable } from '../graph/variable.js';
 import { alloc, onesLike, zerosLike } from './alloc.js';
 import { asTensorVariable } from './as-tensor.js';
@@ -93,7 +93,8 @@ export class CAReduce extends TensorOp {
     return new Apply(this, [v], [type.makeVariable()]);
   }
 
-  override kernel(_node: Apply, inputs?: readonly TensorView[]): KernelCall {
+  override kernel(_node: Apply, context?: KernelContext): KernelCall {
+    const inputs = context?.inputs;
     return {
       name: 'reduce',
       params: { kind: this.kind, axes: [...this.axis] },

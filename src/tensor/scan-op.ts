@@ -5,7 +5,7 @@
 import { Apply } from '../graph/apply.js';
 import { cloneReplace } from '../graph/clone.js';
 import { FunctionGraph } from '../graph/fgraph.js';
-import { UnknownShapesError, type KernelCall, type SymbolicShape } from '../graph/op.js';
+import { UnknownShapesError, type KernelCall, type KernelContext, type SymbolicShape } from '../graph/op.js';
 import { ReferenceExecutor } from '../graph/reference-executor.js';
 import { graphStructure } from '../graph/structure.js';
 import { ancestors } from '../graph/traversal.js';
@@ -69,14 +69,6 @@ function withRows(a: NdArray, rows: number, dtype: Dtype): NdArray {
 function rowArray(v: NdArray, r: number): NdArray {
   const row = rowOf(v, r);
   return makeNdArray(v.data, row.shape, row.stride, row.offset);
-}
-
-/** Plans the step graph of a Scan for given input shapes (registered by the scheduler layer). */
-export type ScanPlanner = (op: ScanOp, inputs: readonly TensorView[]) => KernelCall | undefined;
-let scanPlanner: ScanPlanner | undefined;
-
-export function setScanPlanner(p: ScanPlanner): void {
-  scanPlanner = p;
 }
 
 export class ScanOp extends TensorOp<TensorVariable[]> {
@@ -281,10 +273,26 @@ export class ScanOp extends TensorOp<TensorVariable[]> {
    * In a plan: the whole loop as one task that runs the step's own plan (when it can). A loop
    * with an until condition runs on the calling thread: its outputs' size is known only once it ran.
    */
-  override kernel(_node: Apply, inputs?: readonly TensorView[]): KernelCall | undefined {
-    if (!inputs || !scanPlanner || this.spec.until) return undefined;
+  override kernel(_node: Apply, context?: KernelContext): KernelCall | undefined {
+    if (!context || this.spec.until) return undefined;
+    const inputs = context.inputs;
     // Without a step there is nothing to plan (the rows to plan with do not exist).
-    return this.steps(inputs) > 0 ? scanPlanner(this, inputs) : undefined;
+    if (this.steps(inputs) === 0) return undefined;
+    const { nSeqs, taps, nNitsot, finals } = this.spec;
+    const fg = this.compiled;
+    // Rows change at every step: a plan that reads their values would hold for the first step only.
+    if (context.valueInputs(fg).some((i) => i < this.firstNonSeq)) return undefined;
+    // The step is planned for the shapes of its first step's rows, taps and the non-sequences.
+    const rows: TensorView[] = [];
+    for (let i = 0; i < nSeqs; i++) rows.push(rowOf(inputs[1 + i]!, 0));
+    taps.forEach((t, k) => t.forEach(() => rows.push(isSitSot(t) ? inputs[1 + nSeqs + k]! : rowOf(inputs[1 + nSeqs + k]!, 0))));
+    rows.push(...inputs.slice(1 + nSeqs + taps.length));
+    const step = context.planInner(fg, rows);
+    if (!step) return undefined;
+    // The worker kernel 'scanLoop' (its params are workers/scan-loop.ts's ScanLoopParams) runs
+    // the step's plan nSteps times in one task.
+    const params = { step: step.params, nSeqs, taps, nNitsot, finals } as unknown as KernelCall['params'];
+    return { name: 'scanLoop', params, chunking: { by: 'none' }, ...(step.scratchBytes === undefined ? {} : { scratchBytes: step.scratchBytes }) };
   }
 
   /**

@@ -2,6 +2,10 @@
 // inner graph and through overrides, inline and not, merging, nesting, shared variables read
 // inside and updated outside, shapes, and bad input.
 import t from 'tap';
+import type { FunctionGraph } from '../../src/graph/fgraph.js';
+import type { KernelCall, KernelContext } from '../../src/graph/op.js';
+import type { TensorView } from '../../src/kernels/view.js';
+import { innerPlanning } from '../../src/scheduler/inner-planner.js';
 import { near, pt, rng, run, throwsExactly, weft } from '../helpers.js';
 
 const scalars = (): weft.pt.TensorVariable[] => ['x', 'y', 'z'].map((n) => pt.scalar(n));
@@ -155,5 +159,33 @@ t.test('bad input', async (t) => {
     () => new weft.OpFromGraph([x!], [x!.add(w)]),
     TypeError,
     'OpFromGraph: the outputs depend on w (TensorType(float64, ())), which is not among the inputs',
+  );
+});
+
+t.test('OpFromGraph plans its inner graph through the kernel context a planner gives it', async (t) => {
+  const x = pt.vector('x');
+  const op = new weft.OpFromGraph([x], [x.exp().mul(2)]);
+  const node = (op.call(x) as weft.pt.TensorVariable).owner!;
+  t.equal(node.op.kernel!(node), undefined, 'without a context: the calling thread runs it');
+  const xv = rng(1).normal([8]);
+  t.equal(node.op.kernel!(node, { ...innerPlanning, inputs: [xv] })?.name, 'innerPlan', "with the scheduler's: one task running the inner plan");
+  // Any planner can stand behind the context: the op hands it its rewritten inner graph.
+  const asked: Array<[FunctionGraph, readonly TensorView[]]> = [];
+  const mine: KernelCall = { name: 'mine', params: {}, chunking: { by: 'none' } };
+  const context: KernelContext = {
+    inputs: [xv],
+    planInner: (fg, inputs) => {
+      asked.push([fg, inputs]);
+      return mine;
+    },
+    valueInputs: () => [],
+  };
+  t.equal(node.op.kernel!(node, context), mine);
+  t.equal(asked.length, 1);
+  t.equal(asked[0]![0], op.compiled, 'the inner graph as it runs (rewritten once)');
+  t.equal(asked[0]![1][0], xv, 'for the inputs of the context');
+  t.ok(
+    op.compiled.toposort().some((n) => String(n.op).includes('Composite')),
+    'rewritten with the FAST_RUN pipeline: exp and mul are fused',
   );
 });

@@ -3,10 +3,14 @@
 // finite differences, truncated BPTT, random draws and shared variables inside the step,
 // inferShape, bitwise equal results on 0 and 2 workers, and bad input with its messages.
 import t from 'tap';
+import type { KernelContext } from '../../src/graph/op.js';
+import { innerPlanning } from '../../src/scheduler/inner-planner.js';
 import { near, pt, rng, throwsExactly, weft } from '../helpers.js';
 
 type TV = weft.pt.TensorVariable;
 const one = (outputs: TV | TV[]): TV => outputs as TV;
+/** The context a plan gives Op.kernel for inputs like these. */
+const planning = (inputs: readonly weft.NdArray[]): KernelContext => ({ ...innerPlanning, inputs });
 const many = (outputs: TV | TV[]): TV[] => outputs as TV[];
 
 t.test('A**k by repeated multiplication', async (t) => {
@@ -293,7 +297,7 @@ t.test('until: the loop stops after the first step whose condition holds', async
     t.same((await fn(0))[0]!.shape, [0], 'zero steps');
     near(t, (await fn(6))[0]!, [2, 4, 8, 16, 32, 64], 0, 'the condition holds at the last step');
   }
-  t.equal(doubling.owner!.op.kernel!(doubling.owner!, [rng(1).integers([], 5, 6), weft.pt.constant(1).data as weft.NdArray]), undefined, 'an until-scan runs on the calling thread');
+  t.equal(doubling.owner!.op.kernel!(doubling.owner!, planning([rng(1).integers([], 5, 6), weft.pt.constant(1).data as weft.NdArray])), undefined, 'an until-scan runs on the calling thread');
 
   // Sequences, an output not fed back, a shared variable updated per step, several outputs:
   // [outputs, updates, until] as Theano's step returns them.
@@ -495,10 +499,10 @@ t.test('a pool of 2 workers computes the same bits as the calling thread', async
   // The loop is one task of the plan (the step's own plan inside), unless the step needs the calling thread.
   const node = h.owner!;
   const steps = rng(41).integers([], 50, 51);
-  t.equal(node.op.kernel!(node, [steps, values[4]!, values[3]!, values[0]!, values[1]!, values[2]!])?.name, 'scanLoop');
+  t.equal(node.op.kernel!(node, planning([steps, values[4]!, values[3]!, values[0]!, values[1]!, values[2]!]))?.name, 'scanLoop');
   const stream = new weft.RandomStream(3);
   const drawing = one(weft.scan({ fn: () => stream.normal([2]), nSteps: 4 }).outputs).owner!;
-  t.equal(drawing.op.kernel!(drawing, [rng(42).integers([], 4, 5), stream.stateUpdates[0]![0].getValue()]), undefined, 'random draws run on the calling thread');
+  t.equal(drawing.op.kernel!(drawing, planning([rng(42).integers([], 4, 5), stream.stateUpdates[0]![0].getValue()])), undefined, 'random draws run on the calling thread');
 });
 
 t.test('bad input', async (t) => {

@@ -2,10 +2,13 @@
 // point), merge, stabilize, specialize, uncanonicalize, fusion, inplace, merge. Modes select
 // from it by tag: FAST_RUN takes 'fast_run', FAST_COMPILE takes 'fast_compile' (merge and
 // canonicalize). Rewrites register here with the helpers below, users' rewrites included.
+import type { FunctionGraph } from '../fgraph.js';
 import { constantFolding } from './constant-folding.js';
-import { EquilibriumDB, SequenceDB } from './db.js';
+import { RewriteContext } from './context.js';
+import { EquilibriumDB, SequenceDB, type RewriteQuery } from './db.js';
 import { MergeRewriter } from './merge.js';
-import type { Rewriter } from './rewriter.js';
+import { applyGraphRewriter, type Rewriter } from './rewriter.js';
+import { walkOnce } from './walk.js';
 
 export const optdb = new SequenceDB('optdb');
 
@@ -26,6 +29,20 @@ optdb.register('merge2', new MergeRewriter('merge2'), { tags: ['fast_run', 'merg
 optdb.register('elemwise_fusion', fusionDB, { tags: ['fast_run', 'fusion'], position: 49 });
 optdb.register('inplace', inplaceDB, { tags: ['fast_run', 'inplace'], position: 75 });
 optdb.register('merge3', new MergeRewriter('merge3'), { tags: ['fast_run', 'merge'], position: 100 });
+
+/** What FAST_RUN selects: inner graphs (OpFromGraph's, a Scan's step) are rewritten with it too. */
+export const FAST_RUN_QUERY: RewriteQuery = { include: ['fast_run'] };
+
+/** Applies the rewrites of the pipeline that `query` selects to `fg`, in order; returns the context. */
+export function rewriteWith(fg: FunctionGraph, query: RewriteQuery, ctx: RewriteContext = new RewriteContext()): RewriteContext {
+  const started = performance.now();
+  for (const r of optdb.query(query)) {
+    if (r.kind === 'graph') applyGraphRewriter(fg, r, ctx);
+    else walkOnce(fg, [r], 'in2out', ctx);
+  }
+  ctx.profile.total = performance.now() - started;
+  return ctx;
+}
 
 function registerIn(db: EquilibriumDB | SequenceDB, base: readonly string[], rewriter: Rewriter, tags: readonly string[]): Rewriter {
   db.register(rewriter.name, rewriter, { tags: [...base, ...tags] });
