@@ -15,7 +15,7 @@ import { isContiguous, sizeOf, type TensorView } from '../kernels/view.js';
 import { makeNdArray, type NdArray } from '../tensor/ndarray.js';
 import { inlineArena, type Arena, type IdleHolder } from '../workers/arena.js';
 import { MAX_BATCH } from '../workers/job-queue.js';
-import type { Pool } from '../workers/pool.js';
+import type { WorkerPool } from '../workers/pool.js';
 import { BARRIER_KERNEL, type OutputMemory, type PlanDescriptor, type TeamJob, type TeamResult, type ViewDescriptor } from '../workers/protocol.js';
 import { RegionState } from '../workers/region.js';
 import { BoundPlan, runMainTasks, runTeam, type MemoryViews } from '../workers/team.js';
@@ -124,7 +124,7 @@ export class PlannedExecutor implements IdleHolder {
   readonly #plans = new Map<string, StoredPlan>();
 
   readonly arena: Arena;
-  #pool: Pool | undefined;
+  #pool: WorkerPool | undefined;
   readonly #holdings: Holdings;
   /** Calls (and late releases of regions) under way. */
   #running = 0;
@@ -136,7 +136,7 @@ export class PlannedExecutor implements IdleHolder {
    */
   constructor(
     readonly fgraph: FunctionGraph,
-    readonly pool: (() => Pool) | undefined,
+    readonly pool: (() => WorkerPool) | undefined,
     readonly options: PlannedExecutorOptions,
   ) {
     this.#pool = pool?.();

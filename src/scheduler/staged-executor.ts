@@ -9,7 +9,7 @@ import { FunctionGraph } from '../graph/fgraph.js';
 import { isConstant, type Variable } from '../graph/variable.js';
 import type { NdArray } from '../tensor/ndarray.js';
 import { performOnCopies } from '../graph/node-error.js';
-import type { Pool } from '../workers/pool.js';
+import type { WorkerPool } from '../workers/pool.js';
 import { StageBoundary } from './plan.js';
 import { PlannedExecutor, type PlannedExecutorOptions, type TaskObserver } from './planned-executor.js';
 
@@ -45,7 +45,7 @@ export class StagedExecutor {
 
   constructor(
     readonly fgraph: FunctionGraph,
-    readonly pool: (() => Pool) | undefined,
+    readonly pool: (() => WorkerPool) | undefined,
     readonly options: PlannedExecutorOptions,
   ) {
     this.#planned = new PlannedExecutor(fgraph, pool, options);

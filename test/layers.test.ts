@@ -1,0 +1,49 @@
+// The layers of DESIGN.md, checked on the sources: every import in src/ points to its own folder
+// or to a folder below it (kernels < graph < tensor < workers < scheduler < compile < index), and
+// what runs inside a worker thread (workers/ and kernels/) imports nothing but kernels/: a worker
+// loads no graph, tensor or compile code.
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import t from 'tap';
+
+const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../src');
+/** The layers a worker thread's code may import. */
+const IN_WORKERS = new Set(['kernels', 'workers']);
+/** Each layer's rank: a file may import its own layer and those ranked lower. */
+const RANK: Readonly<Record<string, number>> = { kernels: 0, graph: 1, tensor: 2, sparse: 3, workers: 4, scheduler: 5, compile: 6, cluster: 7, cli: 8, '.': 9 };
+
+function sources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const path = join(dir, e.name);
+    if (e.isDirectory()) return sources(path);
+    return /\.(ts|mts|cts)$/.test(e.name) ? [path] : [];
+  });
+}
+
+/** The layer of a file: its first folder under src/ ('.' for src/index.ts and its neighbours). */
+function layerOf(file: string): string {
+  const parts = relative(SRC, file).split(/[\\/]/);
+  return parts.length === 1 ? '.' : parts[0]!;
+}
+
+t.test('every import in src/ points down the layers', async (t) => {
+  const wrong: string[] = [];
+  const files = sources(SRC);
+  for (const file of files) {
+    const from = layerOf(file);
+    const text = readFileSync(file, 'utf8');
+    for (const m of text.matchAll(/^\s*(?:import|export)\s[^'"]*?from\s+['"](\.[^'"]+)['"]|^\s*import\s+['"](\.[^'"]+)['"]/gm)) {
+      const target = resolve(dirname(file), m[1] ?? m[2]!);
+      const to = layerOf(target);
+      if (!(from in RANK) || !(to in RANK)) {
+        wrong.push(`${relative(SRC, file)}: a folder DESIGN.md does not name (${from} -> ${to})`);
+        continue;
+      }
+      if (RANK[to]! > RANK[from]!) wrong.push(`${relative(SRC, file)} (${from}) imports ${relative(SRC, target)} (${to})`);
+      else if (IN_WORKERS.has(from) && !IN_WORKERS.has(to)) wrong.push(`${relative(SRC, file)} runs in workers but imports ${relative(SRC, target)} (${to})`);
+    }
+  }
+  t.ok(files.length > 100, `${files.length} files read`);
+  t.same(wrong, [], 'no import points up');
+});
