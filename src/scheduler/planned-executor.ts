@@ -18,6 +18,7 @@ import { MAX_BATCH } from '../workers/job-queue.js';
 import type { WorkerPool } from '../workers/pool.js';
 import { BARRIER_KERNEL, type OutputMemory, type PlanDescriptor, type TeamJob, type TeamResult, type ViewDescriptor } from '../workers/protocol.js';
 import { RegionState } from '../workers/region.js';
+import { freshSharedBuffer } from '../workers/shared-memory.js';
 import { BoundPlan, runMainTasks, runTeam, type MemoryViews } from '../workers/team.js';
 import type { Kernel } from '../kernels/registry.js';
 import { HostValues } from './host-values.js';
@@ -456,7 +457,7 @@ function ownOutputMemory(d: PlanDescriptor, kind: 'shared' | 'local', borrowed: 
   let own: Array<OutputMemory[number]> | undefined;
   for (const m of d.movableOutputs) {
     if (m.bytes < OWN_OUTPUT_BYTES || borrowed?.[m.output]) continue;
-    (own ??= []).push([m.output, kind === 'shared' ? new SharedArrayBuffer(m.bytes) : new ArrayBuffer(m.bytes)]);
+    (own ??= []).push([m.output, kind === 'shared' ? freshSharedBuffer(m.bytes) : new ArrayBuffer(m.bytes)]);
   }
   return own ?? NO_OUTPUT_MEMORY;
 }

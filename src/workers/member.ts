@@ -5,6 +5,7 @@ import '../kernels/builtin.js';
 import './inner-plan.js';
 import './scan-loop.js';
 import { attachThread, readText } from './arena.js';
+import { announceShared } from './shared-memory.js';
 import type { PlanDescriptor, TeamJob, TeamMessage, TeamResult } from './protocol.js';
 import { BoundPlan, MemoryViews, runTeam } from './team.js';
 
@@ -39,6 +40,8 @@ export function teamMember(memory: WebAssembly.Memory, thread: number): (message
 
   const join = (job: TeamJob): TeamResult => {
     views.refresh();
+    // The caller's output buffers arrived as this thread's objects: they hold the memory too.
+    for (const [, buffer] of job.outputMemory ?? []) announceShared(buffer.byteLength);
     if (boundFor?.byteLength !== memory.buffer.byteLength) {
       // The memory grew: views over the old buffer cannot reach the new bytes.
       bound.clear();
