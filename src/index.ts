@@ -49,7 +49,7 @@ export { Apply } from './graph/apply.js';
 export { Variable, Constant } from './graph/variable.js';
 export { SharedVariable } from './graph/shared.js';
 export { Type, type FilterOptions } from './graph/type.js';
-export type { IndexMap, SymbolicShape, KernelCall, Chunking } from './graph/op.js';
+export type { IndexMap, SymbolicShape, KernelCall, KernelContext, Chunking } from './graph/op.js';
 export { FunctionGraph, MissingInputError } from './graph/fgraph.js';
 export { DestroyHandler, type DestroyHandlerOptions } from './graph/destroy-handler.js';
 export { InconsistencyError, type Feature, type Client } from './graph/feature.js';
@@ -63,7 +63,7 @@ export { ShapeFeature, shapeFeatureOf } from './tensor/rewriting/shape-feature.j
 export { Elemwise } from './tensor/elemwise.js';
 export { Composite } from './tensor/composite.js';
 export { NodeError } from './graph/node-error.js';
-export { ReferenceExecutor } from './graph/reference-executor.js';
+export { ReferenceExecutor, type RunHooks, type NodeStep } from './graph/reference-executor.js';
 export { createPool, shutdown, Pool } from './compile/pool.js';
 export { PoolClosedError, type PoolOptions } from './workers/pool.js';
 export { serialize, deserialize, registerOpCodec, type DeserializedGraph, type DeserializedFunction } from './compile/serialize-function.js';

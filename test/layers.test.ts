@@ -1,4 +1,4 @@
-// The layers of DESIGN.md, checked on the sources: every import in src/ points to its own folder
+// The layers of the design (the guide's DESIGN.md; README.md's Layout), checked on the sources: every import in src/ points to its own folder
 // or to a folder below it (kernels < graph < tensor < workers < scheduler < compile < index), and
 // what runs inside a worker thread (workers/ and kernels/) imports nothing but kernels/: a worker
 // loads no graph, tensor or compile code.
@@ -10,7 +10,7 @@ import t from 'tap';
 const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../src');
 /** The layers a worker thread's code may import. */
 const IN_WORKERS = new Set(['kernels', 'workers']);
-/** Each layer's rank: a file may import its own layer and those ranked lower. */
+/** Each layer's rank: a file may import its own layer and those ranked lower (sparse, cluster and cli are the design's, still to come). */
 const RANK: Readonly<Record<string, number>> = { kernels: 0, graph: 1, tensor: 2, sparse: 3, workers: 4, scheduler: 5, compile: 6, cluster: 7, cli: 8, '.': 9 };
 
 function sources(dir: string): string[] {
@@ -37,7 +37,7 @@ t.test('every import in src/ points down the layers', async (t) => {
       const target = resolve(dirname(file), m[1] ?? m[2]!);
       const to = layerOf(target);
       if (!(from in RANK) || !(to in RANK)) {
-        wrong.push(`${relative(SRC, file)}: a folder DESIGN.md does not name (${from} -> ${to})`);
+        wrong.push(`${relative(SRC, file)}: a folder the layers do not name (${from} -> ${to})`);
         continue;
       }
       if (RANK[to]! > RANK[from]!) wrong.push(`${relative(SRC, file)} (${from}) imports ${relative(SRC, target)} (${to})`);

@@ -246,6 +246,7 @@ class DebugRuntime implements ModeRuntime {
     };
     for (const v of this.#fg.variables) if (isConstant(v)) own(v, v.data);
     const results = this.#executor.run(inputs, {
+      inputsAreCopies: true,
       signal,
       aborted: (s) => abortedBy(s, `${this.#name}: the call was aborted`),
       input: (_i, v, value) => own(v, value),

@@ -105,6 +105,7 @@ class NanGuardRuntime implements ModeRuntime {
     const name = this.#context.name;
     const flags = this.#flags;
     return this.#executor.run(inputs, {
+      inputsAreCopies: true,
       signal,
       aborted: (s) => abortedBy(s, `${name}: the call was aborted`),
       input: (i, v, value) => {

@@ -1,5 +1,6 @@
-// The error a call rejects with when one node fails: it names the op, the node, its place in
-// the execution order and the shapes and dtypes it was given, and keeps the original as cause.
+// Running one node's perform: the error a call rejects with when it fails (NodeError: the op, the
+// node, its place in the execution order, the shapes and dtypes it was given, the original as
+// cause), and the copies perform must get of what has to survive it (copiedArguments).
 import { dtypeOfTypedArray } from '../kernels/dtype.js';
 import type { Apply } from './apply.js';
 

@@ -31,6 +31,8 @@ export interface RunHooks {
   readonly aborted?: (signal: AbortSignal) => Error;
   /** The clock of NodeStep's start and end (none: both are 0). */
   readonly now?: () => number;
+  /** The caller's values are its own copies (a mode's runtime gets those): the run copies no input. */
+  readonly inputsAreCopies?: boolean;
   /** Hears each graph input's value as the run takes it (after the copy of an overwritten input). */
   readonly input?: (index: number, variable: Variable, value: unknown) => void;
   /** perform's arguments for a node (default: the values themselves), e.g. private copies. */
@@ -73,7 +75,7 @@ export class ReferenceExecutor {
     const { signal, now, after } = hooks;
     const values = new Map<Variable, unknown>();
     fg.inputs.forEach((v, i) => {
-      const value = this.#copied.has(i) ? v.type.copyValue(inputs[i]) : inputs[i];
+      const value = this.#copied.has(i) && !hooks.inputsAreCopies ? v.type.copyValue(inputs[i]) : inputs[i];
       hooks.input?.(i, v, value);
       values.set(v, value);
     });

@@ -4,7 +4,7 @@
 // The planned side is made by a factory, so a function on a replaced default pool starts afresh.
 import type { Apply } from '../graph/apply.js';
 import type { FunctionGraph } from '../graph/fgraph.js';
-import { ReferenceExecutor } from '../graph/reference-executor.js';
+import { ReferenceExecutor, type NodeStep } from '../graph/reference-executor.js';
 import type { NdArray } from '../tensor/ndarray.js';
 import { PlanError } from './plan.js';
 import { abortedBy, type TaskObserver } from './planned-executor.js';
@@ -60,7 +60,7 @@ export class GraphExecutor {
     return this.#reference.run(values, {
       signal,
       aborted: (s) => abortedBy(s, `${this.label}: the call was aborted`),
-      ...(observer && { now: observer.now, after: (node: Apply, _k: number, step: { start: number; end: number }) => observer.onNode(node, step.start, step.end) }),
+      ...(observer && { now: observer.now, after: (node: Apply, _k: number, step: NodeStep) => observer.onNode(node, step.start, step.end) }),
     }) as NdArray[];
   }
 }

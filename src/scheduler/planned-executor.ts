@@ -9,7 +9,6 @@ import { copiedArguments, NodeError } from '../graph/node-error.js';
 import { bytesPerElement, STORAGE, type Dtype } from '../kernels/dtype.js';
 import { copyView } from '../kernels/copy.js';
 import '../kernels/builtin.js';
-// The planners of inner graphs (OpFromGraph, and Scan's, which builds on it) register themselves.
 import { innerPlanning } from './inner-planner.js';
 import { isContiguous, sizeOf, type TensorView } from '../kernels/view.js';
 import { makeNdArray, type NdArray } from '../tensor/ndarray.js';

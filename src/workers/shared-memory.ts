@@ -1,18 +1,17 @@
-// Fresh SharedArrayBuffers for memory the caller will own (large outputs written by workers), and
-// their arrival in a worker, whose copy of the buffer holds the memory as long as the caller's.
-// V8 (Node 20) does not count a SharedArrayBuffer's bytes as memory pressure, so a loop of calls
-// that drops its outputs grows the process by every output until some unrelated collection runs
-// (60 calls with 64 MiB outputs: 3.8 GiB resident), and every new buffer is fresh pages. A plain
-// buffer of the same size, which V8 does count, is allocated beside each one and dropped: the
-// dropped outputs are then collected at V8's usual pace, memory stays flat, and their pages are
-// reused (64 MiB outputs: 131 -> 33 ms a call for the buffer and its first touch). In Node the
-// plain buffer is Buffer.allocUnsafeSlow (memory neither zeroed nor touched: a few microseconds);
-// elsewhere nothing is done, as browsers have not shown the problem here.
+// Fresh SharedArrayBuffers for memory the caller will own (large outputs workers write), and their
+// announcement to the garbage collector: V8 does not count a SharedArrayBuffer as memory pressure,
+// so dropped outputs would pile up (docs/performance.md). A dropped plain Buffer of the same size,
+// which V8 counts, is the announcement (Node's allocUnsafeSlow: not zeroed, not touched); browsers
+// get none, as they have not shown the problem here.
 const NodeBuffer = (globalThis as { Buffer?: { allocUnsafeSlow(size: number): unknown } }).Buffer;
 
 /** Tells this thread's garbage collector of `bytes` of SharedArrayBuffers it now holds (see above). */
 export function announceShared(bytes: number): void {
-  NodeBuffer?.allocUnsafeSlow(bytes);
+  try {
+    NodeBuffer?.allocUnsafeSlow(bytes);
+  } catch {
+    // Only a hint: a buffer too large for Buffer (or no memory for one) changes nothing.
+  }
 }
 
 /** A new SharedArrayBuffer of `bytes`, announced to the garbage collector. */

@@ -1,6 +1,6 @@
 // The chunk arithmetic of the kernel contract (src/scheduler/chunking.ts), which the planner,
 // DebugMode and the kernel tests share, and the planner's use of a call's `contracted` axes: a
-// product is cut by its multiply-adds, a element-wise call by the elements it touches.
+// product is cut by its multiply-adds, an element-wise call by the elements it touches.
 import t from 'tap';
 import { chunkRanges, chunkUnits } from '../../src/scheduler/chunking.js';
 import { PlannedExecutor } from '../../src/scheduler/planned-executor.js';
@@ -48,7 +48,9 @@ t.test('a product is cut by its multiply-adds (contracted axes), not by the elem
   const fn = await weft.compile([x, y], [x.dot(y), x.dot(y).exp()], { pool });
   const r = rng(5);
   const values = [r.normal([2048, 2], { dtype: 'float32' }), r.normal([2, 2048], { dtype: 'float32' })] as const;
-  const { plan } = new PlannedExecutor(fn.fgraph, () => pool, { workers: 2 }).planFor(values);
+  const executor = new PlannedExecutor(fn.fgraph, () => pool, { workers: 2 });
+  t.teardown(() => executor.dispose());
+  const { plan } = executor.planFor(values);
   const d = plan.descriptor;
   const tasksOf = (kernel: string) => {
     const calls = d.calls.flatMap((c, i) => (c.kernel.startsWith(kernel) ? [i] : []));

@@ -25,7 +25,7 @@ export interface Float32Ops<F, M> extends FloatOps<F, M> {
 }
 
 /**
- * e^r for x in [-110, 100] (no test of range): k = round(x / ln 2), r = x - k ln 2 in two steps,
+ * e^x for x in [-110, 100] (no test of range): k = round(x / ln 2), r = x - k ln 2 in two steps,
  * e^r = 1 + (r + r^2 Q(r)), and 2^k put on by `scaleBy` (one or two power-of-two products).
  */
 function expCore32<F, M>(o: Float32Ops<F, M>, x: F, scaleBy: (p: F, k: F) => F): F {
@@ -215,7 +215,9 @@ export function lanes32Ops(body: Body, simd: boolean): Float32Ops<F32Value | num
 }
 
 // The JS kernels call exp32: exp32Of over js32Ops written out by hand, the same operations in the
-// same order (test/kernels/vmath.test.ts checks they agree bit for bit).
+// same order (test/kernels/vmath.test.ts checks they agree bit for bit). tanh32 takes one branch
+// and scales 2^k in two products where tanh32Of uses one: the same bits, because 2a is held to
+// [1.1, 20] there, so k is in [2, 29] and every one of those products is exact.
 
 const POW2_32 = Float32Array.from({ length: 161 }, (_, i) => pow2(i - 80));
 

@@ -9,7 +9,7 @@ import { UnknownShapesError, type KernelCall } from '../../graph/op.js';
 import { isConstant, type Constant, type Variable } from '../../graph/variable.js';
 import { bytesPerElement, STORAGE, type Dtype } from '../../kernels/dtype.js';
 import { contiguousStrides, isContiguous, sizeOf, type TensorView } from '../../kernels/view.js';
-import type { NdArray } from '../../tensor/ndarray.js';
+import { makeNdArray, type NdArray } from '../../tensor/ndarray.js';
 import { TensorType } from '../../tensor/type.js';
 import { ArenaFullError, arenaCanHold } from '../../workers/arena.js';
 import type { CallDescriptor, ViewDescriptor } from '../../workers/protocol.js';
@@ -17,6 +17,9 @@ import type { HostValues } from '../host-values.js';
 import type { Buffer, InnerPlanning, OutputSource, PlanDraft, RelativeView } from './draft.js';
 import { PlanError, StageBoundary } from './errors.js';
 import { TASK_WORK } from './tasks.js';
+
+/** Stands for an unknown value where copiedArguments needs one (never copied: see its use). */
+const EMPTY: NdArray = makeNdArray(new Float64Array(1), []);
 
 /** Largest reduction output (elements) that is computed from partials rather than split by outputs. */
 const PARTIALS_MAX_OUTPUT = 16;
@@ -99,13 +102,13 @@ export function placeNodes(fg: FunctionGraph, inputs: readonly NdArray[], host: 
     return view;
   };
 
+  /** Buffers that some node writes its output over. */
+  const overwritten = new Set<Buffer>();
   /**
    * The view of `o`, which its node writes over the input seen through `source`: the same bytes
    * and layout. Values written into every region once (constants, host values) must not change,
    * and a layout that repeats an element (stride 0) cannot hold one value per element.
    */
-  /** Buffers that some node writes its output over. */
-  const overwritten = new Set<Buffer>();
   const overwrite = (o: Variable, source: number, shape: readonly number[]): number => {
     const d = views[source]!;
     overwritten.add(viewBuffer[source]!);
@@ -139,8 +142,6 @@ export function placeNodes(fg: FunctionGraph, inputs: readonly NdArray[], host: 
   // Calls, one per kernel node, in execution order.
   const calls: CallDescriptor[] = [];
   const callNodes: Apply[] = [];
-  /** Node -> the call that produces its outputs (what its readers wait for). */
-  const callOf = new Map<number, number>();
   /** Node -> all its calls (several for a reduction cut into partials), in order. */
   const callsOfNode = new Map<number, number[]>();
 
@@ -170,7 +171,6 @@ export function placeNodes(fg: FunctionGraph, inputs: readonly NdArray[], host: 
     calls.push({ kernel: spec.combine.name, params: spec.combine.params, inputs: [scratch], outputs: outViews, label });
     callNodes.push(node);
     kernelCalls.push({ name: spec.combine.name, params: spec.combine.params, chunking: { by: 'none' } });
-    callOf.set(k, calls.length - 1);
     callsOfNode.set(k, [calls.length - 2, calls.length - 1]);
     return true;
   }
@@ -214,9 +214,12 @@ export function placeNodes(fg: FunctionGraph, inputs: readonly NdArray[], host: 
     const op = node.op;
     try {
       if (hostOnly(node)) {
-        // A host node that overwrites an input gets a copy: the values here outlive the call.
-        const args = node.inputs.map((v) => valueOf(v) ?? (describe(v, undefined, dtypeOf(v)) as NdArray));
-        const outs = op.perform(node, copiedArguments(node, args, 'destroyed')) as NdArray[];
+        // A host node that overwrites a known value gets a copy: the values here outlive the call
+        // (an unknown one is only a layout, with no data to keep).
+        const known = node.inputs.map(valueOf);
+        const copies = copiedArguments(node, known.map((v) => v ?? EMPTY), 'destroyed');
+        const args = node.inputs.map((v, i) => (known[i] ? copies[i] : describe(v, undefined, dtypeOf(v))) as NdArray);
+        const outs = op.perform(node, args) as NdArray[];
         node.outputs.forEach((o, j) => {
           values.set(o, outs[j]!);
           shapes.set(o, outs[j]!.shape);
@@ -274,8 +277,7 @@ export function placeNodes(fg: FunctionGraph, inputs: readonly NdArray[], host: 
       });
       callNodes.push(node);
       kernelCalls.push(call);
-      callOf.set(k, calls.length - 1);
-      callsOfNode.set(k, [...copies, calls.length - 1]);
+        callsOfNode.set(k, [...copies, calls.length - 1]);
     } catch (e) {
       if (e instanceof PlanError || e instanceof ArenaFullError) throw e;
       if (e instanceof UnknownShapesError) throw new StageBoundary(node, 'unknown', e.message);

@@ -18,7 +18,7 @@ const PRODUCT_TASK_WORK = 1 << 22;
 const PRODUCT_MIN_UNITS = 64;
 
 /** A call's work: multiply-adds for a product (its contracted axes), else the most elements it touches. */
-export function workOf(call: KernelCall, ins: readonly ViewDescriptor[], outs: readonly ViewDescriptor[]): number {
+function workOf(call: KernelCall, ins: readonly ViewDescriptor[], outs: readonly ViewDescriptor[]): number {
   if (call.contracted) {
     // Multiply-adds: each output element sums over the contracted lengths of one factor.
     const a = ins[call.contracted.input]!;
