@@ -46,7 +46,7 @@ export interface Plan {
  */
 export function buildPlan(fg: FunctionGraph, inputs: readonly NdArray[], host: HostValues, id: number, inner: InnerPlanning): Plan {
   const draft = placeNodes(fg, inputs, host, inner);
-  const dataBytes = layOutBuffers(draft.buffers, nodeAncestry(fg, draft));
+  const dataBytes = layOutBuffers(draft.buffers, nodeAncestry(draft));
   const placed = placedViews(draft);
   const { tasks, tasksOfCall, work } = chunkTasks(draft.calls, draft.kernelCalls, draft.views);
   // Edges from what the tasks touch (offsets within the data part of the region suffice), and

@@ -1,7 +1,6 @@
 // Pass 2 of the planner: the layout of the data. Buffers get byte offsets in writer order; a
 // buffer whose writer and every reader come before a new buffer's writer (ancestors in the graph,
 // orderings included) lends it its bytes, so values that never live at once share memory.
-import type { FunctionGraph } from '../../graph/fgraph.js';
 import { bytesPerElement } from '../../kernels/dtype.js';
 import type { ViewDescriptor } from '../../workers/protocol.js';
 import { ALIGN } from '../../workers/arena.js';
@@ -11,9 +10,8 @@ import type { Buffer, PlanDraft } from './draft.js';
 export const align = (x: number): number => Math.ceil(x / ALIGN) * ALIGN;
 
 /** Is node a an ancestor of node b (indices in execution order): data edges and the graph's orderings. */
-export function nodeAncestry(fg: FunctionGraph, draft: Pick<PlanDraft, 'order' | 'position'>): (a: number, b: number) => boolean {
-  const { order, position } = draft;
-  const orderings = fg.orderings();
+export function nodeAncestry(draft: Pick<PlanDraft, 'order' | 'position' | 'orderings'>): (a: number, b: number) => boolean {
+  const { order, position, orderings } = draft;
   return buildAncestry(order.length, (k) => {
     const node = order[k]!;
     const preds: number[] = [];

@@ -5,9 +5,8 @@ import type { FunctionGraph } from '../../graph/fgraph.js';
 import type { PlanDraft } from './draft.js';
 
 /** [before, after] pairs of calls: every task of `before` precedes every task of `after`. */
-export function callOrderings(fg: FunctionGraph, draft: Pick<PlanDraft, 'order' | 'position' | 'callsOfNode' | 'hostOnly'>): Array<[number, number]> {
-  const { order, position, callsOfNode, hostOnly } = draft;
-  const orderings = fg.orderings();
+export function callOrderings(fg: FunctionGraph, draft: Pick<PlanDraft, 'order' | 'position' | 'orderings' | 'callsOfNode' | 'hostOnly'>): Array<[number, number]> {
+  const { order, position, orderings, callsOfNode, hostOnly } = draft;
   // The calls that read what node k produced (directly, or through views of it). Host nodes
   // (shapes, small integers) read nothing while the call runs: the walk does not go through them.
   const readerCalls = (k: number): number[] => {

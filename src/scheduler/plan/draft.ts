@@ -35,7 +35,9 @@ export interface PlanDraft {
   /** The nodes in execution order, and each one's index there. */
   readonly order: readonly Apply[];
   readonly position: ReadonlyMap<Apply, number>;
-  /** Every view; offsets are not known yet (-1): see `viewBuffer` and `viewRelative`. */
+  /** The graph's orderings (the destroy handler's, and any feature's): node -> what must run first. */
+  readonly orderings: ReadonlyMap<Apply, readonly Apply[]>;
+  /** Every view; offsets are not known yet (-1): see `viewBuffer` and `viewRelative`, and placedViews once the layout pass gave the buffers theirs. */
   readonly views: readonly ViewDescriptor[];
   /** The buffer each view looks into. */
   readonly viewBuffer: readonly Buffer[];

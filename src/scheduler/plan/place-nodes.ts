@@ -302,5 +302,5 @@ export function placeNodes(fg: FunctionGraph, inputs: readonly NdArray[], host: 
     return { kind: 'value', value };
   });
 
-  return { order, position, views, viewBuffer, viewRelative, buffers, overwritten, regionInit, inputViews, outputs, calls, callNodes, kernelCalls, callsOfNode, hostOnly };
+  return { order, position, orderings: fg.orderings(), views, viewBuffer, viewRelative, buffers, overwritten, regionInit, inputViews, outputs, calls, callNodes, kernelCalls, callsOfNode, hostOnly };
 }
