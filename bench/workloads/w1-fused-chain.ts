@@ -35,18 +35,23 @@ async function run(suite: Suite): Promise<void> {
     const ys = pt.vector('y', 'float32');
     const ws = pt.vector('w', 'float32');
     const z = xs.exp().mul(ys).add(ws.tanh());
-    // Two forms of the inputs: plain Float32Arrays, which every call copies into the arena, and
-    // arrays made once by pool.from, which the call reads where they are (weft's form of the
-    // peers' tensors made once). The output is a fresh Float32Array in both.
+    // Three layouts: plain Float32Arrays, which every call copies into the arena; arrays made once
+    // by pool.from, which the call reads where they are (weft's form of the peers' tensors made
+    // once), with a fresh output; and those with a borrowed output (no fresh pages: the kernel alone).
     const inPool = [pool.from(x), pool.from(y), pool.from(w)] as const;
-    for (const resident of [false, true]) {
-      for (const workers of resident ? [1, 2] : [0, 1, 2]) {
+    const layouts = [
+      { resident: false, borrow: false, label: '', workers: [0, 1, 2] },
+      { resident: true, borrow: false, label: ', inputs from pool.from', workers: [0, 1, 2] },
+      { resident: true, borrow: true, label: ', inputs from pool.from, output borrowed', workers: [1, 2] },
+    ];
+    for (const { resident, borrow, label, workers: counts } of layouts) {
+      for (const workers of counts) {
         await suite.measure({
           ...common,
           system: 'weft',
-          config: `${workersLabel(workers)}${resident ? ', inputs from pool.from' : ''}`,
+          config: `${workersLabel(workers)}${label}`,
           goals:
-            workers === 2
+            workers === 2 && !borrow
               ? [
                   { kind: 'speedup', label: 'onnxruntime 1 thread (issue 12)', vs: ORT_1, atLeast: 1 },
                   { kind: 'speedup', label: '2x onnxruntime 2 threads', vs: ORT_2, atLeast: 2 },
@@ -55,7 +60,7 @@ async function run(suite: Suite): Promise<void> {
                 ]
               : undefined,
           setup: async () => {
-            const fn = await weft.compile([xs, ys, ws], z, { pool, workers });
+            const fn = await weft.compile([xs, ys, ws], borrow ? weft.Out(z, { borrow: true }) : z, { pool, workers });
             const args = resident ? inPool : ([x, y, w] as const);
             return {
               run: async () => float32Data(await fn(...args)),
