@@ -53,7 +53,8 @@ export function performNode(node: Apply, position: number, args: readonly unknow
  */
 export function copiedArguments(node: Apply, values: readonly unknown[], which: 'destroyed' | 'all'): unknown[] {
   const destroyed = which === 'destroyed' ? new Set(Object.values(node.op.destroyMap).flat()) : undefined;
-  return values.map((v, i) => (!destroyed || destroyed.has(i) ? node.inputs[i]!.type.copyValue(v) : v));
+  // An undefined value (one a planner does not know yet) has nothing to copy.
+  return values.map((v, i) => (v !== undefined && (!destroyed || destroyed.has(i)) ? node.inputs[i]!.type.copyValue(v) : v));
 }
 
 /** performNode on copiedArguments: errors describe the values as the caller holds them. */

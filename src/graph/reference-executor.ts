@@ -4,6 +4,7 @@
 // computes: the worker runtime is tested against it, ops with inner graphs run them with it, and
 // the checking modes (NanGuardMode, DebugMode) and profiles are hooks over it (RunHooks).
 // Inputs that inplace nodes overwrite are copied first: the caller's values never change.
+import { abortedBy } from './abort.js';
 import type { Apply } from './apply.js';
 import { destroyedInputs } from './destroy-handler.js';
 import type { FunctionGraph } from './fgraph.js';
@@ -26,7 +27,7 @@ export interface NodeStep {
 
 /** Ways into a run, each optional: what a checking mode or a profile adds to the one interpreter. */
 export interface RunHooks {
-  /** Stops the run before the next node once it aborts; the error is `aborted(signal)`'s. */
+  /** Stops the run before the next node once it aborts; the error is `aborted(signal)`'s (default: an AbortError). */
   readonly signal?: AbortSignal;
   readonly aborted?: (signal: AbortSignal) => Error;
   /** The clock of NodeStep's start and end (none: both are 0). */
@@ -41,11 +42,7 @@ export interface RunHooks {
   readonly after?: (node: Apply, position: number, step: NodeStep) => void;
 }
 
-function abortError(signal: AbortSignal): Error {
-  const e = new Error('the run was aborted', { cause: signal.reason });
-  e.name = 'AbortError';
-  return e;
-}
+const abortError = (signal: AbortSignal): Error => abortedBy(signal, 'the run was aborted');
 
 export class ReferenceExecutor {
   readonly order: readonly Apply[];

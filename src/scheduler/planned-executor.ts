@@ -5,6 +5,7 @@
 // or a dead worker rejects the call with the node's name; the pool stays usable.
 import type { Apply } from '../graph/apply.js';
 import type { FunctionGraph } from '../graph/fgraph.js';
+import { AbortError, abortedBy } from '../graph/abort.js';
 import { copiedArguments, NodeError } from '../graph/node-error.js';
 import { bytesPerElement, STORAGE, type Dtype } from '../kernels/dtype.js';
 import { copyView } from '../kernels/copy.js';
@@ -34,18 +35,7 @@ export const INLINE_WORK = 1 << 15;
  */
 export const OWN_OUTPUT_BYTES = 1 << 20;
 
-export class AbortError extends Error {
-  /** `options.cause`: the AbortSignal's reason, when a signal stopped the call. */
-  constructor(message = 'the call was aborted', options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'AbortError';
-  }
-}
-
-/** The AbortError of a call that `signal` stopped, carrying the signal's reason. */
-export function abortedBy(signal: AbortSignal | undefined, message = 'the call was aborted'): AbortError {
-  return new AbortError(message, signal?.aborted ? { cause: signal.reason } : undefined);
-}
+export { AbortError, abortedBy };
 
 /** A team member whose thread died while it ran task `task` of the call. */
 class MemberDied extends Error {

@@ -283,11 +283,7 @@ export class ScanOp extends TensorOp<TensorVariable[]> {
     // Rows change at every step: a plan that reads their values would hold for the first step only.
     if (context.valueInputs(fg).some((i) => i < this.firstNonSeq)) return undefined;
     // The step is planned for the shapes of its first step's rows, taps and the non-sequences.
-    const rows: TensorView[] = [];
-    for (let i = 0; i < nSeqs; i++) rows.push(rowOf(inputs[1 + i]!, 0));
-    taps.forEach((t, k) => t.forEach(() => rows.push(isSitSot(t) ? inputs[1 + nSeqs + k]! : rowOf(inputs[1 + nSeqs + k]!, 0))));
-    rows.push(...inputs.slice(1 + nSeqs + taps.length));
-    const step = context.planInner(fg, rows);
+    const step = context.planInner(fg, this.#innerShapes(inputs));
     if (!step) return undefined;
     // The worker kernel 'scanLoop' (its params are workers/scan-loop.ts's ScanLoopParams) runs
     // the step's plan nSteps times in one task.

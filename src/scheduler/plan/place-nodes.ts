@@ -9,7 +9,7 @@ import { UnknownShapesError, type KernelCall } from '../../graph/op.js';
 import { isConstant, type Constant, type Variable } from '../../graph/variable.js';
 import { bytesPerElement, STORAGE, type Dtype } from '../../kernels/dtype.js';
 import { contiguousStrides, isContiguous, sizeOf, type TensorView } from '../../kernels/view.js';
-import { makeNdArray, type NdArray } from '../../tensor/ndarray.js';
+import type { NdArray } from '../../tensor/ndarray.js';
 import { TensorType } from '../../tensor/type.js';
 import { ArenaFullError, arenaCanHold } from '../../workers/arena.js';
 import type { CallDescriptor, ViewDescriptor } from '../../workers/protocol.js';
@@ -17,9 +17,6 @@ import type { HostValues } from '../host-values.js';
 import type { Buffer, InnerPlanning, OutputSource, PlanDraft, RelativeView } from './draft.js';
 import { PlanError, StageBoundary } from './errors.js';
 import { TASK_WORK } from './tasks.js';
-
-/** Stands for an unknown value where copiedArguments needs one (never copied: see its use). */
-const EMPTY: NdArray = makeNdArray(new Float64Array(1), []);
 
 /** Largest reduction output (elements) that is computed from partials rather than split by outputs. */
 const PARTIALS_MAX_OUTPUT = 16;
@@ -216,9 +213,8 @@ export function placeNodes(fg: FunctionGraph, inputs: readonly NdArray[], host: 
       if (hostOnly(node)) {
         // A host node that overwrites a known value gets a copy: the values here outlive the call
         // (an unknown one is only a layout, with no data to keep).
-        const known = node.inputs.map(valueOf);
-        const copies = copiedArguments(node, known.map((v) => v ?? EMPTY), 'destroyed');
-        const args = node.inputs.map((v, i) => (known[i] ? copies[i] : describe(v, undefined, dtypeOf(v))) as NdArray);
+        const copies = copiedArguments(node, node.inputs.map(valueOf), 'destroyed');
+        const args = node.inputs.map((v, i) => (copies[i] ?? describe(v, undefined, dtypeOf(v))) as NdArray);
         const outs = op.perform(node, args) as NdArray[];
         node.outputs.forEach((o, j) => {
           values.set(o, outs[j]!);
