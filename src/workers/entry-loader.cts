@@ -5,9 +5,13 @@
 import type { TeamMessage, TeamResult } from './protocol.js';
 
 type Run = (message: TeamMessage) => TeamResult | TeamResult[];
-let run: Run | undefined;
+
+// Imported when piscina loads this file at the worker's start, not at its first message: the
+// entry starts watching the job ring, whose jobs come without a message.
+const entry = import('./entry.js') as Promise<{ default: Run }>;
+// A failure shows at the first message (the job rejects with it).
+entry.catch(() => undefined);
 
 export = async function weftWorker(message: TeamMessage): Promise<TeamResult | TeamResult[]> {
-  run ??= ((await import('./entry.js')) as { default: Run }).default;
-  return run(message);
+  return (await entry).default(message);
 };

@@ -33,6 +33,8 @@ export interface WorkerSetOptions extends Omit<WorkerOptions, 'kernelModules'> {
   readonly size: number;
   /** The pool's shared memory: every worker maps it. */
   readonly memory: WebAssembly.Memory;
+  /** Where the pool's job ring lies in that memory (job-ring.ts), for workers that watch it. */
+  readonly ring: number;
 }
 
 /** A running set of workers. */
@@ -43,6 +45,11 @@ export interface WorkerSet {
   readonly queued: number;
   /** Ends the workers. */
   close(): Promise<void>;
+  /**
+   * Present when the workers watch the job ring: calls `listener` with a thread's id (the one its
+   * jobs report) and why, when that thread has exited, so that the ring's jobs it had taken reject.
+   */
+  readonly onThreadExit?: (listener: (thread: number, error: Error) => void) => void;
 }
 
 export interface Platform {

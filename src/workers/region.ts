@@ -3,6 +3,7 @@
 // the calling thread's). This file alone knows that layout: the calling thread opens a call and
 // reads its outcome here; team members join, take and finish tasks, sleep and leave here.
 import type { PlanDescriptor } from './protocol.js';
+import { waitAsyncAlive } from './wait-alive.js';
 
 /**
  * The header's Int32 slots (exported for tests that play a part of the protocol by hand, such as
@@ -47,23 +48,6 @@ export type MemberState =
   | { readonly kind: 'idle' }
   | { readonly kind: 'left' }
   | { readonly kind: 'running'; readonly task: number };
-
-/**
- * Atomics.waitAsync that keeps the process alive until it settles. Node does not count a
- * pending waitAsync as work (nodejs/node#61941): when a notify is missed (it came between the
- * last check and the wait) and the pool's jobs have all returned, nothing else holds the event
- * loop, and the process would exit with the call unfinished instead of waking at the timeout.
- */
-async function waitAsyncAlive(h: Int32Array, index: number, value: number, ms: number): Promise<void> {
-  const waited = Atomics.waitAsync(h, index, value, ms);
-  if (!waited.async) return;
-  const alive = setTimeout(() => undefined, ms + 5);
-  try {
-    await waited.value;
-  } finally {
-    clearTimeout(alive);
-  }
-}
 
 /** One region of the shared memory, for the plan laid out in it: its header, records and queues. */
 export class RegionState {

@@ -1,0 +1,281 @@
+// The job ring: how calls reach a pool's workers without a message each. A bounded queue of call
+// slots in the pool's shared memory that the calling thread fills and idle workers watch (they
+// spin briefly after a job, then wait with Atomics.waitAsync, so their event loops stay free for
+// the pool's messages). This file alone knows the ring's layout, on both sides.
+import type { TeamJob, TeamResult } from './protocol.js';
+
+/** Slots of the ring: calls beyond them wait on the calling thread (ring-queue.ts). */
+export const RING_SLOTS = 64;
+/** Most [input, offset] pairs of inputs read in place that a ring job carries. */
+export const RING_EXTERNAL_PAIRS = 8;
+
+/** Int32 slots of the header. */
+const H = {
+  /** Next job to take, and next slot to fill: counters modulo COUNTER_LIMIT (equal: empty). */
+  HEAD: 0,
+  TAIL: 1,
+  /** Bumped after every finished job: what the calling thread waits on. */
+  FINISHED: 2,
+  /** Non-zero once the pool closes: watchers stop. */
+  CLOSED: 3,
+} as const;
+const HEADER_BYTES = 64;
+
+/**
+ * A slot's fields (Uint32 each; STATE and THREAD are changed with Atomics). The job's fields are
+ * written before STATE says FILLED, and the result's before it says DONE: Atomics order them.
+ */
+const S = {
+  STATE: 0,
+  /** The thread that took the job (what the calling thread checks when a thread exits). */
+  THREAD: 1,
+  CALL: 2,
+  PLAN: 3,
+  PLAN_OFFSET: 4,
+  PLAN_LENGTH: 5,
+  REGION: 6,
+  /** 1 + the member index, or 0 for none. */
+  MEMBER: 7,
+  EXTERNALS: 8,
+  EXTERNAL: 9,
+  TASKS: 9 + 2 * RING_EXTERNAL_PAIRS,
+  /** See Outcome. */
+  OUTCOME: 10 + 2 * RING_EXTERNAL_PAIRS,
+  ERROR_TASK: 11 + 2 * RING_EXTERNAL_PAIRS,
+  MESSAGE_BYTES: 12 + 2 * RING_EXTERNAL_PAIRS,
+  STACK_BYTES: 13 + 2 * RING_EXTERNAL_PAIRS,
+  THREAD_ID: 14 + 2 * RING_EXTERNAL_PAIRS,
+} as const;
+const SLOT_FIELDS = 32;
+/** UTF-8 bytes of an error's message and stack a slot keeps (longer ones are cut). */
+const TEXT_BYTES = 4096;
+const SLOT_BYTES = SLOT_FIELDS * 4 + TEXT_BYTES;
+
+/** A slot's life: free, filled by the calling thread, taken by a worker, done; or cancelled before it was taken. */
+export const SLOT = { FREE: 0, FILLED: 1, TAKEN: 2, DONE: 3, CANCELLED: 4 } as const;
+type SlotState = (typeof SLOT)[keyof typeof SLOT];
+
+/** How a job ended: its team result (with or without a kernel's error), or a failure before it could run. */
+const OUTCOME = { RESULT: 0, KERNEL_ERROR: 1, FAILED: 2 } as const;
+
+/** HEAD and TAIL count modulo this (a multiple of RING_SLOTS that fits an Int32; exported for the test of their wrap). */
+export const COUNTER_LIMIT = RING_SLOTS * (1 << 24);
+
+/** A job a worker took from the ring, and the slot to answer in. */
+export interface RingJob {
+  readonly slot: number;
+  readonly job: TeamJob;
+}
+
+/** What the calling thread reads from a done slot. */
+export type RingAnswer = { readonly kind: 'result'; readonly result: TeamResult } | { readonly kind: 'failed'; readonly message: string; readonly stack?: string };
+
+/** Whether a job can travel through the ring: no buffers of its own, no trace, few inputs in place. */
+export function ringCarries(job: TeamJob): boolean {
+  return !job.outputMemory?.length && !job.trace && (job.external?.length ?? 0) <= 2 * RING_EXTERNAL_PAIRS;
+}
+
+export class JobRing {
+  /** The ring's bytes in the pool's memory. */
+  static readonly bytes = HEADER_BYTES + RING_SLOTS * SLOT_BYTES;
+
+  // The memory never shrinks or moves, so views made now stay valid for the ring's bytes.
+  readonly #h: Int32Array;
+  readonly #u: Uint32Array;
+  readonly #bytes: Uint8Array;
+
+  /** The ring at byte `offset` (a multiple of 64) of `memory`. */
+  constructor(
+    memory: WebAssembly.Memory,
+    readonly offset: number,
+  ) {
+    this.#h = new Int32Array(memory.buffer, offset, JobRing.bytes >>> 2);
+    this.#u = new Uint32Array(memory.buffer, offset, JobRing.bytes >>> 2);
+    this.#bytes = new Uint8Array(memory.buffer, offset, JobRing.bytes);
+  }
+
+  #field(slot: number, field: number): number {
+    return (HEADER_BYTES + slot * SLOT_BYTES) / 4 + field;
+  }
+
+  /** What slot `slot` holds now. */
+  state(slot: number): SlotState {
+    return Atomics.load(this.#h, this.#field(slot, S.STATE)) as SlotState;
+  }
+
+  get closed(): boolean {
+    return Atomics.load(this.#h, H.CLOSED) !== 0;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // The calling thread (the only one that fills the ring: a pool belongs to one thread)
+
+  /** Zeroes the header and every slot's state (a block of the arena may hold old bytes). */
+  initialize(): void {
+    this.#h.fill(0, 0, HEADER_BYTES / 4);
+    for (let k = 0; k < RING_SLOTS; k++) Atomics.store(this.#h, this.#field(k, S.STATE), SLOT.FREE);
+  }
+
+  /**
+   * Puts `job` in the next slot and wakes one waiting worker; returns the slot, or -1 when that
+   * slot still holds an older job (the ring is full as far as order allows).
+   */
+  offer(job: TeamJob): number {
+    const tail = Atomics.load(this.#h, H.TAIL);
+    const slot = tail % RING_SLOTS;
+    if (this.state(slot) !== SLOT.FREE) return -1;
+    const u = this.#u;
+    const at = (f: number): number => this.#field(slot, f);
+    u[at(S.CALL)] = job.callId;
+    u[at(S.PLAN)] = job.planId;
+    u[at(S.PLAN_OFFSET)] = job.planOffset;
+    u[at(S.PLAN_LENGTH)] = job.planLength;
+    u[at(S.REGION)] = job.region;
+    u[at(S.MEMBER)] = job.member === undefined ? 0 : job.member + 1;
+    const external = job.external ?? [];
+    u[at(S.EXTERNALS)] = external.length;
+    for (let i = 0; i < external.length; i++) u[at(S.EXTERNAL) + i] = external[i]!;
+    Atomics.store(this.#h, at(S.STATE), SLOT.FILLED);
+    Atomics.store(this.#h, H.TAIL, (tail + 1) % COUNTER_LIMIT);
+    Atomics.notify(this.#h, H.TAIL, 1);
+    return slot;
+  }
+
+  /** Takes back a job no worker has taken yet; false when one has (it runs, and answers). */
+  cancel(slot: number): boolean {
+    return Atomics.compareExchange(this.#h, this.#field(slot, S.STATE), SLOT.FILLED, SLOT.CANCELLED) === SLOT.FILLED;
+  }
+
+  /** The thread that took the job in `slot`. */
+  takenBy(slot: number): number {
+    return Atomics.load(this.#h, this.#field(slot, S.THREAD));
+  }
+
+  /** Reads the answer in a done slot. */
+  answer(slot: number): RingAnswer {
+    const u = this.#u;
+    const at = (f: number): number => this.#field(slot, f);
+    const outcome = u[at(S.OUTCOME)];
+    const text = (start: number, length: number): string =>
+      new TextDecoder().decode(this.#bytes.slice(HEADER_BYTES + slot * SLOT_BYTES + SLOT_FIELDS * 4 + start, HEADER_BYTES + slot * SLOT_BYTES + SLOT_FIELDS * 4 + start + length));
+    const messageBytes = u[at(S.MESSAGE_BYTES)]!;
+    const stackBytes = u[at(S.STACK_BYTES)]!;
+    const message = text(0, messageBytes);
+    const stack = stackBytes > 0 ? text(messageBytes, stackBytes) : undefined;
+    if (outcome === OUTCOME.FAILED) return { kind: 'failed', message, ...(stack !== undefined ? { stack } : {}) };
+    const tasks = u[at(S.TASKS)]!;
+    const thread = u[at(S.THREAD_ID)]!;
+    if (outcome === OUTCOME.RESULT) return { kind: 'result', result: { tasks, thread } };
+    return { kind: 'result', result: { tasks, thread, error: { task: u[at(S.ERROR_TASK)]!, message, ...(stack !== undefined ? { stack } : {}) } } };
+  }
+
+  /** Frees a done (or abandoned) slot for a later job. */
+  free(slot: number): void {
+    Atomics.store(this.#h, this.#field(slot, S.STATE), SLOT.FREE);
+  }
+
+  /** A value that changes whenever a job finishes (read it before looking at the slots). */
+  get finished(): number {
+    return Atomics.load(this.#h, H.FINISHED);
+  }
+
+  /** The header's Int32 view and FINISHED's index, for the calling thread's wait. */
+  get finishedCell(): readonly [Int32Array, number] {
+    return [this.#h, H.FINISHED];
+  }
+
+  /** Stops the watchers: they leave at their next look. */
+  close(): void {
+    Atomics.store(this.#h, H.CLOSED, 1);
+    Atomics.notify(this.#h, H.TAIL);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Workers
+
+  /** Takes the oldest job not yet taken, for thread `thread`; undefined when there is none. */
+  take(thread: number): RingJob | undefined {
+    const h = this.#h;
+    for (;;) {
+      const head = Atomics.load(h, H.HEAD);
+      if (head === Atomics.load(h, H.TAIL)) return undefined;
+      if (Atomics.compareExchange(h, H.HEAD, head, (head + 1) % COUNTER_LIMIT) !== head) continue;
+      const slot = head % RING_SLOTS;
+      Atomics.store(h, this.#field(slot, S.THREAD), thread);
+      if (Atomics.compareExchange(h, this.#field(slot, S.STATE), SLOT.FILLED, SLOT.TAKEN) !== SLOT.FILLED) {
+        // Cancelled while it waited: the calling thread has answered it; it only needs freeing.
+        this.#done(slot);
+        continue;
+      }
+      return { slot, job: this.#job(slot) };
+    }
+  }
+
+  #job(slot: number): TeamJob {
+    const u = this.#u;
+    const at = (f: number): number => this.#field(slot, f);
+    const member = u[at(S.MEMBER)]!;
+    const n = u[at(S.EXTERNALS)]!;
+    return {
+      callId: u[at(S.CALL)]!,
+      planId: u[at(S.PLAN)]!,
+      planOffset: u[at(S.PLAN_OFFSET)]!,
+      planLength: u[at(S.PLAN_LENGTH)]!,
+      region: u[at(S.REGION)]!,
+      ...(member > 0 ? { member: member - 1 } : {}),
+      ...(n > 0 ? { external: Array.from(u.subarray(at(S.EXTERNAL), at(S.EXTERNAL) + n)) } : {}),
+    };
+  }
+
+  /** Answers the job in `slot` with its team result. */
+  answerResult(slot: number, result: TeamResult): void {
+    const u = this.#u;
+    const at = (f: number): number => this.#field(slot, f);
+    u[at(S.TASKS)] = result.tasks;
+    u[at(S.THREAD_ID)] = result.thread ?? 0;
+    if (result.error) {
+      u[at(S.OUTCOME)] = OUTCOME.KERNEL_ERROR;
+      u[at(S.ERROR_TASK)] = result.error.task;
+      this.#text(slot, result.error.message, result.error.stack);
+    } else {
+      u[at(S.OUTCOME)] = OUTCOME.RESULT;
+      this.#text(slot, '', undefined);
+    }
+    this.#done(slot);
+  }
+
+  /** Answers the job in `slot` with a failure before its tasks (a plan it could not read, say). */
+  answerFailure(slot: number, error: unknown): void {
+    const e = error as Error;
+    this.#u[this.#field(slot, S.OUTCOME)] = OUTCOME.FAILED;
+    this.#text(slot, e?.message ?? String(error), e?.stack);
+    this.#done(slot);
+  }
+
+  /** Writes an error's message and stack, cut to the slot's text bytes. */
+  #text(slot: number, message: string, stack: string | undefined): void {
+    const start = HEADER_BYTES + slot * SLOT_BYTES + SLOT_FIELDS * 4;
+    const m = new TextEncoder().encode(message).subarray(0, TEXT_BYTES);
+    const s = new TextEncoder().encode(stack ?? '').subarray(0, TEXT_BYTES - m.length);
+    this.#bytes.set(m, start);
+    this.#bytes.set(s, start + m.length);
+    this.#u[this.#field(slot, S.MESSAGE_BYTES)] = m.length;
+    this.#u[this.#field(slot, S.STACK_BYTES)] = s.length;
+  }
+
+  #done(slot: number): void {
+    Atomics.store(this.#h, this.#field(slot, S.STATE), SLOT.DONE);
+    Atomics.add(this.#h, H.FINISHED, 1);
+    Atomics.notify(this.#h, H.FINISHED);
+  }
+
+  /**
+   * Resolves when a job may be waiting (at once if one is), or the ring closes. It keeps nothing
+   * alive: an idle worker waits here with its event loop free for the pool's messages.
+   */
+  async nextJob(): Promise<void> {
+    const tail = Atomics.load(this.#h, H.TAIL);
+    if (this.closed || Atomics.load(this.#h, H.HEAD) !== tail) return;
+    await Atomics.waitAsync(this.#h, H.TAIL, tail).value;
+  }
+}
