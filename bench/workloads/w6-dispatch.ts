@@ -3,13 +3,15 @@
 // vectors of 8 float32 values, compiled without fusion so that every node stays a task. The figure is the
 // call's time divided by its tasks (kernel work included, which is tiny); the reference is the
 // same plan run on the calling thread. (2) The end-to-end latency of a 10-op scalar expression,
-// from JS numbers to a JS number: weft (its cost model runs it inline), tfjs eager ops, jax-js jit.
+// from JS numbers to a JS number: weft (its cost model runs it inline; and forced onto two
+// workers through the job ring), tfjs eager ops, jax-js jit.
 import { compare } from '../lib/check.js';
 import { uniform } from '../lib/data.js';
 import type { Suite } from '../lib/suite.js';
 import type { Workload } from '../lib/workload.js';
 import { loadJax } from '../peers/jax.js';
 import { loadTfjs } from '../peers/tfjs.js';
+import { costModel, INLINE_WORK } from '../../dist/src/scheduler/planned-executor.js';
 import { float32Data, lastCallTasks, pt, weft, workersLabel, type TV } from '../peers/weft.js';
 
 const LENGTH = 8;
@@ -151,6 +153,36 @@ async function scalarCall(suite: Suite): Promise<void> {
       };
     },
   });
+
+  // The same call forced onto two workers (the cost model's inline threshold set to 0): what
+  // running it inline saves, a round trip through the job ring and a wake-up of the workers.
+  const pool = weft.createPool({ workers: 2 });
+  try {
+    await suite.measure({
+      ...common,
+      system: 'weft',
+      config: '2 workers (forced, not inline)',
+      setup: async () => {
+        const [a, b, c] = (['a', 'b', 'c'] as const).map((n) => pt.scalar(n, 'float32')) as [TV, TV, TV];
+        const f = a.mul(b).add(c).tanh().mul(a).exp().sub(b).sqr().add(1).log().trueDiv(c);
+        const fn = await weft.compile([a, b, c], f, { pool, workers: 2 });
+        return {
+          run: async () => {
+            costModel.inlineWork = 0;
+            try {
+              let v = 0;
+              for (let i = 0; i < CALLS; i++) v = (await fn(A, B, C)).data[0] as number;
+              return v;
+            } finally {
+              costModel.inlineWork = INLINE_WORK;
+            }
+          },
+        };
+      },
+    });
+  } finally {
+    await pool.close();
+  }
 
   for (const backend of ['cpu', 'wasm'] as const) {
     await suite.measure({

@@ -28,6 +28,12 @@ import { buildPlan, type Plan } from './plan.js';
 export const INLINE_WORK = 1 << 15;
 
 /**
+ * The cost model's threshold in force: INLINE_WORK, unless a benchmark or test sets it (0 sends
+ * every call that has worker tasks to the workers, to measure what inlining saves).
+ */
+export const costModel: { inlineWork: number } = { inlineWork: INLINE_WORK };
+
+/**
  * Outputs of at least this many bytes are written by the tasks straight into memory the caller
  * then owns, rather than copied out of the region after the call: the copy, and the first touch
  * of fresh pages (about 0.35 ms per MiB here), leave the calling thread for the workers. Smaller
@@ -244,7 +250,7 @@ export class PlannedExecutor implements IdleHolder {
     const arena = this.arena;
     const pool = this.#pool;
     const workerTasks = d.calls.some((c) => !c.main && c.kernel !== BARRIER_KERNEL);
-    const inline = !pool || this.options.workers === 0 || plan.work < INLINE_WORK || !workerTasks;
+    const inline = !pool || this.options.workers === 0 || plan.work < costModel.inlineWork || !workerTasks;
     // Calls beyond a batch or two per thread wait their turn here rather than each holding a region.
     if (!inline) await this.#enter(pool.size * (2 * MAX_BATCH + 1));
     const region = this.#acquire(stored);

@@ -8,6 +8,7 @@ import { runInNewContext } from 'node:vm';
 import t from 'tap';
 import { COUNTER_LIMIT, JobRing, RING_EXTERNAL_PAIRS, RING_SLOTS, SLOT, ringCarries } from '../../src/workers/job-ring.js';
 import type { TeamJob } from '../../src/workers/protocol.js';
+import { costModel, INLINE_WORK } from '../../src/scheduler/planned-executor.js';
 import { pt, weft } from '../helpers.js';
 import { FaultOp, faultKernels } from './fault-op.js';
 
@@ -210,4 +211,22 @@ t.test('memory stays flat over 20k calls with plain arrays in and out', async (t
   t.ok(grew < 8 << 20, `over 15k more calls the heap held at most ${(grew / 2 ** 20).toFixed(2)} MiB more than after 5k`);
   t.equal(pool.arena.byteLength, arena, 'the arena did not grow');
   t.equal(pool.queued, 0);
+});
+
+t.test('with the inline threshold at 0 a tiny call goes through the ring, with the same value as inline', async (t) => {
+  const pool = weft.createPool({ workers: 2 });
+  t.teardown(() => pool.close());
+  const [a, b] = [pt.scalar('a'), pt.scalar('b')];
+  const fn = await weft.compile([a, b], a.mul(b).add(1).tanh(), { pool });
+  const inline = weft.tolist(await fn(0.3, 0.7));
+  t.equal(pool.jobsSent.ring, 0, 'the cost model runs it on the calling thread');
+  costModel.inlineWork = 0;
+  try {
+    t.equal(weft.tolist(await fn(0.3, 0.7)), inline, 'the same bits on a worker');
+  } finally {
+    costModel.inlineWork = INLINE_WORK;
+  }
+  t.equal(pool.jobsSent.ring, 1, 'one ring job');
+  t.equal(weft.tolist(await fn(0.3, 0.7)), inline);
+  t.equal(pool.jobsSent.ring, 1, 'inline again');
 });
