@@ -61,6 +61,15 @@ const OUTCOME = { RESULT: 0, KERNEL_ERROR: 1, FAILED: 2 } as const;
 /** HEAD and TAIL count modulo this (a multiple of RING_SLOTS that fits an Int32; exported for the test of their wrap). */
 export const COUNTER_LIMIT = RING_SLOTS * (1 << 24);
 
+/** The first bytes of UTF-8 `bytes`, at most `limit`, ending on a whole character. */
+function cutUtf8(bytes: Uint8Array, limit: number): Uint8Array {
+  if (bytes.length <= limit) return bytes;
+  let end = limit;
+  // A continuation byte (10xxxxxx) is the middle of a character: back off to its first byte.
+  while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end -= 1;
+  return bytes.subarray(0, end);
+}
+
 /** A job a worker took from the ring, and the slot to answer in. */
 export interface RingJob {
   readonly slot: number;
@@ -117,8 +126,9 @@ export class JobRing {
   }
 
   /**
-   * Puts `job` in the next slot and wakes one waiting worker; returns the slot, or -1 when that
-   * slot still holds an older job (the ring is full as far as order allows).
+   * Puts `job` in the next slot and wakes the waiting workers; returns the slot, or -1 when that
+   * slot still holds an older job (the ring is full as far as order allows). All of them: the
+   * oldest waiter may be a worker busy with a message job, and one woken for nothing waits again.
    */
   offer(job: TeamJob): number {
     const tail = Atomics.load(this.#h, H.TAIL);
@@ -137,7 +147,7 @@ export class JobRing {
     for (let i = 0; i < external.length; i++) u[at(S.EXTERNAL) + i] = external[i]!;
     Atomics.store(this.#h, at(S.STATE), SLOT.FILLED);
     Atomics.store(this.#h, H.TAIL, (tail + 1) % COUNTER_LIMIT);
-    Atomics.notify(this.#h, H.TAIL, 1);
+    Atomics.notify(this.#h, H.TAIL);
     return slot;
   }
 
@@ -156,8 +166,8 @@ export class JobRing {
     const u = this.#u;
     const at = (f: number): number => this.#field(slot, f);
     const outcome = u[at(S.OUTCOME)];
-    const text = (start: number, length: number): string =>
-      new TextDecoder().decode(this.#bytes.slice(HEADER_BYTES + slot * SLOT_BYTES + SLOT_FIELDS * 4 + start, HEADER_BYTES + slot * SLOT_BYTES + SLOT_FIELDS * 4 + start + length));
+    const base = this.#textStart(slot);
+    const text = (start: number, length: number): string => new TextDecoder().decode(this.#bytes.slice(base + start, base + start + length));
     const messageBytes = u[at(S.MESSAGE_BYTES)]!;
     const stackBytes = u[at(S.STACK_BYTES)]!;
     const message = text(0, messageBytes);
@@ -254,13 +264,18 @@ export class JobRing {
 
   /** Writes an error's message and stack, cut to the slot's text bytes. */
   #text(slot: number, message: string, stack: string | undefined): void {
-    const start = HEADER_BYTES + slot * SLOT_BYTES + SLOT_FIELDS * 4;
-    const m = new TextEncoder().encode(message).subarray(0, TEXT_BYTES);
-    const s = new TextEncoder().encode(stack ?? '').subarray(0, TEXT_BYTES - m.length);
+    const start = this.#textStart(slot);
+    const m = cutUtf8(new TextEncoder().encode(message), TEXT_BYTES);
+    const s = cutUtf8(new TextEncoder().encode(stack ?? ''), TEXT_BYTES - m.length);
     this.#bytes.set(m, start);
     this.#bytes.set(s, start + m.length);
     this.#u[this.#field(slot, S.MESSAGE_BYTES)] = m.length;
     this.#u[this.#field(slot, S.STACK_BYTES)] = s.length;
+  }
+
+  /** Where slot `slot`'s error text starts (bytes from the ring's start). */
+  #textStart(slot: number): number {
+    return HEADER_BYTES + slot * SLOT_BYTES + SLOT_FIELDS * 4;
   }
 
   #done(slot: number): void {

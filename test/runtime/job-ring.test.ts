@@ -76,6 +76,11 @@ t.test("an error's long message and stack are cut to the slot's text, whole char
   const error = answer.kind === 'result' ? answer.result.error! : undefined;
   t.equal(error?.message.length, 2048, '4096 bytes of two-byte characters');
   t.equal(error?.stack, undefined, 'no room left for the stack');
+  r.offer(job(2));
+  const odd = r.take(1)!;
+  r.answerResult(odd.slot, { tasks: 0, error: { task: 0, message: 'x' + 'é'.repeat(3000) } });
+  const cut = r.answer(odd.slot);
+  t.equal(cut.kind === 'result' ? cut.result.error?.message : undefined, 'x' + 'é'.repeat(2047), 'a cut that would split a character ends before it');
 });
 
 t.test('the head and tail counters wrap without losing or repeating a job', async (t) => {
