@@ -3,12 +3,19 @@
 // from the pool's job ring, then joins its call as a team member (member.ts).
 import { threadId, workerData } from 'node:worker_threads';
 import { setRegistryThreadName } from '../kernels/registry.js';
+import { JobRing } from './job-ring.js';
 import { teamMember } from './member.js';
 import type { TeamMessage, TeamResult } from './protocol.js';
 
 const { memory, kernelModules, ring } = workerData as { memory: WebAssembly.Memory; kernelModules: readonly string[]; ring?: number };
 setRegistryThreadName(`worker thread ${threadId}`);
-for (const m of kernelModules) await import(m);
+try {
+  for (const m of kernelModules) await import(m);
+} catch (e) {
+  // This thread will not watch the ring: the pool sends jobs as messages, which reject with `e`.
+  if (ring !== undefined) new JobRing(memory, ring).fail();
+  throw e;
+}
 
 const member = teamMember(memory, threadId, ring);
 

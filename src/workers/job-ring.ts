@@ -18,33 +18,37 @@ const H = {
   FINISHED: 2,
   /** Non-zero once the pool closes: watchers stop. */
   CLOSED: 3,
+  /**
+   * Non-zero once a worker could not start (a kernel module that fails to load there): it will
+   * never watch the ring, so the calling thread sends its jobs as messages, which report why.
+   */
+  BROKEN: 4,
 } as const;
 const HEADER_BYTES = 64;
 
 /**
- * A slot's fields (Uint32 each; STATE and THREAD are changed with Atomics). The job's fields are
- * written before STATE says FILLED, and the result's before it says DONE: Atomics order them.
+ * A slot's fields (Uint32 each; STATE is changed with Atomics). The job's fields are written
+ * before STATE says FILLED, and the result's before it says DONE: Atomics order them.
  */
 const S = {
+  /** The slot's state in its low 3 bits; while TAKEN, the taking thread's id above them. */
   STATE: 0,
-  /** The thread that took the job (what the calling thread checks when a thread exits). */
-  THREAD: 1,
-  CALL: 2,
-  PLAN: 3,
-  PLAN_OFFSET: 4,
-  PLAN_LENGTH: 5,
-  REGION: 6,
+  CALL: 1,
+  PLAN: 2,
+  PLAN_OFFSET: 3,
+  PLAN_LENGTH: 4,
+  REGION: 5,
   /** 1 + the member index, or 0 for none. */
-  MEMBER: 7,
-  EXTERNALS: 8,
-  EXTERNAL: 9,
-  TASKS: 9 + 2 * RING_EXTERNAL_PAIRS,
+  MEMBER: 6,
+  EXTERNALS: 7,
+  EXTERNAL: 8,
+  TASKS: 8 + 2 * RING_EXTERNAL_PAIRS,
   /** See Outcome. */
-  OUTCOME: 10 + 2 * RING_EXTERNAL_PAIRS,
-  ERROR_TASK: 11 + 2 * RING_EXTERNAL_PAIRS,
-  MESSAGE_BYTES: 12 + 2 * RING_EXTERNAL_PAIRS,
-  STACK_BYTES: 13 + 2 * RING_EXTERNAL_PAIRS,
-  THREAD_ID: 14 + 2 * RING_EXTERNAL_PAIRS,
+  OUTCOME: 9 + 2 * RING_EXTERNAL_PAIRS,
+  ERROR_TASK: 10 + 2 * RING_EXTERNAL_PAIRS,
+  MESSAGE_BYTES: 11 + 2 * RING_EXTERNAL_PAIRS,
+  STACK_BYTES: 12 + 2 * RING_EXTERNAL_PAIRS,
+  THREAD_ID: 13 + 2 * RING_EXTERNAL_PAIRS,
 } as const;
 const SLOT_FIELDS = 32;
 /** UTF-8 bytes of an error's message and stack a slot keeps (longer ones are cut). */
@@ -54,6 +58,11 @@ const SLOT_BYTES = SLOT_FIELDS * 4 + TEXT_BYTES;
 /** A slot's life: free, filled by the calling thread, taken by a worker, done; or cancelled before it was taken. */
 export const SLOT = { FREE: 0, FILLED: 1, TAKEN: 2, DONE: 3, CANCELLED: 4 } as const;
 type SlotState = (typeof SLOT)[keyof typeof SLOT];
+const STATE_BITS = 3;
+/** Thread ids as the STATE word keeps them (28 bits: the word stays a positive Int32). */
+const THREAD_MASK = 0x0fff_ffff;
+/** The STATE word of a slot taken by `thread`: taking a job and saying who took it is one step. */
+const takenState = (thread: number): number => SLOT.TAKEN | ((thread & THREAD_MASK) << STATE_BITS);
 
 /** How a job ended: its team result (with or without a kernel's error), or a failure before it could run. */
 const OUTCOME = { RESULT: 0, KERNEL_ERROR: 1, FAILED: 2 } as const;
@@ -109,11 +118,16 @@ export class JobRing {
 
   /** What slot `slot` holds now. */
   state(slot: number): SlotState {
-    return Atomics.load(this.#h, this.#field(slot, S.STATE)) as SlotState;
+    return (Atomics.load(this.#h, this.#field(slot, S.STATE)) & ((1 << STATE_BITS) - 1)) as SlotState;
   }
 
   get closed(): boolean {
     return Atomics.load(this.#h, H.CLOSED) !== 0;
+  }
+
+  /** Whether a worker said it cannot watch the ring (see H.BROKEN). */
+  get broken(): boolean {
+    return Atomics.load(this.#h, H.BROKEN) !== 0;
   }
 
   // -------------------------------------------------------------------------------------------
@@ -156,9 +170,9 @@ export class JobRing {
     return Atomics.compareExchange(this.#h, this.#field(slot, S.STATE), SLOT.FILLED, SLOT.CANCELLED) === SLOT.FILLED;
   }
 
-  /** The thread that took the job in `slot`. */
-  takenBy(slot: number): number {
-    return Atomics.load(this.#h, this.#field(slot, S.THREAD));
+  /** Whether thread `thread` has taken the job in `slot` and not answered it yet. */
+  heldBy(slot: number, thread: number): boolean {
+    return Atomics.load(this.#h, this.#field(slot, S.STATE)) === takenState(thread);
   }
 
   /** Reads the answer in a done slot. */
@@ -203,21 +217,25 @@ export class JobRing {
   // -------------------------------------------------------------------------------------------
   // Workers
 
-  /** Takes the oldest job not yet taken, for thread `thread`; undefined when there is none. */
+  /**
+   * Takes the oldest job not yet taken, for thread `thread`; undefined when there is none. The
+   * job is taken by one compare-exchange of its slot's state that also records the thread, so a
+   * thread that dies at any point has either taken it (its exit rejects the job) or not (another
+   * takes it). HEAD then moves past the slot, by this worker or by the next one that finds the
+   * slot no longer FILLED: a worker that stopped in between leaves no job unreachable.
+   */
   take(thread: number): RingJob | undefined {
     const h = this.#h;
     for (;;) {
       const head = Atomics.load(h, H.HEAD);
       if (head === Atomics.load(h, H.TAIL)) return undefined;
-      if (Atomics.compareExchange(h, H.HEAD, head, (head + 1) % COUNTER_LIMIT) !== head) continue;
       const slot = head % RING_SLOTS;
-      Atomics.store(h, this.#field(slot, S.THREAD), thread);
-      if (Atomics.compareExchange(h, this.#field(slot, S.STATE), SLOT.FILLED, SLOT.TAKEN) !== SLOT.FILLED) {
-        // Cancelled while it waited: the calling thread has answered it; it only needs freeing.
-        this.#done(slot);
-        continue;
-      }
-      return { slot, job: this.#job(slot) };
+      const cell = this.#field(slot, S.STATE);
+      const took = Atomics.compareExchange(h, cell, SLOT.FILLED, takenState(thread)) === SLOT.FILLED;
+      // Cancelled while it waited: the calling thread has answered it; it only needs freeing.
+      if (!took && Atomics.compareExchange(h, cell, SLOT.CANCELLED, SLOT.DONE) === SLOT.CANCELLED) this.#finished();
+      Atomics.compareExchange(h, H.HEAD, head, (head + 1) % COUNTER_LIMIT);
+      if (took) return { slot, job: this.#job(slot) };
     }
   }
 
@@ -280,8 +298,18 @@ export class JobRing {
 
   #done(slot: number): void {
     Atomics.store(this.#h, this.#field(slot, S.STATE), SLOT.DONE);
+    this.#finished();
+  }
+
+  #finished(): void {
     Atomics.add(this.#h, H.FINISHED, 1);
     Atomics.notify(this.#h, H.FINISHED);
+  }
+
+  /** Says that this worker will not watch the ring (it could not start); wakes the calling thread. */
+  fail(): void {
+    Atomics.store(this.#h, H.BROKEN, 1);
+    this.#finished();
   }
 
   /**

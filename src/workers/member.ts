@@ -40,9 +40,19 @@ function remember<K, V>(cache: Map<K, V>, key: K, value: V): void {
  */
 const RING_SPIN = 2000;
 
+/**
+ * Milliseconds of ring jobs in a row after which a worker lets its event loop run: the pool's
+ * messages (traced calls, large outputs) must not wait for a stream of ring jobs to end.
+ */
+const RING_TURN_MS = 1;
+
+/** A macrotask's pause (setImmediate where it exists: a timer's would cost a millisecond). */
+const letEventsIn = (): Promise<void> => new Promise((resolve) => (typeof setImmediate === 'function' ? setImmediate(resolve) : setTimeout(resolve, 0)));
+
 /** Takes and runs the ring's jobs until it closes, waiting (without blocking) while it is empty. */
 async function watchRing(ring: JobRing, thread: number, join: (job: TeamJob) => TeamResult): Promise<void> {
   while (!ring.closed) {
+    const turnEnds = performance.now() + RING_TURN_MS;
     for (let idle = 0; idle <= RING_SPIN && !ring.closed; idle++) {
       const taken = ring.take(thread);
       if (!taken) continue;
@@ -51,9 +61,11 @@ async function watchRing(ring: JobRing, thread: number, join: (job: TeamJob) => 
       } catch (e) {
         ring.answerFailure(taken.slot, e);
       }
+      if (performance.now() > turnEnds) break;
       idle = -1;
     }
-    await ring.nextJob();
+    if (performance.now() > turnEnds) await letEventsIn();
+    else await ring.nextJob();
   }
 }
 

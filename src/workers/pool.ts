@@ -59,7 +59,7 @@ export class WorkerPool {
     this.ready.catch(() => undefined);
     this.#jobs = new JobQueue(size, (message) => this.#workers.run(message));
     if (this.#workers.onThreadExit) {
-      const ringJobs = new RingQueue(ring);
+      const ringJobs = new RingQueue(ring, (job, signal) => this.#sendAsMessage(job, signal));
       this.#workers.onThreadExit((thread, error) => ringJobs.threadExited(thread, error));
       this.#ringJobs = ringJobs;
     }
@@ -72,10 +72,14 @@ export class WorkerPool {
   /** Runs one team job (resolves when that member leaves the call). */
   run(job: TeamJob, signal?: AbortSignal): Promise<TeamResult> {
     if (this.#closed) return Promise.reject(new PoolClosedError('weft'));
-    if (this.#ringJobs && ringCarries(job)) {
+    if (this.#ringJobs?.usable && ringCarries(job)) {
       this.#sent.ring += 1;
       return this.#ringJobs.run(job, signal);
     }
+    return this.#sendAsMessage(job, signal);
+  }
+
+  #sendAsMessage(job: TeamJob, signal: AbortSignal | undefined): Promise<TeamResult> {
     this.#sent.messages += 1;
     return this.#jobs.run(job, signal);
   }

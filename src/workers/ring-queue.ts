@@ -2,7 +2,8 @@
 // calls beyond its slots wait here in order, and one loop at a time waits for finished jobs
 // and answers their promises. A job still waiting (here or in the ring) when its call aborts
 // answers at once with no tasks run; a job whose thread exits rejects, and the executor then
-// reads the member's record (as it does for a job whose message failed).
+// reads the member's record (as it does for a job whose message failed). Once a worker says it
+// cannot watch the ring (job-ring.ts's BROKEN), the jobs no worker took go as messages instead.
 import { JobRing, SLOT } from './job-ring.js';
 import type { TeamJob, TeamResult } from './protocol.js';
 import { waitAsyncAlive } from './wait-alive.js';
@@ -34,14 +35,21 @@ function settle(entry: Entry, outcome: TeamResult | Error): void {
 /** How long one wait for answers lasts before it looks again (a missed wake-up costs at most this). */
 const WAIT_MS = 50;
 
+/** How a job goes when the ring cannot carry it: the pool's messages. */
+export type SendAsMessage = (job: TeamJob, signal: AbortSignal | undefined) => Promise<TeamResult>;
+
 export class RingQueue {
   /** The job in each slot (by slot index), until its slot is freed. */
   readonly #slots: Array<Entry | undefined> = [];
   readonly #waiting: Entry[] = [];
   #reaping = false;
   #closed: Error | undefined;
+  #diverted = false;
 
-  constructor(readonly ring: JobRing) {}
+  constructor(
+    readonly ring: JobRing,
+    readonly sendAsMessage: SendAsMessage,
+  ) {}
 
   /** Jobs no worker has taken yet (in the ring, or waiting for a slot). */
   get waiting(): number {
@@ -52,9 +60,16 @@ export class RingQueue {
     return filled + this.#waiting.length;
   }
 
+  /** Whether jobs still go through the ring (no worker said it cannot watch it). */
+  get usable(): boolean {
+    if (this.ring.broken) this.#divert();
+    return !this.#diverted;
+  }
+
   /** Runs one team job through the ring. */
   run(job: TeamJob, signal?: AbortSignal): Promise<TeamResult> {
     if (this.#closed) return Promise.reject(this.#closed);
+    if (!this.usable) return this.sendAsMessage(job, signal);
     if (signal?.aborted) return Promise.resolve(NOTHING_RUN);
     return new Promise<TeamResult>((resolve, reject) => {
       const entry: Entry = { job, signal, resolve, reject, onAbort: () => this.#cancel(entry), slot: -1, answered: false };
@@ -89,6 +104,7 @@ export class RingQueue {
     try {
       while (!this.#closed) {
         const seen = this.ring.finished;
+        if (this.ring.broken) this.#divert();
         let out = 0;
         for (let slot = 0; slot < this.#slots.length; slot++) {
           const entry = this.#slots[slot];
@@ -121,12 +137,33 @@ export class RingQueue {
   }
 
   /**
+   * A worker cannot watch the ring: every job no worker has taken leaves it for a message (and so
+   * meets the worker's real failure, or a worker that runs it). Taken jobs answer in the ring.
+   */
+  #divert(): void {
+    if (this.#diverted) return;
+    this.#diverted = true;
+    const untaken = this.#waiting.splice(0);
+    this.#slots.forEach((entry, slot) => {
+      if (!entry || entry.answered || !this.ring.cancel(slot)) return;
+      // The cancelled slot stays out of use: no job goes into this ring again.
+      this.#slots[slot] = undefined;
+      untaken.push(entry);
+    });
+    for (const entry of untaken) {
+      entry.answered = true;
+      entry.signal?.removeEventListener('abort', entry.onAbort);
+      this.sendAsMessage(entry.job, entry.signal).then(entry.resolve, entry.reject);
+    }
+  }
+
+  /**
    * Thread `thread` exited: the jobs it had taken reject with `error` (their slots are freed; it
    * will never answer them). Jobs it had not taken stay for the other workers.
    */
   threadExited(thread: number, error: Error): void {
     this.#slots.forEach((entry, slot) => {
-      if (!entry || this.ring.state(slot) !== SLOT.TAKEN || this.ring.takenBy(slot) !== thread) return;
+      if (!entry || !this.ring.heldBy(slot, thread)) return;
       this.ring.free(slot);
       this.#slots[slot] = undefined;
       settle(entry, error);

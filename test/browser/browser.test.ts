@@ -130,7 +130,7 @@ if (CHROMIUM !== undefined) {
       sameBits(t, got[name].pooled.outputs, want.pooled, `${dtype} math functions, sums and softmax: the browser's pool gives Node's bits`);
       sameBits(t, got[name].inline.outputs, want.inline, `${dtype} math functions, sums and softmax: the browser's page thread gives Node's bits`);
     }
-    t.same(got.mlp.pooled.threads, [1, 2], 'the MLP ran its tasks on both Web Workers (over 4 calls), none on the page thread');
+    t.same(got.mlp.pooled.threads, [1, 2], 'the MLP ran its tasks on both Web Workers (over 12 calls), none on the page thread');
     t.same(got.small.pooled.threads, [0], 'the small graph ran inline on the page thread');
   });
 

@@ -43,7 +43,7 @@ interface Run {
 }
 
 /** The outputs of call 0 of `c`, and the threads that ran the tasks of `calls` calls. */
-async function runCase(c: Case, options: Weft.CompileOptions, calls = 4): Promise<Run> {
+async function runCase(c: Case, options: Weft.CompileOptions, calls = 12): Promise<Run> {
   const fn = await weft.compile(c.inputs, c.outputs, { ...options, profile: true });
   const outputs = (await fn(...c.values(0))) as Weft.NdArray[];
   for (let k = 1; k < calls; k++) await fn(...c.values(k));

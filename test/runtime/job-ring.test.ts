@@ -30,7 +30,8 @@ t.test('jobs are taken in order, with every field (offsets above 2^31 too), and 
   const first = r.take(11)!;
   t.same(first.job, job(1, { member: 0, external: [2, 123456] }), 'the first job as offered');
   t.equal(r.state(a), SLOT.TAKEN);
-  t.equal(r.takenBy(a), 11);
+  t.ok(r.heldBy(a, 11), 'the slot says which thread took it');
+  t.notOk(r.heldBy(a, 12));
   const second = r.take(12)!;
   t.same(second.job, job(2, { member: 3 }));
   t.equal(r.take(11), undefined, 'an empty ring gives nothing');
@@ -97,6 +98,25 @@ t.test('the head and tail counters wrap without losing or repeating a job', asyn
   t.same([1, 2, 3].map(() => wrapped.take(1)!.job.callId), [1, 2, 3]);
   t.equal(wrapped.take(1), undefined);
   t.equal(Atomics.load(h, 0), 2, 'the head wrapped');
+});
+
+t.test('a worker that took a job and stopped before moving the head leaves no job unreachable', async (t) => {
+  const memory = new WebAssembly.Memory({ initial: Math.ceil((JobRing.bytes + 128) / 65536), maximum: 64, shared: true });
+  const r = new JobRing(memory, 64);
+  r.initialize();
+  const head = new Int32Array(memory.buffer, 64, 1);
+  const a = r.offer(job(1));
+  r.offer(job(2));
+  const first = r.take(11)!;
+  // Played back: thread 11 took slot a's job, then stopped before HEAD moved on.
+  Atomics.store(head, 0, 0);
+  t.ok(r.heldBy(a, 11), 'taken and recorded in one step: its exit would reject exactly this job');
+  const second = r.take(12)!;
+  t.equal(second.job.callId, 2, 'the next worker passes the taken slot and takes the next job');
+  t.equal(Atomics.load(head, 0), 2, 'and the head moved past both');
+  t.equal(r.take(12), undefined);
+  t.equal(first.job.callId, 1);
+  t.equal(r.state(a), SLOT.TAKEN, 'the first job is still the first thread\'s');
 });
 
 t.test('which jobs travel through the ring', async (t) => {
@@ -234,4 +254,42 @@ t.test('with the inline threshold at 0 a tiny call goes through the ring, with t
   t.equal(pool.jobsSent.ring, 1, 'one ring job');
   t.equal(weft.tolist(await fn(0.3, 0.7)), inline);
   t.equal(pool.jobsSent.ring, 1, 'inline again');
+});
+
+t.test('a kernel module that fails to load in the workers: calls reject with its error, through messages, instead of waiting', async (t) => {
+  const pool = weft.createPool({ workers: 2, kernelModules: [new URL('../fixtures/refuses-in-workers.mjs', import.meta.url)] });
+  t.teardown(() => pool.close());
+  const x = pt.vector('x');
+  const fn = await weft.compile([x], x.add(1).sum(), { pool, name: 'refused' });
+  const v = new Float64Array(BIG).fill(1);
+  const calls = await Promise.allSettled([fn(v), fn(v), fn(v)]);
+  t.same(calls.map((c) => c.status), ['rejected', 'rejected', 'rejected']);
+  for (const c of calls) t.match((c as PromiseRejectedResult).reason, { message: /refuses-in-workers\.mjs: this module does not load in a worker thread/ });
+  await t.rejects(fn(v), { message: /does not load in a worker thread/ }, 'and so does a later call');
+  t.ok(pool.jobsSent.messages >= 4, `the jobs went as messages (${JSON.stringify(pool.jobsSent)})`);
+  t.equal(pool.queued, 0, 'nothing is left waiting');
+});
+
+t.test('a message job is not held back by a stream of ring jobs on the same worker', async (t) => {
+  const pool = weft.createPool({ workers: 1 });
+  t.teardown(() => pool.close());
+  const x = pt.vector('x');
+  const ringFn = await weft.compile([x], x.mul(x).sum(), { pool });
+  // A profiled function's jobs carry a trace, which comes back as a message.
+  const traced = await weft.compile([x], x.add(1).sum(), { pool, profile: true });
+  // Calls of about a millisecond each, so that the ring stays full while the message arrives.
+  const long = pool.from(new Float64Array(1 << 19).fill(2));
+  const v = new Float64Array(BIG).fill(2);
+  t.equal(weft.tolist(await traced(v)), 3 * BIG, 'the worker is up');
+  let ringDone = 0;
+  const stream = Array.from({ length: 400 }, () => ringFn(long).then((r) => ((ringDone += 1), r)));
+  await new Promise((r) => setTimeout(r, 20));
+  const messages = pool.jobsSent.messages;
+  const tracedResult = await traced(v);
+  const doneBefore = ringDone;
+  t.equal(weft.tolist(tracedResult), 3 * BIG);
+  t.equal(pool.jobsSent.messages, messages + 1, 'the traced call went as a message');
+  const all = await Promise.all(stream);
+  t.ok(all.every((r) => weft.tolist(r) === 4 * (1 << 19)), 'the ring calls have their values');
+  t.ok(doneBefore < stream.length / 2, `the message job finished while ring jobs were still to run (${doneBefore} of ${stream.length} done)`);
 });
