@@ -2,7 +2,7 @@
 import './compile/eval.js';
 
 export * as pt from './tensor/pt.js';
-export { config } from './tensor/config.js';
+export { config } from './tensor/core/config.js';
 export type { Dtype, TypedArray } from './kernels/dtype.js';
 
 export { compile, AbortError, UnusedInputError } from './compile/function.js';
@@ -17,7 +17,7 @@ export { shared, type SharedOptions } from './compile/shared.js';
 export { verifyGrad, GradientMismatchError, type VerifyGradOptions } from './compile/verify-grad.js';
 export { checkInferShape, checkRop, CheckError, type CheckRopOptions } from './compile/testing.js';
 
-export { grad, Lop, Rop, jacobian, hessian } from './tensor/grad.js';
+export { grad, Lop, Rop, jacobian, hessian } from './tensor/gradient/grad.js';
 export type { GradOptions } from './graph/gradient.js';
 export {
   disconnected,
@@ -29,21 +29,21 @@ export {
   NullGradientError,
 } from './graph/gradient.js';
 
-export { tolist, wrapTypedArray as ndarray, type NdArray, type NestedArray, type NestedList } from './tensor/ndarray.js';
-export { slice, Slice } from './tensor/slice.js';
-export { Rng } from './tensor/rng.js';
-export { RandomStream, type UniformOptions, type NormalOptions } from './tensor/random-stream.js';
-export { RandomVariable, UniformRV, NormalRV, IntegersRV, RandomStateType, randomState, randomStateType } from './tensor/random.js';
-export { TensorOp as Op } from './tensor/op.js';
-export { asOp, AsOp, type AsOpSpec, type AsOpFunction } from './tensor/as-op.js';
-export { OpFromGraph, type OpFromGraphOptions, type LopOverride, type RopOverride } from './tensor/op-from-graph.js';
-export { scan, until, ScanUntil, type ScanOptions, type ScanResult, type ScanSequence, type ScanOutputInfo, type ScanUpdates, type ScanStepResult } from './tensor/scan.js';
-export { ScanOp, type ScanSpec } from './tensor/scan-op.js';
-export { TensorType, ValueTypeError, type StaticShape } from './tensor/type.js';
-export { ShapeMismatchError } from './tensor/elemwise.js';
-export type { TensorLike, TensorValue, IndexEntry, AxisArg, ReduceOptions, VarOptions, ShapeLike } from './tensor/variable.js';
+export { tolist, wrapTypedArray as ndarray, type NdArray, type NestedArray, type NestedList } from './tensor/core/ndarray.js';
+export { slice, Slice } from './tensor/core/slice.js';
+export { Rng } from './tensor/random/rng.js';
+export { RandomStream, type UniformOptions, type NormalOptions } from './tensor/random/random-stream.js';
+export { RandomVariable, UniformRV, NormalRV, IntegersRV, RandomStateType, randomState, randomStateType } from './tensor/random/random.js';
+export { TensorOp as Op } from './tensor/core/op.js';
+export { asOp, AsOp, type AsOpSpec, type AsOpFunction } from './tensor/inner/as-op.js';
+export { OpFromGraph, type OpFromGraphOptions, type LopOverride, type RopOverride } from './tensor/inner/op-from-graph.js';
+export { scan, until, ScanUntil, type ScanOptions, type ScanResult, type ScanSequence, type ScanOutputInfo, type ScanUpdates, type ScanStepResult } from './tensor/inner/scan.js';
+export { ScanOp, type ScanSpec } from './tensor/inner/scan-op.js';
+export { TensorType, ValueTypeError, type StaticShape } from './tensor/core/type.js';
+export { ShapeMismatchError } from './tensor/elemwise/elemwise.js';
+export type { TensorLike, TensorValue, IndexEntry, AxisArg, ReduceOptions, VarOptions, ShapeLike } from './tensor/core/variable.js';
 // Also at the root, so that `const { pt } = weft` (a value) leaves the types in reach: weft.TensorVariable.
-export { TensorVariable, TensorConstant, TensorSharedVariable } from './tensor/variable.js';
+export { TensorVariable, TensorConstant, TensorSharedVariable } from './tensor/core/variable.js';
 
 export { Apply } from './graph/apply.js';
 export { Variable, Constant } from './graph/variable.js';
@@ -60,8 +60,8 @@ export { debugprint, toDot } from './graph/printing.js';
 export * from './graph/rewriting/index.js';
 export { elemwiseOf, ownerIs, scalarConstantValue } from './tensor/rewriting/match.js';
 export { ShapeFeature, shapeFeatureOf } from './tensor/rewriting/shape-feature.js';
-export { Elemwise } from './tensor/elemwise.js';
-export { Composite } from './tensor/composite.js';
+export { Elemwise } from './tensor/elemwise/elemwise.js';
+export { Composite } from './tensor/elemwise/composite.js';
 export { NodeError } from './graph/node-error.js';
 export { ReferenceExecutor, type RunHooks, type NodeStep } from './graph/reference-executor.js';
 export { createPool, shutdown, Pool } from './compile/pool.js';

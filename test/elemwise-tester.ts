@@ -5,7 +5,7 @@
 // inputs (the strided kernel path) and through checkInferShape.
 import type { Test } from 'tap';
 import { STORAGE, type Dtype } from '../src/kernels/dtype.js';
-import { makeNdArray } from '../src/tensor/ndarray.js';
+import { makeNdArray } from '../src/tensor/core/ndarray.js';
 import { pt, throwsExactly, weft } from './helpers.js';
 
 type TensorVariable = weft.pt.TensorVariable;

@@ -47,3 +47,40 @@ t.test('every import in src/ points down the layers', async (t) => {
   t.ok(files.length > 100, `${files.length} files read`);
   t.same(wrong, [], 'no import points up');
 });
+
+/** The room of a file under src/tensor/ (its folder, or '.' for pt.ts and methods.ts); undefined outside the tensor layer. */
+function tensorRoom(file: string): string | undefined {
+  const parts = relative(join(SRC, 'tensor'), file).split(/[\\/]/);
+  if (parts[0] === '..') return undefined;
+  return parts.length === 1 ? '.' : parts[0];
+}
+
+t.test('the tensor layer\'s rooms: core/ imports no other room, and only the top (serialize/, pt.ts, methods.ts) imports the top', async (t) => {
+  const wrong: string[] = [];
+  const top = (room: string | undefined): boolean => room === 'serialize' || room === '.';
+  for (const file of sources(join(SRC, 'tensor'))) {
+    const from = tensorRoom(file)!;
+    const text = readFileSync(file, 'utf8');
+    for (const m of text.matchAll(/^\s*(?:import|export)\s[^'"]*?from\s+['"](\.[^'"]+)['"]|^\s*import\s+['"](\.[^'"]+)['"]/gm)) {
+      const to = tensorRoom(resolve(dirname(file), m[1] ?? m[2]!));
+      if (to === undefined || to === from) continue;
+      if (from === 'core') wrong.push(`${relative(SRC, file)} (core) imports the ${to} room`);
+      if (top(to) && !top(from)) wrong.push(`${relative(SRC, file)} (${from}) imports ${to === '.' ? 'pt.ts or methods.ts' : to + '/'}`);
+    }
+  }
+  t.same(wrong, [], 'no import crosses the rooms the wrong way');
+});
+
+t.test("README.md's Layout names every folder of src/tensor/", async (t) => {
+  const readme = readFileSync(join(SRC, '../README.md'), 'utf8');
+  const layout = readme.slice(readme.indexOf('## Layout'));
+  const folders = readdirSync(join(SRC, 'tensor'), { withFileTypes: true })
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name);
+  t.ok(folders.length >= 10, `${folders.length} rooms`);
+  t.same(
+    folders.filter((f) => !new RegExp(`^\\s+(?:\\S+/ )*${f}/`, 'm').test(layout)),
+    [],
+    'each has its line',
+  );
+});

@@ -2,8 +2,8 @@
 // variable and set of givens) and runs it on the calling thread.
 import { registerEvaluator } from '../graph/evaluate.js';
 import type { Variable } from '../graph/variable.js';
-import type { NdArray } from '../tensor/ndarray.js';
-import { isTensorVariable, type TensorVariable } from '../tensor/variable.js';
+import type { NdArray } from '../tensor/core/ndarray.js';
+import { isTensorVariable, type TensorVariable } from '../tensor/core/variable.js';
 import { compile, type InputValue, type WeftFunction } from './function.js';
 
 const cache = new WeakMap<Variable, Map<string, Promise<WeftFunction<NdArray>>>>();

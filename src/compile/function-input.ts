@@ -1,7 +1,7 @@
 // In(variable, options): how a compiled function receives one input. `mutable` lets the function
 // overwrite the value it is given (inplace ops may then destroy it); `borrow` lets it keep
 // using the caller's memory instead of a copy.
-import { isTensorVariable, type TensorVariable } from '../tensor/variable.js';
+import { isTensorVariable, type TensorVariable } from '../tensor/core/variable.js';
 
 export interface InOptions {
   readonly mutable?: boolean;

@@ -1,7 +1,7 @@
 // Out(variable, options): how a compiled function returns one output. `borrow` lets it return
 // memory it keeps and reuses (as Theano's Out(borrow=True)): no copy and no fresh pages per call,
 // but the value is overwritten by a later call of the same function; copy it to keep it.
-import { isTensorVariable, type TensorVariable } from '../tensor/variable.js';
+import { isTensorVariable, type TensorVariable } from '../tensor/core/variable.js';
 
 export interface OutOptions {
   readonly borrow?: boolean;

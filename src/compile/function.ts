@@ -17,16 +17,16 @@ import { FunctionOutput } from './function-output.js';
 import { StagedExecutor } from '../scheduler/staged-executor.js';
 import { PoolClosedError } from '../workers/pool.js';
 import { getDefaultPool, type Pool } from './pool.js';
-import { deepCopy } from '../tensor/basic-ops.js';
-import type { NdArray } from '../tensor/ndarray.js';
-import { TensorType } from '../tensor/type.js';
-import { isTensorVariable, type TensorLike, type TensorSharedVariable, type TensorValue, type TensorVariable } from '../tensor/variable.js';
+import { deepCopy } from '../tensor/shape/basic-ops.js';
+import type { NdArray } from '../tensor/core/ndarray.js';
+import { TensorType } from '../tensor/core/type.js';
+import { isTensorVariable, type TensorLike, type TensorSharedVariable, type TensorValue, type TensorVariable } from '../tensor/core/variable.js';
 import { FunctionInput } from './function-input.js';
 import { resolveMode, type Mode, type ModeName } from './mode.js';
 // The modes known by name beyond FAST_RUN and FAST_COMPILE register themselves with resolveMode.
 import './debug-mode.js';
 import './nan-guard-mode.js';
-import { collectDefaultUpdates } from '../tensor/op-from-graph.js';
+import { collectDefaultUpdates } from '../tensor/inner/op-from-graph.js';
 import { FunctionProfile } from './profile.js';
 
 export interface CompileOptions {

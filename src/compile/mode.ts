@@ -3,7 +3,7 @@
 // and remove tags (`new weft.Mode({ including: ['fusion'], excluding: ['inplace'] })`) and log
 // each rewrite it applies (`verbose: true`).
 import type { FunctionGraph } from '../graph/fgraph.js';
-import type { NdArray } from '../tensor/ndarray.js';
+import type { NdArray } from '../tensor/core/ndarray.js';
 import { RewriteContext } from '../graph/rewriting/context.js';
 import type { RewriteQuery } from '../graph/rewriting/db.js';
 import { rewriteWith } from '../graph/rewriting/optdb.js';

@@ -6,7 +6,7 @@ import type { Apply } from '../graph/apply.js';
 import { ReferenceExecutor } from '../graph/reference-executor.js';
 import { SharedVariable } from '../graph/shared.js';
 import { dtypeOfTypedArray, isFloatDtype } from '../kernels/dtype.js';
-import { flatValues, isNdArray, shapeText, type NdArray } from '../tensor/ndarray.js';
+import { flatValues, isNdArray, shapeText, type NdArray } from '../tensor/core/ndarray.js';
 import { abortedBy } from '../scheduler/planned-executor.js';
 import { Mode, registerModeName, type ModeOptions, type ModeRuntime, type RuntimeContext } from './mode.js';
 

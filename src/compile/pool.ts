@@ -4,10 +4,10 @@
 import { copyView } from '../kernels/copy.js';
 import { STORAGE, type Dtype } from '../kernels/dtype.js';
 import { sizeOf } from '../kernels/view.js';
-import { constant } from '../tensor/as-tensor.js';
-import { config } from '../tensor/config.js';
-import { makeNdArray, type NdArray } from '../tensor/ndarray.js';
-import type { TensorLike } from '../tensor/variable.js';
+import { constant } from '../tensor/core/as-tensor.js';
+import { config } from '../tensor/core/config.js';
+import { makeNdArray, type NdArray } from '../tensor/core/ndarray.js';
+import type { TensorLike } from '../tensor/core/variable.js';
 import { PoolClosedError, WorkerPool, type PoolOptions } from '../workers/pool.js';
 
 /** The lengths of a shape for pool.array: a number is a vector's length; each must be a whole number >= 0. */

@@ -9,9 +9,9 @@ import { decodeDocument, encodeDocument, type DecodeOptions } from '../graph/ser
 import { SharedVariable } from '../graph/shared.js';
 import { graphInputs } from '../graph/traversal.js';
 import { isConstant, type Variable } from '../graph/variable.js';
-import { installTensorCodecs } from '../tensor/codecs.js';
-import { tensorTypeCodec } from '../tensor/value-codec.js';
-import { isTensorVariable, type TensorSharedVariable, type TensorVariable } from '../tensor/variable.js';
+import { installTensorCodecs } from '../tensor/serialize/codecs.js';
+import { tensorTypeCodec } from '../tensor/serialize/value-codec.js';
+import { isTensorVariable, type TensorSharedVariable, type TensorVariable } from '../tensor/core/variable.js';
 import type { CompiledFunction } from './function.js';
 import { FunctionInput, In } from './function-input.js';
 

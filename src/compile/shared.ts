@@ -2,10 +2,10 @@
 // floatX (bool for booleans); typed arrays and ndarrays keep their dtype. Axes are of unknown
 // length unless `shape` says otherwise.
 import { dtypeOfTypedArray, type Dtype } from '../kernels/dtype.js';
-import { config } from '../tensor/config.js';
-import { flattenNested, isNdArray, nestedShape } from '../tensor/ndarray.js';
-import { TensorType, type StaticShape } from '../tensor/type.js';
-import { TensorSharedVariable, type TensorLike } from '../tensor/variable.js';
+import { config } from '../tensor/core/config.js';
+import { flattenNested, isNdArray, nestedShape } from '../tensor/core/ndarray.js';
+import { TensorType, type StaticShape } from '../tensor/core/type.js';
+import { TensorSharedVariable, type TensorLike } from '../tensor/core/variable.js';
 
 export interface SharedOptions {
   readonly name?: string;

@@ -5,13 +5,13 @@ import { dtypeOfTypedArray, isFloatDtype } from '../kernels/dtype.js';
 import type { Apply } from '../graph/apply.js';
 import type { Op } from '../graph/op.js';
 import { ioToposort } from '../graph/traversal.js';
-import { constant } from '../tensor/as-tensor.js';
-import { Lop, Rop } from '../tensor/grad.js';
-import { copyArray, flatValues, shapeText, type NdArray } from '../tensor/ndarray.js';
-import { Rng } from '../tensor/rng.js';
-import { shapeOf } from '../tensor/shape.js';
-import type { TensorType } from '../tensor/type.js';
-import type { TensorLike, TensorVariable } from '../tensor/variable.js';
+import { constant } from '../tensor/core/as-tensor.js';
+import { Lop, Rop } from '../tensor/gradient/grad.js';
+import { copyArray, flatValues, shapeText, type NdArray } from '../tensor/core/ndarray.js';
+import { Rng } from '../tensor/random/rng.js';
+import { shapeOf } from '../tensor/shape/shape.js';
+import type { TensorType } from '../tensor/core/type.js';
+import type { TensorLike, TensorVariable } from '../tensor/core/variable.js';
 import { compile, type InputValue } from './function.js';
 
 export class CheckError extends Error {

@@ -3,15 +3,15 @@
 // then, for each input and each test, the symbolic directional derivative along a random
 // direction is compared with (cost(x + eps v) - cost(x - eps v)) / (2 eps).
 import { dtypeOfTypedArray, isFloatDtype, type Dtype } from '../kernels/dtype.js';
-import { constant } from '../tensor/as-tensor.js';
-import { config } from '../tensor/config.js';
-import { grad } from '../tensor/grad.js';
-import { sum } from '../tensor/reduce.js';
-import { mul } from '../tensor/math.js';
-import { copyArray, flatValues, isNdArray, nestedShape, shapeText, type NdArray } from '../tensor/ndarray.js';
-import { Rng } from '../tensor/rng.js';
-import { TensorType } from '../tensor/type.js';
-import { isTensorVariable, type TensorLike, type TensorVariable } from '../tensor/variable.js';
+import { constant } from '../tensor/core/as-tensor.js';
+import { config } from '../tensor/core/config.js';
+import { grad } from '../tensor/gradient/grad.js';
+import { sum } from '../tensor/elemwise/reduce.js';
+import { mul } from '../tensor/elemwise/math.js';
+import { copyArray, flatValues, isNdArray, nestedShape, shapeText, type NdArray } from '../tensor/core/ndarray.js';
+import { Rng } from '../tensor/random/rng.js';
+import { TensorType } from '../tensor/core/type.js';
+import { isTensorVariable, type TensorLike, type TensorVariable } from '../tensor/core/variable.js';
 import { compile } from './function.js';
 
 export interface VerifyGradOptions {

@@ -28,7 +28,7 @@ import { isConstant, type Variable } from './variable.js';
 // variables and outputs of nodes before it (so no document describes a cycle). A default update
 // is set as soon as its graph is built, before the graphs after it (whose OpFromGraph ops look
 // for it); the main graph may compute default updates after its outputs. Types and values are
-// the type codec's (tensors: tensor/value-codec.ts); props are the op codec's.
+// the type codec's (tensors: tensor/serialize/value-codec.ts); props are the op codec's.
 
 export const DOCUMENT_FORMAT = 'weft-graph';
 export const DOCUMENT_VERSION = 1;

@@ -5,7 +5,7 @@
 import type { Apply } from '../graph/apply.js';
 import type { FunctionGraph } from '../graph/fgraph.js';
 import { ReferenceExecutor, type NodeStep } from '../graph/reference-executor.js';
-import type { NdArray } from '../tensor/ndarray.js';
+import type { NdArray } from '../tensor/core/ndarray.js';
 import { PlanError } from './plan.js';
 import { abortedBy, type TaskObserver } from './planned-executor.js';
 import type { StagedExecutor } from './staged-executor.js';

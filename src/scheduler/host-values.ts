@@ -6,9 +6,9 @@
 import type { FunctionGraph } from '../graph/fgraph.js';
 import { isConstant, type Variable } from '../graph/variable.js';
 import { isIntDtype } from '../kernels/dtype.js';
-import { flatValues, type NdArray } from '../tensor/ndarray.js';
-import { Shape, ShapeI } from '../tensor/shape.js';
-import { isHostValueType } from '../tensor/type.js';
+import { flatValues, type NdArray } from '../tensor/core/ndarray.js';
+import { Shape, ShapeI } from '../tensor/shape/shape.js';
+import { isHostValueType } from '../tensor/core/type.js';
 
 /** Small integer tensors of static shape (lengths, indices, shapes). */
 export const isSmallInt = isHostValueType;

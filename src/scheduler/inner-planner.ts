@@ -6,8 +6,8 @@
 import type { FunctionGraph } from '../graph/fgraph.js';
 import type { KernelCall } from '../graph/op.js';
 import type { TensorView } from '../kernels/view.js';
-import type { NdArray } from '../tensor/ndarray.js';
-import type { TensorType } from '../tensor/type.js';
+import type { NdArray } from '../tensor/core/ndarray.js';
+import type { TensorType } from '../tensor/core/type.js';
 import { encodeValue, type InnerPlanParams } from '../workers/inner-plan.js';
 // The worker kernels of inner plans, registered on this thread too (workers: 0 runs plans here).
 import '../workers/scan-loop.js';

@@ -9,7 +9,7 @@
 // the buffer layout, the tasks of each call, their edges (data and orderings), the descriptor.
 import type { Apply } from '../graph/apply.js';
 import type { FunctionGraph } from '../graph/fgraph.js';
-import type { NdArray } from '../tensor/ndarray.js';
+import type { NdArray } from '../tensor/core/ndarray.js';
 import { BARRIER_KERNEL, type PlanDescriptor } from '../workers/protocol.js';
 import type { HostValues } from './host-values.js';
 import { layOutBuffers, nodeAncestry, placedViews } from './plan/buffer-layout.js';

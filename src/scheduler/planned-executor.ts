@@ -12,7 +12,7 @@ import { copyView } from '../kernels/copy.js';
 import '../kernels/builtin.js';
 import { innerPlanning } from './inner-planner.js';
 import { isContiguous, sizeOf, type TensorView } from '../kernels/view.js';
-import { makeNdArray, type NdArray } from '../tensor/ndarray.js';
+import { makeNdArray, type NdArray } from '../tensor/core/ndarray.js';
 import { inlineArena, type Arena, type IdleHolder } from '../workers/arena.js';
 import { MAX_BATCH } from '../workers/job-queue.js';
 import type { WorkerPool } from '../workers/pool.js';

@@ -7,7 +7,7 @@ import type { Apply } from '../graph/apply.js';
 import { DestroyHandler } from '../graph/destroy-handler.js';
 import { FunctionGraph } from '../graph/fgraph.js';
 import { isConstant, type Variable } from '../graph/variable.js';
-import type { NdArray } from '../tensor/ndarray.js';
+import type { NdArray } from '../tensor/core/ndarray.js';
 import { performOnCopies } from '../graph/node-error.js';
 import type { WorkerPool } from '../workers/pool.js';
 import { StageBoundary } from './plan.js';

@@ -1,13 +1,13 @@
 // Installs TensorMethods (x.add(y), x.sum(), x.T, x.get(...), ...) on the three tensor variable
 // classes. Each method is the pt function of the same name with `this` as first argument.
 import type { Dtype } from '../kernels/dtype.js';
-import { dimshuffle, transpose } from './dimshuffle.js';
-import { dot, matmul } from './linalg.js';
-import * as m from './math.js';
-import * as r from './reduce.js';
-import { flatten, reshape } from './reshape.js';
-import { shape } from './shape.js';
-import { get } from './subtensor.js';
+import { dimshuffle, transpose } from './shape/dimshuffle.js';
+import { dot, matmul } from './linalg/linalg.js';
+import * as m from './elemwise/math.js';
+import * as r from './elemwise/reduce.js';
+import { flatten, reshape } from './shape/reshape.js';
+import { shape } from './shape/shape.js';
+import { get } from './shape/subtensor.js';
 import {
   TensorConstant,
   TensorSharedVariable,
@@ -19,7 +19,7 @@ import {
   type TensorLike,
   type TensorMethods,
   type VarOptions,
-} from './variable.js';
+} from './core/variable.js';
 
 type Methods = Omit<TensorMethods, 'T' | 'shape'> & ThisType<TensorVariable>;
 

@@ -8,7 +8,7 @@ import { Apply } from '../../src/graph/apply.js';
 import type { KernelCall } from '../../src/graph/op.js';
 import type { TensorView } from '../../src/kernels/view.js';
 import { PlannedExecutor } from '../../src/scheduler/planned-executor.js';
-import { makeNdArray } from '../../src/tensor/ndarray.js';
+import { makeNdArray } from '../../src/tensor/core/ndarray.js';
 import { near, pt, weft } from '../helpers.js';
 
 /** factor * x, by a kernel that reads x as flat memory from its offset (strides ignored). */

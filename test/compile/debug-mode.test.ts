@@ -9,7 +9,7 @@ import type { IndexMap, KernelCall } from '../../src/graph/op.js';
 import { canonicalizeDB, nodeRewriter } from '../../src/graph/rewriting/index.js';
 import { registerKernel } from '../../src/kernels/registry.js';
 import type { Range, TensorView } from '../../src/kernels/view.js';
-import { copyArray, makeNdArray } from '../../src/tensor/ndarray.js';
+import { copyArray, makeNdArray } from '../../src/tensor/core/ndarray.js';
 
 type TV = weft.pt.TensorVariable;
 

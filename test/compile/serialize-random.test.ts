@@ -5,7 +5,7 @@
 // without a default update stay without; hostile type markers and default-update references are
 // refused before anything is built.
 import t, { type Test } from 'tap';
-import { randomCodecNames } from '../../src/tensor/codecs.js';
+import { randomCodecNames } from '../../src/tensor/serialize/codecs.js';
 import { pt, throwsExactly, weft } from '../helpers.js';
 
 type TV = weft.pt.TensorVariable;

@@ -5,15 +5,15 @@
 // overrides), Map (jacobian, hessian) and compiled functions (a training loop with updates)
 // round-trip; what cannot be written (asOp, function overrides, ops without a codec) is refused.
 import t, { type Test } from 'tap';
-import { AllocEmpty, allocEmpty } from '../../src/tensor/alloc.js';
-import { deepCopy, viewOf } from '../../src/tensor/basic-ops.js';
-import { tensorCodecNames } from '../../src/tensor/codecs.js';
-import { Composite, CompositeScalar } from '../../src/tensor/composite.js';
-import { Gemm } from '../../src/tensor/gemm.js';
-import { tensordot } from '../../src/tensor/linalg.js';
-import { makeVector } from '../../src/tensor/make-vector.js';
+import { AllocEmpty, allocEmpty } from '../../src/tensor/shape/alloc.js';
+import { deepCopy, viewOf } from '../../src/tensor/shape/basic-ops.js';
+import { tensorCodecNames } from '../../src/tensor/serialize/codecs.js';
+import { Composite, CompositeScalar } from '../../src/tensor/elemwise/composite.js';
+import { Gemm } from '../../src/tensor/linalg/gemm.js';
+import { tensordot } from '../../src/tensor/linalg/linalg.js';
+import { makeVector } from '../../src/tensor/shape/make-vector.js';
 import * as S from '../../src/tensor/scalar/catalog.js';
-import { shapeI } from '../../src/tensor/shape.js';
+import { shapeI } from '../../src/tensor/shape/shape.js';
 import { pt, rng, throwsExactly, weft } from '../helpers.js';
 
 type TV = weft.pt.TensorVariable;

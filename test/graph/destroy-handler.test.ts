@@ -6,7 +6,7 @@ import t, { type Test } from 'tap';
 import { Apply } from '../../src/graph/apply.js';
 import { nodeRewriter, RewriteContext, walkOnce } from '../../src/graph/rewriting/index.js';
 import type { TensorView } from '../../src/kernels/view.js';
-import { makeNdArray } from '../../src/tensor/ndarray.js';
+import { makeNdArray } from '../../src/tensor/core/ndarray.js';
 import { planHazards } from '../../src/scheduler/plan-check.js';
 import { PlannedExecutor } from '../../src/scheduler/planned-executor.js';
 import { near, pt, throwsExactly, weft } from '../helpers.js';

@@ -5,9 +5,9 @@
 import t from 'tap';
 import { copiedArguments } from '../../src/graph/node-error.js';
 import { ReferenceExecutor, type NodeStep } from '../../src/graph/reference-executor.js';
-import { Elemwise } from '../../src/tensor/elemwise.js';
+import { Elemwise } from '../../src/tensor/elemwise/elemwise.js';
 import { add } from '../../src/tensor/scalar/catalog.js';
-import { makeNdArray } from '../../src/tensor/ndarray.js';
+import { makeNdArray } from '../../src/tensor/core/ndarray.js';
 import * as vmath from '../../src/kernels/vmath/functions.js';
 import { pt, throwsExactly, weft } from '../helpers.js';
 

@@ -6,7 +6,7 @@ import { pt, throwsExactly, weft } from '../helpers.js';
 import { comparable, snapshot } from './fixtures.js';
 import { countOps, Double, graph, Identity, loggingContext, ops, Pair, show, showGraph, Veto } from './rewriting-fixtures.js';
 import { RewriteContext, opRemove, opSub, patternSub, matches, nodeRewriter, rewriteNode, tracksNode, type NodeRewriter, in2out } from '../../src/graph/rewriting/index.js';
-import { Elemwise } from '../../src/tensor/elemwise.js';
+import { Elemwise } from '../../src/tensor/elemwise/elemwise.js';
 
 /** Offers every node of `fg` once (inputs first) to `rewriters`; returns the context. */
 function walk(fg: weft.FunctionGraph, ...rewriters: NodeRewriter[]): RewriteContext {

@@ -8,8 +8,8 @@ import { STORAGE, type Dtype, type TypedArray } from '../../src/kernels/dtype.js
 import { getKernel } from '../../src/kernels/registry.js';
 import { chunkUnits } from '../../src/scheduler/chunking.js';
 import { contiguousStrides, sizeOf, type Range, type TensorView } from '../../src/kernels/view.js';
-import { makeNdArray, type NdArray } from '../../src/tensor/ndarray.js';
-import type { TensorType } from '../../src/tensor/type.js';
+import { makeNdArray, type NdArray } from '../../src/tensor/core/ndarray.js';
+import type { TensorType } from '../../src/tensor/core/type.js';
 import { weft } from '../helpers.js';
 
 /** Elements of padding before and after each output, which no kernel may write. */

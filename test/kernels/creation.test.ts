@@ -5,7 +5,7 @@
 import t, { type Test } from 'tap';
 import type { Apply } from '../../src/graph/apply.js';
 import { STORAGE, type Dtype } from '../../src/kernels/dtype.js';
-import { makeNdArray, type NdArray } from '../../src/tensor/ndarray.js';
+import { makeNdArray, type NdArray } from '../../src/tensor/core/ndarray.js';
 import { pt, throwsExactly } from '../helpers.js';
 import { checkChunks, elementsOf, sameElements } from './chunked-runs.js';
 

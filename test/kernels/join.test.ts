@@ -5,9 +5,9 @@
 import t, { type Test } from 'tap';
 import type { Apply } from '../../src/graph/apply.js';
 import { sizeOf, type TensorView } from '../../src/kernels/view.js';
-import { Join } from '../../src/tensor/join.js';
-import { makeNdArray, type NdArray } from '../../src/tensor/ndarray.js';
-import type { TensorVariable } from '../../src/tensor/variable.js';
+import { Join } from '../../src/tensor/shape/join.js';
+import { makeNdArray, type NdArray } from '../../src/tensor/core/ndarray.js';
+import type { TensorVariable } from '../../src/tensor/core/variable.js';
 import { pt, rng, throwsExactly, weft } from '../helpers.js';
 import { checkChunks, elementsOf, sameElements } from './chunked-runs.js';
 

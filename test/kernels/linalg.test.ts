@@ -7,8 +7,8 @@ import type { Apply } from '../../src/graph/apply.js';
 import type { Dtype } from '../../src/kernels/dtype.js';
 import { getKernel } from '../../src/kernels/registry.js';
 import { contiguousStrides, type TensorView } from '../../src/kernels/view.js';
-import { tensordot } from '../../src/tensor/linalg.js';
-import { makeNdArray, type NdArray } from '../../src/tensor/ndarray.js';
+import { tensordot } from '../../src/tensor/linalg/linalg.js';
+import { makeNdArray, type NdArray } from '../../src/tensor/core/ndarray.js';
 import { pt, rng, run, throwsExactly, weft } from '../helpers.js';
 import { checkChunks, elementsOf, evenRanges } from './chunked-runs.js';
 

@@ -5,8 +5,8 @@ import t from 'tap';
 import type { Apply } from '../../src/graph/apply.js';
 import type { Dtype } from '../../src/kernels/dtype.js';
 import { contiguousStrides, type TensorView } from '../../src/kernels/view.js';
-import { makeNdArray, type NdArray } from '../../src/tensor/ndarray.js';
-import { LogSoftmax, Softmax, SoftmaxGrad } from '../../src/tensor/nnet.js';
+import { makeNdArray, type NdArray } from '../../src/tensor/core/ndarray.js';
+import { LogSoftmax, Softmax, SoftmaxGrad } from '../../src/tensor/nnet/nnet.js';
 import { pt, rng, run, throwsExactly, weft } from '../helpers.js';
 import { checkChunks, elementsOf } from './chunked-runs.js';
 

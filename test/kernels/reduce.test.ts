@@ -6,7 +6,7 @@ import t, { type Test } from 'tap';
 import type { Apply } from '../../src/graph/apply.js';
 import type { Dtype } from '../../src/kernels/dtype.js';
 import type { TensorView } from '../../src/kernels/view.js';
-import type { NdArray } from '../../src/tensor/ndarray.js';
+import type { NdArray } from '../../src/tensor/core/ndarray.js';
 import { pt, rng, throwsExactly } from '../helpers.js';
 import { checkChunks, sameElements } from './chunked-runs.js';
 

@@ -6,10 +6,10 @@ import ndarray from 'ndarray';
 import t, { type Test } from 'tap';
 import type { Apply } from '../../src/graph/apply.js';
 import { sizeOf, type TensorView } from '../../src/kernels/view.js';
-import { deepCopy, viewOf } from '../../src/tensor/basic-ops.js';
-import { makeNdArray, type NdArray } from '../../src/tensor/ndarray.js';
-import { shapeI } from '../../src/tensor/shape.js';
-import type { TensorVariable } from '../../src/tensor/variable.js';
+import { deepCopy, viewOf } from '../../src/tensor/shape/basic-ops.js';
+import { makeNdArray, type NdArray } from '../../src/tensor/core/ndarray.js';
+import { shapeI } from '../../src/tensor/shape/shape.js';
+import type { TensorVariable } from '../../src/tensor/core/variable.js';
 import { pt, rng, throwsExactly, weft } from '../helpers.js';
 import { checkChunks, elementsOf, sameElements } from './chunked-runs.js';
 

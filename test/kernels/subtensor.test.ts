@@ -8,8 +8,8 @@ import type { Apply } from '../../src/graph/apply.js';
 import { isConstant, type Constant } from '../../src/graph/variable.js';
 import type { Dtype } from '../../src/kernels/dtype.js';
 import { contiguousStrides, type TensorView } from '../../src/kernels/view.js';
-import { makeNdArray, type NdArray } from '../../src/tensor/ndarray.js';
-import type { IndexEntry } from '../../src/tensor/variable.js';
+import { makeNdArray, type NdArray } from '../../src/tensor/core/ndarray.js';
+import type { IndexEntry } from '../../src/tensor/core/variable.js';
 import { pt, rng, run, throwsExactly, weft } from '../helpers.js';
 import { checkChunks, elementsOf, sameElements } from './chunked-runs.js';
 

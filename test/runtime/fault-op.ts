@@ -3,7 +3,7 @@
 import { Apply } from '../../src/graph/apply.js';
 import type { KernelCall } from '../../src/graph/op.js';
 import type { TensorView } from '../../src/kernels/view.js';
-import { copyArray } from '../../src/tensor/ndarray.js';
+import { copyArray } from '../../src/tensor/core/ndarray.js';
 import { weft } from '../helpers.js';
 
 export class FaultOp extends weft.Op {

@@ -2,7 +2,7 @@
 // of workers, and closeness to the reference executor within a dtype-aware tolerance. Each
 // returns undefined when the arrays agree, else a sentence that locates the first difference.
 import { isContiguous } from '../../src/kernels/view.js';
-import { copyArray, flatValues, makeNdArray } from '../../src/tensor/ndarray.js';
+import { copyArray, flatValues, makeNdArray } from '../../src/tensor/core/ndarray.js';
 import { weft } from '../helpers.js';
 
 /** Relative tolerance (against max(1, |reference|)) per dtype; integers and bools are exact. */

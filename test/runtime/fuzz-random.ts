@@ -1,7 +1,7 @@
 // Seeded choices for the differential fuzzer: a thin layer over weft.Rng that picks numbers,
 // elements and weighted alternatives, so that a graph is a pure function of its seed.
 import { copyView } from '../../src/kernels/copy.js';
-import { makeNdArray } from '../../src/tensor/ndarray.js';
+import { makeNdArray } from '../../src/tensor/core/ndarray.js';
 import { weft } from '../helpers.js';
 
 /** Elements of each dtype's random stream. */

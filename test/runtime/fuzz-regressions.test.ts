@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { PlannedExecutor } from '../../src/scheduler/planned-executor.js';
-import { makeNdArray } from '../../src/tensor/ndarray.js';
+import { makeNdArray } from '../../src/tensor/core/ndarray.js';
 import { Arena, type Block } from '../../src/workers/arena.js';
 import { nearlyFullPool, pt, weft } from '../helpers.js';
 

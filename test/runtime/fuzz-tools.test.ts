@@ -1,7 +1,7 @@
 // The fuzzer's own parts: a comparison that missed differences, a slice length that disagreed
 // with Python, or a seed that did not replay would let the fuzzer pass without testing anything.
 import t from 'tap';
-import { makeNdArray } from '../../src/tensor/ndarray.js';
+import { makeNdArray } from '../../src/tensor/core/ndarray.js';
 import { weft } from '../helpers.js';
 import { bitsDiffer, farFrom } from './fuzz-check.js';
 import { makeCase, sliceLength } from './fuzz-graph.js';

@@ -7,7 +7,7 @@
 // that much memory pays, about 4 ms per MiB on these VMs). Each size has a pool of its own: the
 // 2^28 region (2 GiB and a little) fits a 4 GiB arena only beside nothing else.
 import { PlannedExecutor } from '../../src/scheduler/planned-executor.js';
-import { makeNdArray } from '../../src/tensor/ndarray.js';
+import { makeNdArray } from '../../src/tensor/core/ndarray.js';
 import { pt, weft } from '../helpers.js';
 
 const gc = (globalThis as { gc?: () => void }).gc;

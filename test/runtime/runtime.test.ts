@@ -8,7 +8,7 @@ import { Apply } from '../../src/graph/apply.js';
 import type { TensorView } from '../../src/kernels/view.js';
 import { planHazards } from '../../src/scheduler/plan-check.js';
 import { PlannedExecutor } from '../../src/scheduler/planned-executor.js';
-import { copyArray } from '../../src/tensor/ndarray.js';
+import { copyArray } from '../../src/tensor/core/ndarray.js';
 import { near, pt, rng, weft } from '../helpers.js';
 import { FaultOp, faultKernels } from './fault-op.js';
 

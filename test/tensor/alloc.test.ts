@@ -4,7 +4,7 @@
 import ndarray from 'ndarray';
 import t from 'tap';
 import type { Test } from 'tap';
-import { broadcastLike } from '../../src/tensor/alloc.js';
+import { broadcastLike } from '../../src/tensor/shape/alloc.js';
 import { near, pt, rng, run, throwsExactly, weft } from '../helpers.js';
 
 /** `a` is empty with exactly `shape` (nested arrays cannot spell an empty matrix). */

@@ -4,7 +4,7 @@
 // Rop and bad inputs.
 import ndarray from 'ndarray';
 import t from 'tap';
-import { DeepCopyOp, ViewOp, deepCopy, viewOf } from '../../src/tensor/basic-ops.js';
+import { DeepCopyOp, ViewOp, deepCopy, viewOf } from '../../src/tensor/shape/basic-ops.js';
 import { near, pt, rng, run, throwsExactly, weft } from '../helpers.js';
 
 type TV = weft.pt.TensorVariable;

@@ -3,7 +3,7 @@
 // and 0-d inputs), inferShape, verifyGrad, checkRop, identity (equal structures give equal ops,
 // the props key) and bad input with exact messages.
 import t, { type Test } from 'tap';
-import { Composite, CompositeScalar, type CompositeStep } from '../../src/tensor/composite.js';
+import { Composite, CompositeScalar, type CompositeStep } from '../../src/tensor/elemwise/composite.js';
 import * as S from '../../src/tensor/scalar/catalog.js';
 import type { Dtype } from '../../src/kernels/dtype.js';
 import { pt, rng, run, throwsExactly, weft } from '../helpers.js';

@@ -3,7 +3,7 @@
 // inferShape, gradients wrt start and step, Rop and bad input with exact messages.
 import ndarray from 'ndarray';
 import t from 'tap';
-import { ARange, Eye } from '../../src/tensor/creation.js';
+import { ARange, Eye } from '../../src/tensor/shape/creation.js';
 import { dataKind, near, pt, run, throwsExactly, weft } from '../helpers.js';
 
 async function value(v: weft.pt.TensorVariable): Promise<weft.NdArray> {

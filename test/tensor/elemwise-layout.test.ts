@@ -6,7 +6,7 @@ import t from 'tap';
 import { STORAGE, type Dtype } from '../../src/kernels/dtype.js';
 import { runElemwise } from '../../src/kernels/elemwise.js';
 import type { TensorView } from '../../src/kernels/view.js';
-import { Elemwise } from '../../src/tensor/elemwise.js';
+import { Elemwise } from '../../src/tensor/elemwise/elemwise.js';
 import { near, pt, rng, run, weft } from '../helpers.js';
 
 type TV = weft.pt.TensorVariable;

@@ -3,7 +3,7 @@
 // broadcasting and strided inputs, what must not be absorbed, the input limit, nested fusions,
 // the gradient of a fused op, and one kernel source for equal fusions.
 import t, { type Test } from 'tap';
-import { Composite } from '../../src/tensor/composite.js';
+import { Composite } from '../../src/tensor/elemwise/composite.js';
 import { exp32, tanh32 } from '../../src/kernels/vmath/float32.js';
 import * as vmath from '../../src/kernels/vmath/functions.js';
 import { pt, rng, throwsExactly, weft } from '../helpers.js';

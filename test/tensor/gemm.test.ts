@@ -3,7 +3,7 @@
 // Rop, and bad input at build time and at run time with exact messages.
 import ndarray from 'ndarray';
 import t, { type Test } from 'tap';
-import { Gemm, gemm } from '../../src/tensor/gemm.js';
+import { Gemm, gemm } from '../../src/tensor/linalg/gemm.js';
 import { pt, rng, run, throwsExactly, weft } from '../helpers.js';
 
 type Nested = number | Nested[];

@@ -10,8 +10,8 @@ import { planHazards } from '../../src/scheduler/plan-check.js';
 import { PlanError } from '../../src/scheduler/plan.js';
 import { PlannedExecutor } from '../../src/scheduler/planned-executor.js';
 import { registerKernel } from '../../src/kernels/registry.js';
-import { gemm } from '../../src/tensor/gemm.js';
-import { copyArray } from '../../src/tensor/ndarray.js';
+import { gemm } from '../../src/tensor/linalg/gemm.js';
+import { copyArray } from '../../src/tensor/core/ndarray.js';
 import { near, pt, rng, throwsExactly, weft } from '../helpers.js';
 import { FaultOp, faultKernels } from '../runtime/fault-op.js';
 

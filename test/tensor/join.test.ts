@@ -3,7 +3,7 @@
 // (missing output gradients of split become zeros), Rop and bad input with exact messages.
 import ndarray from 'ndarray';
 import t from 'tap';
-import { Join, Split } from '../../src/tensor/join.js';
+import { Join, Split } from '../../src/tensor/shape/join.js';
 import { dataKind, near, pt, rng, run, throwsExactly, weft } from '../helpers.js';
 
 const A = [[1, 2, 3], [4, 5, 6]];

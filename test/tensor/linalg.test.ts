@@ -6,7 +6,7 @@ import t, { type Test } from 'tap';
 import { collapseToMatrix, batchedMatmulInto, gemm, gemv, tensordotInto } from '../../src/kernels/gemm.js';
 import type { TypedArray } from '../../src/kernels/dtype.js';
 import type { TensorView } from '../../src/kernels/view.js';
-import { Dot, MatMul, TensorDot, tensordot } from '../../src/tensor/linalg.js';
+import { Dot, MatMul, TensorDot, tensordot } from '../../src/tensor/linalg/linalg.js';
 import { near, pt, rng, run, throwsExactly, weft } from '../helpers.js';
 
 type Nested = number | Nested[];

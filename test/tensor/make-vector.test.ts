@@ -1,7 +1,7 @@
 // MakeVector: a vector from scalars (what shape(x) becomes once lifted). Values and dtypes
 // (upcast to a common dtype, bools, none at all), inferShape, gradient, Rop, bad input.
 import t from 'tap';
-import { MakeVector, makeVector } from '../../src/tensor/make-vector.js';
+import { MakeVector, makeVector } from '../../src/tensor/shape/make-vector.js';
 import { dataKind, near, pt, run, throwsExactly, weft } from '../helpers.js';
 
 t.test('MakeVector: values and dtypes', async (t) => {

@@ -1,6 +1,6 @@
 // Map: an inner graph evaluated per index and stacked (the loop behind jacobian and hessian).
 import t from 'tap';
-import { MapOp, map } from '../../src/tensor/map.js';
+import { MapOp, map } from '../../src/tensor/inner/map.js';
 import { near, pt, run, throwsExactly, weft } from '../helpers.js';
 
 t.test('map: values, captured variables and static length', async (t) => {

@@ -4,7 +4,7 @@
 import ndarray from 'ndarray';
 import t, { type Test } from 'tap';
 import { softmaxInto } from '../../src/kernels/softmax.js';
-import { LogSoftmax, Softmax, SoftmaxGrad } from '../../src/tensor/nnet.js';
+import { LogSoftmax, Softmax, SoftmaxGrad } from '../../src/tensor/nnet/nnet.js';
 import { near, pt, rng, run, throwsExactly, weft } from '../helpers.js';
 
 type Nested = number | Nested[];

@@ -4,7 +4,7 @@
 // seeding, bitwise equal draws on 0 and 2 workers, merging, gradients and Rop, serialization, bad input.
 import t from 'tap';
 import { Prng, Xoshiro128 } from '../../src/kernels/prng.js';
-import { randomCodecNames } from '../../src/tensor/codecs.js';
+import { randomCodecNames } from '../../src/tensor/serialize/codecs.js';
 import { near, pt, throwsExactly, weft } from '../helpers.js';
 
 type TV = weft.pt.TensorVariable;

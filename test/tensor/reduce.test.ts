@@ -3,7 +3,7 @@
 // non-contiguous inputs, inferShape, gradients, Rop and bad input.
 import ndarray from 'ndarray';
 import t from 'tap';
-import { ArgReduce, CAReduce } from '../../src/tensor/reduce.js';
+import { ArgReduce, CAReduce } from '../../src/tensor/elemwise/reduce.js';
 import { near, pt, rng, run, throwsExactly, weft } from '../helpers.js';
 
 type Nested = number | Nested[];

@@ -3,7 +3,7 @@
 // arrays, inferShape, gradients, Rop and bad input with exact messages.
 import ndarray from 'ndarray';
 import t from 'tap';
-import { Reshape } from '../../src/tensor/reshape.js';
+import { Reshape } from '../../src/tensor/shape/reshape.js';
 import { dataKind, near, pt, rng, run, throwsExactly, weft } from '../helpers.js';
 
 const M23 = [[1, 2, 3], [4, 5, 6]];

@@ -3,7 +3,7 @@
 // Useless ops (x*1, x+0, x-x, x-0, x/1, --x, casts to the same dtype, dimshuffles that undo
 // each other), flattened add/mul chains, gathered constants, cancelled factors, log(exp(x)).
 import t, { type Test } from 'tap';
-import { elemwise } from '../../src/tensor/elemwise.js';
+import { elemwise } from '../../src/tensor/elemwise/elemwise.js';
 import * as S from '../../src/tensor/scalar/catalog.js';
 import { pt, rng, throwsExactly, weft } from '../helpers.js';
 

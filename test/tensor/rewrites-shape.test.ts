@@ -3,9 +3,9 @@
 // friends gives the right values; Shape_i of an input stays; x.shape[i] becomes Shape_i; the
 // feature's symbolic shapes, and what it forgets when the graph changes.
 import t, { type Test } from 'tap';
-import { Dot } from '../../src/tensor/linalg.js';
-import { Elemwise } from '../../src/tensor/elemwise.js';
-import { Shape, ShapeI } from '../../src/tensor/shape.js';
+import { Dot } from '../../src/tensor/linalg/linalg.js';
+import { Elemwise } from '../../src/tensor/elemwise/elemwise.js';
+import { Shape, ShapeI } from '../../src/tensor/shape/shape.js';
 import { ShapeFeature, shapeFeatureOf } from '../../src/tensor/rewriting/shape-feature.js';
 import { pt, rng, weft } from '../helpers.js';
 

@@ -2,7 +2,7 @@
 // and sums of scaled matrix products into Gemm. Each: the graph with and without it, values
 // against hand arithmetic and against the unrewritten graph, and cases where it must not fire.
 import t, { type Test } from 'tap';
-import { Gemm } from '../../src/tensor/gemm.js';
+import { Gemm } from '../../src/tensor/linalg/gemm.js';
 import { pt, rng, weft } from '../helpers.js';
 
 type TV = weft.pt.TensorVariable;

@@ -3,7 +3,7 @@
 // (Rop), and bad axes.
 import ndarray from 'ndarray';
 import t from 'tap';
-import { shapeI, shapeOf } from '../../src/tensor/shape.js';
+import { shapeI, shapeOf } from '../../src/tensor/shape/shape.js';
 import { near, pt, rng, run, throwsExactly, weft } from '../helpers.js';
 
 t.test('shape values', async (t) => {

@@ -2,7 +2,7 @@
 // results and a loop-based reference, y broadcast onto the region, the input left untouched,
 // inferShape, gradients with respect to x and y, Rop, and bad input with exact messages.
 import t from 'tap';
-import { IncSubtensor } from '../../src/tensor/subtensor.js';
+import { IncSubtensor } from '../../src/tensor/shape/subtensor.js';
 import { near, pt, rng, run, throwsExactly, weft } from '../helpers.js';
 
 const { slice } = weft;

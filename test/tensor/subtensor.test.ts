@@ -2,7 +2,7 @@
 // Python slicing, views that share the input's data, static and inferred shapes, gradients, Rop,
 // and bad input with exact messages. setSubtensor / incSubtensor are in subtensor-inc.test.ts.
 import t from 'tap';
-import { Subtensor } from '../../src/tensor/subtensor.js';
+import { Subtensor } from '../../src/tensor/shape/subtensor.js';
 import { near, pt, rng, run, throwsExactly, weft } from '../helpers.js';
 
 const { slice } = weft;

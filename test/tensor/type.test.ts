@@ -495,7 +495,7 @@ t.test('config.floatX: float64 by default, float32 on request, bad values refuse
 });
 
 t.test('makeNdArray gives the same views as the ndarray factory, for every storage and rank', async (t) => {
-  const { makeNdArray } = await import('../../src/tensor/ndarray.js');
+  const { makeNdArray } = await import('../../src/tensor/core/ndarray.js');
   const { STORAGE } = await import('../../src/kernels/dtype.js');
   for (const [dtype, Storage] of Object.entries(STORAGE)) {
     const data = new Storage(64);

@@ -2,7 +2,7 @@
 // buffers, calls, outputs), before the buffers get offsets, the calls tasks and the tasks edges.
 import type { Apply } from '../../graph/apply.js';
 import type { KernelCall, KernelContext } from '../../graph/op.js';
-import type { NdArray } from '../../tensor/ndarray.js';
+import type { NdArray } from '../../tensor/core/ndarray.js';
 import type { CallDescriptor, ViewDescriptor } from '../../workers/protocol.js';
 
 /** How a plan plans the inner graphs of its nodes (inner-planner.ts; a plan of its own each). */

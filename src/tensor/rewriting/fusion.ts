@@ -8,10 +8,10 @@ import { InconsistencyError } from '../../graph/feature.js';
 import { fusionDB } from '../../graph/rewriting/optdb.js';
 import type { GraphRewriter } from '../../graph/rewriting/rewriter.js';
 import type { Variable } from '../../graph/variable.js';
-import { Composite, CompositeScalar, type CompositeStep } from '../composite.js';
-import { Elemwise } from '../elemwise.js';
-import type { TensorType } from '../type.js';
-import type { TensorVariable } from '../variable.js';
+import { Composite, CompositeScalar, type CompositeStep } from '../elemwise/composite.js';
+import { Elemwise } from '../elemwise/elemwise.js';
+import type { TensorType } from '../core/type.js';
+import type { TensorVariable } from '../core/variable.js';
 
 /** Most inputs one fused loop takes (each is a typed-array stream in the kernel). */
 const MAX_INPUTS = 24;

@@ -13,13 +13,13 @@ import { inplaceDB } from '../../graph/rewriting/optdb.js';
 import type { RewriteContext } from '../../graph/rewriting/context.js';
 import { nodeRewriter, type GraphRewriter } from '../../graph/rewriting/rewriter.js';
 import { isConstant, type Variable } from '../../graph/variable.js';
-import { Alloc, allocEmpty } from '../alloc.js';
-import { Elemwise } from '../elemwise.js';
-import { Gemm } from '../gemm.js';
-import { Shape, ShapeI } from '../shape.js';
-import { IncSubtensor } from '../subtensor.js';
-import { isHostValueType, TensorType } from '../type.js';
-import type { TensorVariable } from '../variable.js';
+import { Alloc, allocEmpty } from '../shape/alloc.js';
+import { Elemwise } from '../elemwise/elemwise.js';
+import { Gemm } from '../linalg/gemm.js';
+import { Shape, ShapeI } from '../shape/shape.js';
+import { IncSubtensor } from '../shape/subtensor.js';
+import { isHostValueType, TensorType } from '../core/type.js';
+import type { TensorVariable } from '../core/variable.js';
 import { scalarConstantValue } from './match.js';
 
 /** Values the planner may compute on the calling thread live in every region from its creation: never overwritten. */

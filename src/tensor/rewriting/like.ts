@@ -4,12 +4,12 @@
 // ShapeFeature, never from the replaced variable itself: a replacement that reads the shape of
 // what it replaces keeps the old node alive (and a rewrite that sees that node again loops).
 import type { FunctionGraph } from '../../graph/fgraph.js';
-import { alloc } from '../alloc.js';
-import { constant } from '../as-tensor.js';
-import { dimshuffle } from '../dimshuffle.js';
-import { cast } from '../math.js';
-import { ShapeI } from '../shape.js';
-import type { TensorVariable } from '../variable.js';
+import { alloc } from '../shape/alloc.js';
+import { constant } from '../core/as-tensor.js';
+import { dimshuffle } from '../shape/dimshuffle.js';
+import { cast } from '../elemwise/math.js';
+import { ShapeI } from '../shape/shape.js';
+import type { TensorVariable } from '../core/variable.js';
 import { shapeFeatureOf } from './shape-feature.js';
 
 /** The symbolic lengths of `like`, computed from its ancestors; undefined where they need `like` itself. */

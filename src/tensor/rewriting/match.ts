@@ -4,12 +4,12 @@
 import type { Apply } from '../../graph/apply.js';
 import type { OpPredicate } from '../../graph/rewriting/rewriter.js';
 import type { Variable } from '../../graph/variable.js';
-import { Alloc } from '../alloc.js';
-import { DimShuffle } from '../dimshuffle.js';
-import { Elemwise } from '../elemwise.js';
-import { flatValues } from '../ndarray.js';
+import { Alloc } from '../shape/alloc.js';
+import { DimShuffle } from '../shape/dimshuffle.js';
+import { Elemwise } from '../elemwise/elemwise.js';
+import { flatValues } from '../core/ndarray.js';
 import type { ScalarOp } from '../scalar/scalar-op.js';
-import { TensorConstant, type TensorVariable } from '../variable.js';
+import { TensorConstant, type TensorVariable } from '../core/variable.js';
 
 /** Matches Elemwise ops that apply `scalar` (inplace versions included). */
 export function elemwiseOf(scalar: ScalarOp): OpPredicate {

@@ -3,7 +3,7 @@
 import { optdb } from '../../graph/rewriting/optdb.js';
 import { nodeRewriter } from '../../graph/rewriting/rewriter.js';
 import { in2out } from '../../graph/rewriting/walk.js';
-import { OpFromGraph } from '../op-from-graph.js';
+import { OpFromGraph } from '../inner/op-from-graph.js';
 
 export const inlineOpFromGraph = nodeRewriter('inline_op_from_graph', [OpFromGraph], (node) => {
   const op = node.op as OpFromGraph;

@@ -5,9 +5,9 @@ import type { Apply } from '../../graph/apply.js';
 import type { Client, Feature } from '../../graph/feature.js';
 import type { FunctionGraph } from '../../graph/fgraph.js';
 import type { Variable } from '../../graph/variable.js';
-import { shapeI, shapeOf as staticShapeOf } from '../shape.js';
-import { TensorType } from '../type.js';
-import type { TensorVariable } from '../variable.js';
+import { shapeI, shapeOf as staticShapeOf } from '../shape/shape.js';
+import { TensorType } from '../core/type.js';
+import type { TensorVariable } from '../core/variable.js';
 
 export class ShapeFeature implements Feature {
   readonly #shapes = new Map<Variable, TensorVariable[]>();

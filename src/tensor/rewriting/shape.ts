@@ -3,11 +3,11 @@
 // x.shape[i] reads the length directly instead of building the whole shape vector.
 import { nodeRewriter } from '../../graph/rewriting/rewriter.js';
 import { registerCanonicalize } from '../../graph/rewriting/optdb.js';
-import { MakeVector, makeVector } from '../make-vector.js';
-import { cast } from '../math.js';
-import { constantScalar, Shape, ShapeI } from '../shape.js';
-import { Subtensor } from '../subtensor.js';
-import type { TensorVariable } from '../variable.js';
+import { MakeVector, makeVector } from '../shape/make-vector.js';
+import { cast } from '../elemwise/math.js';
+import { constantScalar, Shape, ShapeI } from '../shape/shape.js';
+import { Subtensor } from '../shape/subtensor.js';
+import type { TensorVariable } from '../core/variable.js';
 import { shapeFeatureOf } from './shape-feature.js';
 
 registerCanonicalize(

@@ -3,14 +3,14 @@
 import { isFloatDtype } from '../../kernels/dtype.js';
 import { nodeRewriter } from '../../graph/rewriting/rewriter.js';
 import { registerSpecialize } from '../../graph/rewriting/optdb.js';
-import { constant } from '../as-tensor.js';
-import { DimShuffle } from '../dimshuffle.js';
-import type { Elemwise } from '../elemwise.js';
-import { gemm } from '../gemm.js';
-import { Dot } from '../linalg.js';
-import { add, cast, mul, neg, sqr, sqrt, trueDiv } from '../math.js';
+import { constant } from '../core/as-tensor.js';
+import { DimShuffle } from '../shape/dimshuffle.js';
+import type { Elemwise } from '../elemwise/elemwise.js';
+import { gemm } from '../linalg/gemm.js';
+import { Dot } from '../linalg/linalg.js';
+import { add, cast, mul, neg, sqr, sqrt, trueDiv } from '../elemwise/math.js';
 import * as S from '../scalar/catalog.js';
-import type { TensorVariable } from '../variable.js';
+import type { TensorVariable } from '../core/variable.js';
 import { asTypeOf, filledLike } from './like.js';
 import { elemwiseOf, ownerIs, scalarConstantValue } from './match.js';
 

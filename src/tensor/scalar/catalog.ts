@@ -2,9 +2,9 @@
 // the dtype rule and, where the function is differentiable, the gradient.
 import { isFloatDtype, isIntDtype, type Dtype } from '../../kernels/dtype.js';
 import type { ProgramOp } from '../../kernels/elemwise-wasm.js';
-import { zerosLike } from '../alloc.js';
-import { constant } from '../as-tensor.js';
-import * as m from '../math.js';
+import { zerosLike } from '../shape/alloc.js';
+import { constant } from '../core/as-tensor.js';
+import * as m from '../elemwise/math.js';
 import {
   ScalarOp,
   bitwise,
@@ -18,7 +18,7 @@ import {
   type DtypeRule,
   type ScalarGrad,
 } from './scalar-op.js';
-import type { TensorVariable } from '../variable.js';
+import type { TensorVariable } from '../core/variable.js';
 
 const zeroGrad: ScalarGrad = (inputs) => inputs.map((x) => zerosLike(x));
 

@@ -6,8 +6,8 @@
 import { isFloatDtype, type Dtype } from '../../kernels/dtype.js';
 import { isRunnable, PROGRAM_DTYPES, type ElemwiseProgram, type ProgramDtype, type ProgramOp } from '../../kernels/elemwise-wasm.js';
 import type { Variable } from '../../graph/variable.js';
-import { upcast, upgradeToFloat } from '../dtype.js';
-import type { TensorVariable } from '../variable.js';
+import { upcast, upgradeToFloat } from '../core/dtype.js';
+import type { TensorVariable } from '../core/variable.js';
 
 export type DtypeRule = (inputs: readonly Dtype[]) => Dtype;
 

@@ -1,0 +1,154 @@
+// The value type of tensors: scijs ndarrays over typed arrays. Helpers here make, copy, flatten
+// and print them; conversion of user values into a tensor type lives in TensorType.filter.
+import ndarrayFactory from 'ndarray';
+import type ndarray from 'ndarray';
+import { copyView } from '../../kernels/copy.js';
+import { STORAGE, dtypeOfTypedArray, type Dtype, type TypedArray } from '../../kernels/dtype.js';
+import { contiguousStrides, isContiguous, sizeOf } from '../../kernels/view.js';
+
+export type NdArray = ndarray.NdArray<TypedArray>;
+
+/** A TypeError about a value that does not fit a variable: what, where, expected what. */
+export class ValueTypeError extends TypeError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ValueTypeError';
+  }
+}
+
+/** A nested JS array of numbers or booleans (any depth). */
+export type NestedArray = ReadonlyArray<number | boolean | NestedArray>;
+
+export function isNdArray(x: unknown): x is NdArray {
+  if (typeof x !== 'object' || x === null) return false;
+  const o = x as Partial<NdArray>;
+  return Array.isArray(o.shape) && Array.isArray(o.stride) && typeof o.offset === 'number' && o.data !== undefined;
+}
+
+type ViewClass = new (...args: unknown[]) => NdArray;
+/**
+ * scijs ndarray's view classes by storage and rank, as its factory made them: the factory finds
+ * the class from the storage's tag on every call, which costs more than a small call's kernel.
+ * A class takes (data, ...shape, ...stride, offset).
+ */
+const viewClasses = new Map<unknown, ViewClass[]>();
+
+export function makeNdArray(data: TypedArray, shape: readonly number[], stride?: readonly number[], offset = 0): NdArray {
+  const strides = stride ?? contiguousStrides(shape);
+  let classes = viewClasses.get(data.constructor);
+  if (!classes) viewClasses.set(data.constructor, (classes = []));
+  const known = classes[shape.length];
+  if (known) return new known(data, ...shape, ...strides, offset);
+  const made = ndarrayFactory(data, [...shape], [...strides], offset) as NdArray;
+  classes[shape.length] = made.constructor as ViewClass;
+  return made;
+}
+
+/**
+ * A scijs ndarray over `data` (weft.ndarray, so that programs need not install ndarray
+ * themselves): C-order strides unless given, a 1-d array of the whole data without a shape.
+ * Every element the view can reach must lie inside `data`.
+ */
+export function wrapTypedArray(data: TypedArray, shape: readonly number[] = [data.length], stride?: readonly number[], offset = 0): NdArray {
+  if (!ArrayBuffer.isView(data) || data instanceof DataView) throw new TypeError(`weft.ndarray: data must be a typed array, got ${Object.prototype.toString.call(data)}`);
+  const bad = shape.findIndex((n) => !Number.isInteger(n) || n < 0);
+  if (bad >= 0) throw new RangeError(`weft.ndarray: shape[${bad}] must be a non-negative integer, got ${shape[bad]}`);
+  const strides = stride ?? contiguousStrides(shape);
+  if (strides.length !== shape.length) throw new RangeError(`weft.ndarray: ${strides.length} strides for ${shape.length} axes`);
+  if (shape.every((n) => n > 0)) {
+    let lo = offset;
+    let hi = offset;
+    shape.forEach((n, a) => (strides[a]! < 0 ? (lo += (n - 1) * strides[a]!) : (hi += (n - 1) * strides[a]!)));
+    if (!Number.isInteger(offset) || lo < 0 || hi >= data.length) {
+      throw new RangeError(`weft.ndarray: shape ${shapeText(shape)} with strides (${strides.join(', ')}) at offset ${offset} reaches elements ${lo}..${hi}, outside the data's ${data.length}`);
+    }
+  }
+  return makeNdArray(data, shape, strides, offset);
+}
+
+/** A new contiguous, zero-filled array. */
+export function empty(dtype: Dtype, shape: readonly number[]): NdArray {
+  return makeNdArray(new STORAGE[dtype](sizeOf(shape)), shape);
+}
+
+/** A new contiguous copy of `a` stored as `dtype` (its own dtype by default). */
+export function copyArray(a: NdArray, dtype?: Dtype): NdArray {
+  const out = empty(dtype ?? storageDtype(a), a.shape);
+  copyView(a, out);
+  return out;
+}
+
+/** `a` itself when contiguous, else a contiguous copy. */
+export function contiguous(a: NdArray): NdArray {
+  return isContiguous(a) ? a : copyArray(a);
+}
+
+/** The dtype of the typed array behind `a` (bool arrays read as uint8). */
+export function storageDtype(a: NdArray): Dtype {
+  const d = dtypeOfTypedArray(a.data);
+  if (!d) throw new TypeError('ndarray data must be a typed array');
+  return d;
+}
+
+/** The elements of `a` in C order, as a new typed array of `a`'s storage class. */
+export function flatValues(a: NdArray): TypedArray {
+  if (isContiguous(a)) return a.data.subarray(a.offset, a.offset + sizeOf(a.shape));
+  return copyArray(a).data;
+}
+
+/** What tolist gives: a number, or arrays of them nested once per axis. */
+export type NestedList = number | NestedList[];
+
+/**
+ * Nested JS arrays (a number for a 0-d array). The shape of a value is known only when it runs,
+ * so say the form you expect to index it: `tolist<number[][]>(m)[0][1]` (NumPy's tolist is
+ * untyped for the same reason).
+ */
+export function tolist<T extends NestedList = NestedList>(a: NdArray): T {
+  return nestedOf(a) as T;
+}
+
+function nestedOf(a: NdArray): NestedList {
+  const flat = flatValues(a);
+  const shape = a.shape;
+  if (shape.length === 0) return flat[0]!;
+  let pos = 0;
+  const build = (axis: number): NestedList[] => {
+    const out: NestedList[] = [];
+    for (let i = 0; i < shape[axis]!; i++) out.push(axis === shape.length - 1 ? flat[pos++]! : build(axis + 1));
+    return out;
+  };
+  return build(0);
+}
+
+/** Shape of a nested JS array; throws if it is ragged or holds non-numbers. */
+export function nestedShape(value: unknown, where: string): number[] {
+  const shape: number[] = [];
+  let v: unknown = value;
+  while (Array.isArray(v)) {
+    shape.push(v.length);
+    v = v[0];
+  }
+  const check = (x: unknown, axis: number): void => {
+    if (axis === shape.length) {
+      if (typeof x !== 'number' && typeof x !== 'boolean') {
+        throw new ValueTypeError(`${where}: expected numbers in the nested array, found ${typeof x} at depth ${axis}`);
+      }
+      return;
+    }
+    if (!Array.isArray(x) || x.length !== shape[axis]) {
+      throw new ValueTypeError(`${where}: the nested array is ragged (expected length ${shape[axis]} at depth ${axis})`);
+    }
+    for (const e of x) check(e, axis + 1);
+  };
+  check(value, 0);
+  return shape;
+}
+
+export function flattenNested(value: unknown): Array<number | boolean> {
+  return Array.isArray(value) ? (value.flat(Infinity) as Array<number | boolean>) : [value as number | boolean];
+}
+
+export function shapeText(shape: readonly number[]): string {
+  return `[${shape.join(', ')}]`;
+}
