@@ -69,3 +69,5 @@ export { PoolClosedError, type PoolOptions } from './workers/pool.js';
 export { serialize, deserialize, registerOpCodec, type DeserializedGraph, type DeserializedFunction } from './compile/serialize-function.js';
 export { DeserializeError, JsonReader, type Json, type JsonObject } from './graph/json-reader.js';
 export type { OpCodec, OpEncoder, OpDecoder, OpBuildContext, GraphRef, OpPlan } from './graph/op-codecs.js';
+export { propKinds, type PropKind, type PropKindsOf } from './graph/prop-kinds.js';
+export type { PropsOpClass } from './graph/prop-codec.js';

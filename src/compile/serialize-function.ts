@@ -5,6 +5,7 @@
 // once more, which leaves a rewritten graph as it is or simplifies it further.
 import type { Op } from '../graph/op.js';
 import { registerOpCodec as registerInRegistry, type OpCodec } from '../graph/op-codecs.js';
+import type { PropsOpClass } from '../graph/prop-codec.js';
 import { decodeDocument, encodeDocument, type DecodeOptions } from '../graph/serialize.js';
 import { SharedVariable } from '../graph/shared.js';
 import { graphInputs } from '../graph/traversal.js';
@@ -98,10 +99,12 @@ export function deserialize(json: string, options: DecodeOptions = {}): Deserial
 }
 
 /**
- * Registers how a class of ops is serialized (its name in documents, encode, decode with
- * checks, build through the constructor). Names and classes already registered are refused.
+ * Registers how a class of ops is serialized: the class itself (its `static props` are written
+ * with their `static propKinds`, plain JSON without one, and read back into `new OpClass(...props)`;
+ * named `options.name`, default the class's name), or a codec (its name in documents, encode,
+ * decode with checks, build through the constructor). Names and classes already registered are refused.
  */
-export function registerOpCodec<O extends Op, P>(codec: OpCodec<O, P>): void {
+export function registerOpCodec<O extends Op, P>(codecOrClass: OpCodec<O, P> | PropsOpClass<O>, options?: { readonly name?: string }): void {
   installTensorCodecs();
-  registerInRegistry(codec);
+  registerInRegistry(codecOrClass, options);
 }

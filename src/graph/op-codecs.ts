@@ -7,6 +7,7 @@ import type { Apply } from './apply.js';
 import type { FunctionGraph } from './fgraph.js';
 import type { JsonObject, JsonReader } from './json-reader.js';
 import type { Op } from './op.js';
+import { propsCodec, type PropsOpClass } from './prop-codec.js';
 import type { SharedVariable } from './shared.js';
 import type { Type } from './type.js';
 import type { Variable } from './variable.js';
@@ -81,10 +82,13 @@ const byClass = new Map<abstract new (...args: never[]) => Op, OpCodec>();
 const RESERVED = new Set(['__proto__', 'constructor', 'prototype']);
 
 /**
- * Registers how a class of ops is serialized. Names and classes are registered once: a second
+ * Registers how a class of ops is serialized: a codec, or the op class itself, whose codec is
+ * then derived from its `static props` and `static propKinds` (prop-codec.ts) and named
+ * `options.name` (default: the class's name). Names and classes are registered once: a second
  * codec for either is refused.
  */
-export function registerOpCodec<O extends Op, P>(codec: OpCodec<O, P>): void {
+export function registerOpCodec<O extends Op, P>(codecOrClass: OpCodec<O, P> | PropsOpClass<O>, options: { readonly name?: string } = {}): void {
+  const codec = typeof codecOrClass === 'function' ? (propsCodec(codecOrClass, options.name) as unknown as OpCodec<O, P>) : codecOrClass;
   const { name, opClass } = codec;
   if (typeof name !== 'string' || !/^[A-Za-z_][\w.-]*$/.test(name) || RESERVED.has(name)) {
     throw new TypeError(`registerOpCodec: the name must be an identifier-like string (letters, digits, _ . -), got ${JSON.stringify(name)}`);
@@ -100,6 +104,11 @@ export function registerOpCodec<O extends Op, P>(codec: OpCodec<O, P>): void {
   }
   byName.set(name, codec as unknown as OpCodec);
   byClass.set(opClass, codec as unknown as OpCodec);
+}
+
+/** Every registered codec, in the order of registration. */
+export function registeredOpCodecs(): readonly OpCodec[] {
+  return [...byName.values()];
 }
 
 /** The codec registered under this name, or undefined. */

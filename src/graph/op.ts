@@ -5,6 +5,7 @@ import type { KernelParams } from '../kernels/registry.js';
 import type { TensorView } from '../kernels/view.js';
 import { Apply } from './apply.js';
 import type { FunctionGraph } from './fgraph.js';
+import type { PropKindsOf } from './prop-kinds.js';
 import { propKey, propLabel } from './props.js';
 import type { Variable } from './variable.js';
 
@@ -85,6 +86,11 @@ export class UnknownShapesError extends Error {
 export abstract class Op<Out = Variable | Variable[]> {
   /** The fields that define this op's identity; subclasses list theirs (`['axis'] as const`). */
   static readonly props: readonly string[] = [];
+  /**
+   * How documents write and check some of the props (prop-kinds.ts); the others are plain JSON.
+   * With them, `registerOpCodec(TheClass)` serializes the op with no codec written by hand.
+   */
+  static readonly propKinds: PropKindsOf = {};
 
   /** Outputs that are views of inputs, e.g. `{ 0: [0] }`: output 0 shares input 0's memory. */
   readonly viewMap: IndexMap = {};

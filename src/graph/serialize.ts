@@ -204,7 +204,7 @@ class Writer implements OpEncoder {
     const codec = opCodecFor(op);
     const cls = op.constructor.name;
     if (!codec) {
-      throw new TypeError(`serialize: ${op} (class ${cls}) has no op codec; register one with weft.registerOpCodec to serialize it`);
+      throw new TypeError(`serialize: ${op} (class ${cls}) has no op codec; register the class with weft.registerOpCodec(${cls}) (its props are then written with their static propKinds, as plain JSON without one) or give a codec`);
     }
     const props = op.props;
     if (props.length !== codec.props.length || props.some((p, i) => p !== codec.props[i])) {

@@ -14,6 +14,9 @@ import { TensorOp } from '../core/op.js';
 import { shapeI, shapeOf } from '../shape/shape.js';
 import { TensorType } from '../core/type.js';
 import type { AxisArg, ReduceOptions, TensorLike, TensorVariable, VarOptions } from '../core/variable.js';
+import { registerOpCodec } from '../../graph/op-codecs.js';
+import { propKinds } from '../../graph/prop-kinds.js';
+import { tensorPropKinds } from '../core/prop-kinds.js';
 
 /** Axes as sorted, non-negative, distinct numbers; all axes when `axis` is null or undefined. */
 export function normalizeAxes(axis: ReduceOptions['axis'], ndim: number, where: string): number[] {
@@ -74,6 +77,7 @@ function keepsLastAxis(ndim: number, axes: readonly number[]): boolean {
 
 export class CAReduce extends TensorOp {
   static override readonly props = ['kind', 'axis'] as const;
+  static override readonly propKinds = { kind: propKinds.oneOf(['sum', 'prod', 'max', 'min', 'all', 'any'] as const), axis: tensorPropKinds.axes };
   readonly axis: readonly number[];
 
   constructor(
@@ -171,6 +175,7 @@ export class CAReduce extends TensorOp {
 
 export class ArgReduce extends TensorOp {
   static override readonly props = ['kind', 'axis'] as const;
+  static override readonly propKinds = { kind: propKinds.oneOf(['max', 'min'] as const), axis: tensorPropKinds.axes };
   readonly axis: readonly number[];
 
   constructor(
@@ -312,3 +317,7 @@ export function std(x: TensorLike, axisOrOptions: VarOptions | AxisArg = {}): Te
   const options = reduceOptionsOf(axisOrOptions, 'std');
   return sqrt(varianceOf(x, options, 'std'));
 }
+
+// Documents write these ops by their props (graph/prop-codec.ts).
+registerOpCodec(CAReduce);
+registerOpCodec(ArgReduce);

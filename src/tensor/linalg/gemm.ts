@@ -15,9 +15,12 @@ import { TensorOp } from '../core/op.js';
 import { sum } from '../elemwise/reduce.js';
 import { TensorType } from '../core/type.js';
 import type { TensorLike, TensorVariable } from '../core/variable.js';
+import { registerOpCodec } from '../../graph/op-codecs.js';
+import { propKinds } from '../../graph/prop-kinds.js';
 
 export class Gemm extends TensorOp {
   static override readonly props = ['inplace'] as const;
+  static override readonly propKinds = { inplace: propKinds.boolean() };
   override readonly destroyMap: IndexMap;
 
   /** `inplace`: the output is written into z (input 0), which the node destroys. */
@@ -109,3 +112,6 @@ let gemmOp: Gemm | undefined;
 export function gemm(z: TensorLike, a: TensorLike, x: TensorLike, y: TensorLike, b: TensorLike): TensorVariable {
   return (gemmOp ??= new Gemm()).call(z, a, x, y, b);
 }
+
+// Documents write these ops by their props (graph/prop-codec.ts).
+registerOpCodec(Gemm);

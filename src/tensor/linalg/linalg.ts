@@ -20,6 +20,8 @@ import { sum } from '../elemwise/reduce.js';
 import { flatten } from '../shape/reshape.js';
 import { TensorType, type StaticShape } from '../core/type.js';
 import type { TensorLike, TensorVariable } from '../core/variable.js';
+import { registerOpCodec } from '../../graph/op-codecs.js';
+import { tensorPropKinds } from '../core/prop-kinds.js';
 
 function described(v: TensorVariable): string {
   return `${v} (${v.type})`;
@@ -151,6 +153,7 @@ function freeAxes(ndim: number, summed: readonly number[]): number[] {
 /** NumPy's tensordot: sums over pairs of axes (axesA[i] of a with axesB[i] of b). */
 export class TensorDot extends TensorOp {
   static override readonly props = ['axesA', 'axesB'] as const;
+  static override readonly propKinds = { axesA: tensorPropKinds.axes, axesB: tensorPropKinds.axes };
   readonly axesA: readonly number[];
   readonly axesB: readonly number[];
 
@@ -457,3 +460,8 @@ export function outer(x: TensorLike, y: TensorLike): TensorVariable {
   const [xv, yv] = asTensorArgs([x, y], 'outer');
   return outerOfVectors(xv!.ndim === 1 ? xv! : flatten(xv!), yv!.ndim === 1 ? yv! : flatten(yv!));
 }
+
+// Documents write these ops by their props (graph/prop-codec.ts).
+registerOpCodec(Dot);
+registerOpCodec(TensorDot);
+registerOpCodec(MatMul);

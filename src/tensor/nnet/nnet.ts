@@ -16,6 +16,8 @@ import { TensorOp } from '../core/op.js';
 import { sum } from '../elemwise/reduce.js';
 import { TensorType } from '../core/type.js';
 import type { TensorLike, TensorVariable } from '../core/variable.js';
+import { registerOpCodec } from '../../graph/op-codecs.js';
+import { tensorPropKinds } from '../core/prop-kinds.js';
 
 function checkAxis(where: string, axis: number): void {
   if (!Number.isInteger(axis) || axis < 0) {
@@ -44,6 +46,7 @@ function sumAlong(v: TensorVariable, axis: number): TensorVariable {
 /** exp(x - max) / sum(exp(x - max)) along `axis`; integer inputs give floats. */
 export class Softmax extends TensorOp {
   static override readonly props = ['axis'] as const;
+  static override readonly propKinds = { axis: tensorPropKinds.axis };
 
   constructor(readonly axis: number) {
     super();
@@ -80,6 +83,7 @@ export class Softmax extends TensorOp {
 /** The gradient of softmax given the output gradient dy and the softmax sm: (dy - sum(dy * sm)) * sm. */
 export class SoftmaxGrad extends TensorOp {
   static override readonly props = ['axis'] as const;
+  static override readonly propKinds = { axis: tensorPropKinds.axis };
 
   constructor(readonly axis: number) {
     super();
@@ -134,6 +138,7 @@ export class SoftmaxGrad extends TensorOp {
 /** x - max - log(sum(exp(x - max))) along `axis`; integer inputs give floats. */
 export class LogSoftmax extends TensorOp {
   static override readonly props = ['axis'] as const;
+  static override readonly propKinds = { axis: tensorPropKinds.axis };
 
   constructor(readonly axis: number) {
     super();
@@ -193,3 +198,8 @@ export function relu(x: TensorLike): TensorVariable {
   const v = asTensorVariable(x);
   return where(gt(v, 0), v, 0);
 }
+
+// Documents write these ops by their props (graph/prop-codec.ts).
+registerOpCodec(Softmax);
+registerOpCodec(SoftmaxGrad);
+registerOpCodec(LogSoftmax);

@@ -17,6 +17,8 @@ import { TensorOp } from '../core/op.js';
 import { asIntScalar, constantScalar, intConstant, smallInputValues } from '../shape/shape.js';
 import { TensorType } from '../core/type.js';
 import { isTensorVariable, TensorConstant, type TensorLike, type TensorVariable } from '../core/variable.js';
+import { registerOpCodec } from '../../graph/op-codecs.js';
+import { tensorPropKinds } from '../core/prop-kinds.js';
 
 /**
  * The type of generator states: uint32 vectors of 4 words (xoshiro128**), not all zero. Its
@@ -261,6 +263,7 @@ export abstract class RandomVariable extends TensorOp<TensorVariable[]> {
 
 /** Uniform floats in [low, high). */
 export class UniformRV extends RandomVariable {
+  static override readonly propKinds = { dtype: tensorPropKinds.floatDtype, ndim: tensorPropKinds.ndim };
   readonly paramNames = ['low', 'high'] as const;
 
   constructor(dtype: Dtype, ndim: number) {
@@ -295,6 +298,7 @@ export class UniformRV extends RandomVariable {
 
 /** Normally distributed floats with mean `mean` and standard deviation `std` (Box-Muller, in pairs). */
 export class NormalRV extends RandomVariable {
+  static override readonly propKinds = { dtype: tensorPropKinds.floatDtype, ndim: tensorPropKinds.ndim };
   readonly paramNames = ['mean', 'std'] as const;
 
   constructor(dtype: Dtype, ndim: number) {
@@ -323,6 +327,7 @@ export class NormalRV extends RandomVariable {
 
 /** Uniform integers in [low, high), without bias. */
 export class IntegersRV extends RandomVariable {
+  static override readonly propKinds = { dtype: tensorPropKinds.integerDtype, ndim: tensorPropKinds.ndim };
   readonly paramNames = ['low', 'high'] as const;
 
   constructor(dtype: Dtype, ndim: number) {
@@ -352,3 +357,8 @@ export class IntegersRV extends RandomVariable {
     }
   }
 }
+
+// Documents write these ops by their props (graph/prop-codec.ts).
+registerOpCodec(UniformRV);
+registerOpCodec(NormalRV);
+registerOpCodec(IntegersRV);

@@ -1,51 +1,36 @@
-// The op codecs of the tensor ops: each op class written as its props and rebuilt through its
-// constructor. Scalar ops are named (catalog names, casts, composites of named steps): a
-// document selects code only by naming it, never carries any. Closures (asOp) are refused.
-// Random variables are their distribution, dtype and rank (their states' types and default
-// updates are the document's: tensor/serialize/value-codec.ts, graph/serialize.ts).
+// The hand-written op codecs: tensor ops that hold a scalar program or a graph (Elemwise,
+// Composite, Map, OpFromGraph, Scan) or a closure (asOp, refused). The other ops are written as
+// their props by the codec derived from them (graph/prop-codec.ts), registered in their own files.
+// Scalar ops are named (catalog names, casts, composites of named steps): a document selects
+// code only by naming it, never carries any. (Random states' types and default updates are the
+// document's: tensor/serialize/value-codec.ts, graph/serialize.ts.)
 import type { Apply } from '../../graph/apply.js';
 import { FunctionGraph } from '../../graph/fgraph.js';
 import type { JsonObject, JsonReader, Json } from '../../graph/json-reader.js';
-import { registerOpCodec, type GraphRef, type OpBuildContext, type OpCodec, type OpDecoder, type OpEncoder, type OpPlan } from '../../graph/op-codecs.js';
+import { registerOpCodec, registeredOpCodecs, type GraphRef, type OpBuildContext, type OpCodec, type OpDecoder, type OpEncoder, type OpPlan } from '../../graph/op-codecs.js';
 import { SharedVariable } from '../../graph/shared.js';
 import type { Variable } from '../../graph/variable.js';
 import { DTYPES, isDtype, type Dtype } from '../../kernels/dtype.js';
-import type { ReduceKind } from '../../kernels/reduce.js';
-import type { IndexSpec } from '../../kernels/subtensor.js';
-import { Alloc, AllocEmpty } from '../shape/alloc.js';
 import { AsOp } from '../inner/as-op.js';
-import { DeepCopyOp, ViewOp } from '../shape/basic-ops.js';
 import { Composite, CompositeScalar, type CompositeStep } from '../elemwise/composite.js';
-import { ARange, Eye } from '../shape/creation.js';
-import { DimShuffle, type ShuffleEntry } from '../shape/dimshuffle.js';
 import { Elemwise } from '../elemwise/elemwise.js';
-import { Gemm } from '../linalg/gemm.js';
-import { Join, Split } from '../shape/join.js';
-import { Dot, MatMul, TensorDot } from '../linalg/linalg.js';
-import { MakeVector } from '../shape/make-vector.js';
 import { MapOp } from '../inner/map.js';
-import { LogSoftmax, Softmax, SoftmaxGrad } from '../nnet/nnet.js';
-import type { TensorOp } from '../core/op.js';
+import { TensorOp } from '../core/op.js';
 import { OpFromGraph } from '../inner/op-from-graph.js';
 import { TracedOverride, type OverrideSlot } from '../inner/op-from-graph-overrides.js';
-import { IntegersRV, NormalRV, UniformRV, type RandomVariable } from '../random/random.js';
-import { ArgReduce, CAReduce } from '../elemwise/reduce.js';
-import { Reshape } from '../shape/reshape.js';
+import { RandomVariable } from '../random/random.js';
 import { ScanOp, type ScanSpec } from '../inner/scan-op.js';
 import * as catalog from '../scalar/catalog.js';
 import { ScalarOp } from '../scalar/scalar-op.js';
-import { Shape, ShapeI } from '../shape/shape.js';
-import { IncSubtensor, Subtensor } from '../shape/subtensor.js';
 import { TensorType } from '../core/type.js';
 import { isTensorVariable, type TensorVariable } from '../core/variable.js';
+import { MAX_AXES } from '../core/prop-kinds.js';
 
-const MAX_AXES = 64;
 /** Fused computations larger than this are refused (fusion itself stops at 256 steps). */
 const MAX_COMPOSITE_STEPS = 4096;
 const MAX_COMPOSITE_INPUTS = 1024;
 /** Composites nested as steps of composites, deeper than this, are refused. */
 const MAX_SCALAR_NESTING = 4;
-const MAX_SPLITS = 65536;
 
 // ---------------------------------------------------------------------------------------------
 // Scalar ops by name
@@ -158,28 +143,7 @@ function compositePlan(r: JsonReader, depth: number, fields: readonly string[] =
 }
 
 // ---------------------------------------------------------------------------------------------
-// Prop readers
-
-function axes(r: JsonReader): number[] {
-  return r.ints(0, MAX_AXES - 1, MAX_AXES);
-}
-
-function axis(r: JsonReader, allowNegative: boolean): number {
-  return r.int(allowNegative ? -MAX_AXES : 0, MAX_AXES - 1);
-}
-
-function indexSpec(r: JsonReader): IndexSpec {
-  if (r.value === 'int' || r.value === 'newaxis') return r.value;
-  if (typeof r.value !== 'object' || r.value === null || Array.isArray(r.value)) {
-    r.fail('"int", "newaxis" or a slice { start, stop, step } of booleans');
-  }
-  r.object(['start', 'stop', 'step']);
-  return { start: r.field('start').boolean(), stop: r.field('stop').boolean(), step: r.field('step').boolean() };
-}
-
-function encodeIdxList(list: readonly IndexSpec[]): Json[] {
-  return list.map((e) => (typeof e === 'string' ? e : { start: e.start, stop: e.stop, step: e.step }));
-}
+// Inplace patterns
 
 function inplacePairs(pattern: Readonly<Record<number, number>>): Json[] {
   return Object.entries(pattern).map(([o, i]) => [Number(o), i]);
@@ -213,33 +177,6 @@ function codec<O extends TensorOp<TensorVariable | TensorVariable[]>, P>(
   apply?: (op: O, inputs: readonly Variable[]) => Apply,
 ): OpCodec<O, P> {
   return { name, opClass, props, encode, decode, build, ...(apply ? { apply } : {}) };
-}
-
-/** A codec for an op without props. */
-function plain<O extends TensorOp<TensorVariable | TensorVariable[]>>(name: string, opClass: OpClass<O>, make: () => O): OpCodec<O, null> {
-  return codec(
-    name,
-    opClass,
-    [],
-    () => ({}),
-    (r) => {
-      r.object([]);
-      return null;
-    },
-    make,
-  );
-}
-
-/** A codec for an op whose one prop is an axis. */
-function alongAxis<O extends TensorOp>(name: string, opClass: OpClass<O & { readonly axis: number }>, make: (axis: number) => O): OpCodec<O, number> {
-  return codec(
-    name,
-    opClass as OpClass<O>,
-    ['axis'],
-    (op) => ({ axis: (op as O & { axis: number }).axis }),
-    (r) => axis(r.object(['axis']).field('axis'), false),
-    make,
-  );
 }
 
 interface ElemwiseParams {
@@ -392,154 +329,6 @@ function allCodecs(): ReadonlyArray<OpCodec<TensorOp<TensorVariable | TensorVari
       (p) => new Composite(p.scalar.build() as CompositeScalar, p.inplace),
       applyInplace,
     ),
-    codec<CAReduce, { kind: ReduceKind; axis: number[] }>(
-      'CAReduce',
-      CAReduce,
-      ['kind', 'axis'],
-      (op) => ({ kind: op.kind, axis: [...op.axis] }),
-      (r) => {
-        r.object(['kind', 'axis']);
-        return { kind: r.field('kind').oneOf(['sum', 'prod', 'max', 'min', 'all', 'any'] as const), axis: axes(r.field('axis')) };
-      },
-      (p) => new CAReduce(p.kind, p.axis),
-    ),
-    codec<ArgReduce, { kind: 'max' | 'min'; axis: number[] }>(
-      'ArgReduce',
-      ArgReduce,
-      ['kind', 'axis'],
-      (op) => ({ kind: op.kind, axis: [...op.axis] }),
-      (r) => {
-        r.object(['kind', 'axis']);
-        return { kind: r.field('kind').oneOf(['max', 'min'] as const), axis: axes(r.field('axis')) };
-      },
-      (p) => new ArgReduce(p.kind, p.axis),
-    ),
-    codec<DimShuffle, { inputNdim: number; newOrder: ShuffleEntry[] }>(
-      'DimShuffle',
-      DimShuffle,
-      ['inputNdim', 'newOrder'],
-      (op) => ({ inputNdim: op.inputNdim, newOrder: [...op.newOrder] }),
-      (r) => {
-        r.object(['inputNdim', 'newOrder']);
-        const newOrder = r
-          .field('newOrder')
-          .array(MAX_AXES)
-          .map((e): ShuffleEntry => (e.value === 'x' ? 'x' : e.int(0, MAX_AXES - 1)));
-        return { inputNdim: r.field('inputNdim').int(0, MAX_AXES), newOrder };
-      },
-      (p) => new DimShuffle(p.inputNdim, p.newOrder),
-    ),
-    codec<Reshape, number>(
-      'Reshape',
-      Reshape,
-      ['ndim'],
-      (op) => ({ ndim: op.ndim }),
-      (r) => r.object(['ndim']).field('ndim').int(0, MAX_AXES),
-      (ndim) => new Reshape(ndim),
-    ),
-    codec<Join, number>(
-      'Join',
-      Join,
-      ['axis'],
-      (op) => ({ axis: op.axis }),
-      (r) => axis(r.object(['axis']).field('axis'), true),
-      (a) => new Join(a),
-    ),
-    codec<Split, { nSplits: number; axis: number }>(
-      'Split',
-      Split,
-      ['nSplits', 'axis'],
-      (op) => ({ nSplits: op.nSplits, axis: op.axis }),
-      (r) => {
-        r.object(['nSplits', 'axis']);
-        return { nSplits: r.field('nSplits').int(1, MAX_SPLITS), axis: axis(r.field('axis'), true) };
-      },
-      (p) => new Split(p.nSplits, p.axis),
-    ),
-    codec<ARange, Dtype>(
-      'ARange',
-      ARange,
-      ['dtype'],
-      (op) => ({ dtype: op.dtype }),
-      (r) => r.object(['dtype']).field('dtype').oneOf(DTYPES.filter((d) => d !== 'bool')),
-      (d) => new ARange(d),
-    ),
-    codec<Eye, Dtype>(
-      'Eye',
-      Eye,
-      ['dtype'],
-      (op) => ({ dtype: op.dtype }),
-      (r) => r.object(['dtype']).field('dtype').oneOf(DTYPES),
-      (d) => new Eye(d),
-    ),
-    plain('Alloc', Alloc, () => new Alloc()),
-    codec<AllocEmpty, Dtype>(
-      'AllocEmpty',
-      AllocEmpty,
-      ['dtype'],
-      (op) => ({ dtype: op.dtype }),
-      (r) => r.object(['dtype']).field('dtype').oneOf(DTYPES),
-      (d) => new AllocEmpty(d),
-    ),
-    plain('Shape', Shape, () => new Shape()),
-    codec<ShapeI, number>(
-      'ShapeI',
-      ShapeI,
-      ['i'],
-      (op) => ({ i: op.i }),
-      (r) => r.object(['i']).field('i').int(0, MAX_AXES - 1),
-      (i) => new ShapeI(i),
-    ),
-    codec<Subtensor, IndexSpec[]>(
-      'Subtensor',
-      Subtensor,
-      ['idxList'],
-      (op) => ({ idxList: encodeIdxList(op.idxList) }),
-      (r) => r.object(['idxList']).field('idxList').array(MAX_AXES * 2).map(indexSpec),
-      (list) => new Subtensor(list),
-    ),
-    codec<IncSubtensor, { idxList: IndexSpec[]; setInstead: boolean; inplace: boolean }>(
-      'IncSubtensor',
-      IncSubtensor,
-      ['idxList', 'setInstead', 'inplace'],
-      (op) => ({ idxList: encodeIdxList(op.idxList), setInstead: op.setInstead, inplace: op.inplace }),
-      (r) => {
-        r.object(['idxList', 'setInstead', 'inplace']);
-        return {
-          idxList: r.field('idxList').array(MAX_AXES * 2).map(indexSpec),
-          setInstead: r.field('setInstead').boolean(),
-          inplace: r.field('inplace').boolean(),
-        };
-      },
-      (p) => new IncSubtensor(p.idxList, p.setInstead, p.inplace),
-    ),
-    plain('Dot', Dot, () => new Dot()),
-    codec<TensorDot, { axesA: number[]; axesB: number[] }>(
-      'TensorDot',
-      TensorDot,
-      ['axesA', 'axesB'],
-      (op) => ({ axesA: [...op.axesA], axesB: [...op.axesB] }),
-      (r) => {
-        r.object(['axesA', 'axesB']);
-        return { axesA: axes(r.field('axesA')), axesB: axes(r.field('axesB')) };
-      },
-      (p) => new TensorDot(p.axesA, p.axesB),
-    ),
-    plain('MatMul', MatMul, () => new MatMul()),
-    alongAxis('Softmax', Softmax, (a) => new Softmax(a)),
-    alongAxis('SoftmaxGrad', SoftmaxGrad, (a) => new SoftmaxGrad(a)),
-    alongAxis('LogSoftmax', LogSoftmax, (a) => new LogSoftmax(a)),
-    plain('DeepCopyOp', DeepCopyOp, () => new DeepCopyOp()),
-    plain('ViewOp', ViewOp, () => new ViewOp()),
-    plain('MakeVector', MakeVector, () => new MakeVector()),
-    codec<Gemm, boolean>(
-      'Gemm',
-      Gemm,
-      ['inplace'],
-      (op) => ({ inplace: op.inplace }),
-      (r) => r.object(['inplace']).field('inplace').boolean(),
-      (inplace) => new Gemm(inplace),
-    ),
     codec<MapOp, GraphRef>(
       'Map',
       MapOp,
@@ -616,32 +405,6 @@ function allCodecs(): ReadonlyArray<OpCodec<TensorOp<TensorVariable | TensorVari
   return list as unknown as ReadonlyArray<OpCodec<TensorOp<TensorVariable | TensorVariable[]>, never>>;
 }
 
-/** A codec for a random variable class: its dtype (one of `dtypes`) and rank. */
-function randomCodec<O extends RandomVariable>(name: string, opClass: OpClass<O>, dtypes: readonly Dtype[], make: (dtype: Dtype, ndim: number) => O) {
-  return codec<O, { dtype: Dtype; ndim: number }>(
-    name,
-    opClass,
-    ['dtype', 'ndim'],
-    (op) => ({ dtype: op.dtype, ndim: op.ndim }),
-    (r) => {
-      r.object(['dtype', 'ndim']);
-      return { dtype: r.field('dtype').oneOf(dtypes), ndim: r.field('ndim').int(0, MAX_AXES) };
-    },
-    (p) => make(p.dtype, p.ndim),
-  );
-}
-
-function randomCodecs(): ReadonlyArray<OpCodec<TensorOp<TensorVariable | TensorVariable[]>, never>> {
-  const floats = ['float32', 'float64'] as const;
-  const ints = DTYPES.filter((d) => d !== 'bool' && !floats.includes(d as (typeof floats)[number]));
-  const list = [
-    randomCodec('UniformRV', UniformRV, floats, (d, n) => new UniformRV(d, n)),
-    randomCodec('NormalRV', NormalRV, floats, (d, n) => new NormalRV(d, n)),
-    randomCodec('IntegersRV', IntegersRV, ints, (d, n) => new IntegersRV(d, n)),
-  ];
-  return list as unknown as ReadonlyArray<OpCodec<TensorOp<TensorVariable | TensorVariable[]>, never>>;
-}
-
 let installed = false;
 
 /** Registers the tensor op codecs (once). */
@@ -649,15 +412,23 @@ export function installTensorCodecs(): void {
   if (installed) return;
   installed = true;
   for (const c of allCodecs()) registerOpCodec(c);
-  for (const c of randomCodecs()) registerOpCodec(c);
 }
 
-/** The op type names of the tensor codecs (for tests that check every codec is exercised). */
+/** Whether a codec writes ops of a class that extends `base`. */
+const writes = (c: OpCodec, base: abstract new (...args: never[]) => unknown): boolean => c.opClass.prototype instanceof base;
+
+/** The op type names of the tensor codecs but random variables' (for tests that check every codec is exercised). */
 export function tensorCodecNames(): string[] {
-  return allCodecs().map((c) => c.name);
+  installTensorCodecs();
+  return registeredOpCodecs()
+    .filter((c) => writes(c, TensorOp) && !writes(c, RandomVariable))
+    .map((c) => c.name);
 }
 
 /** The op type names of the random variable codecs (their round trips are in test/tensor/random.test.ts). */
 export function randomCodecNames(): string[] {
-  return randomCodecs().map((c) => c.name);
+  installTensorCodecs();
+  return registeredOpCodecs()
+    .filter((c) => writes(c, RandomVariable))
+    .map((c) => c.name);
 }

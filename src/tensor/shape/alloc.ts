@@ -16,6 +16,8 @@ import { sum } from '../elemwise/reduce.js';
 import { asIntScalar, constantScalar, Shape, shapeOf, smallInputValues } from './shape.js';
 import { TensorType } from '../core/type.js';
 import { isTensorVariable, type ShapeLike, type TensorLike, type TensorVariable } from '../core/variable.js';
+import { registerOpCodec } from '../../graph/op-codecs.js';
+import { tensorPropKinds } from '../core/prop-kinds.js';
 
 export class Alloc extends TensorOp {
   override makeNode(value: unknown, ...dims: unknown[]): Apply {
@@ -97,6 +99,7 @@ export class Alloc extends TensorOp {
  */
 export class AllocEmpty extends TensorOp {
   static override readonly props = ['dtype'] as const;
+  static override readonly propKinds = { dtype: tensorPropKinds.dtype };
 
   constructor(readonly dtype: Dtype) {
     super();
@@ -214,3 +217,7 @@ export function broadcastLike(value: TensorVariable, like: TensorVariable): Tens
   if (value.ndim === like.ndim && value.type.shape.every((d, i) => d !== 1 || like.type.shape[i] === 1)) return value;
   return alloc(value, ...shapeOf(like));
 }
+
+// Documents write these ops by their props (graph/prop-codec.ts).
+registerOpCodec(Alloc);
+registerOpCodec(AllocEmpty);

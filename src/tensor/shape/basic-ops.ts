@@ -8,6 +8,7 @@ import type { Variable } from '../../graph/variable.js';
 import { asTensorArgs } from '../core/as-tensor.js';
 import { TensorOp } from '../core/op.js';
 import type { TensorLike, TensorVariable } from '../core/variable.js';
+import { registerOpCodec } from '../../graph/op-codecs.js';
 
 abstract class IdentityOp extends TensorOp {
   override makeNode(x: unknown): Apply {
@@ -70,3 +71,7 @@ export function deepCopy(x: TensorLike): TensorVariable {
 export function viewOf(x: TensorLike): TensorVariable {
   return (viewOp ??= new ViewOp()).call(x);
 }
+
+// Documents write these ops by their props (graph/prop-codec.ts).
+registerOpCodec(DeepCopyOp);
+registerOpCodec(ViewOp);

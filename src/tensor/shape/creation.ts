@@ -17,6 +17,8 @@ import { sum } from '../elemwise/reduce.js';
 import { asIntScalar, constantScalar, intConstant, shapeI, smallInputValues } from './shape.js';
 import { TensorType } from '../core/type.js';
 import type { TensorLike, TensorVariable } from '../core/variable.js';
+import { registerOpCodec } from '../../graph/op-codecs.js';
+import { tensorPropKinds } from '../core/prop-kinds.js';
 
 const ARANGE_ARGS = ['start', 'stop', 'step'] as const;
 
@@ -27,6 +29,7 @@ function scalarValue(a: TensorView, where: string): number {
 
 export class ARange extends TensorOp {
   static override readonly props = ['dtype'] as const;
+  static override readonly propKinds = { dtype: tensorPropKinds.numericDtype };
 
   constructor(readonly dtype: Dtype) {
     super();
@@ -101,6 +104,7 @@ export class ARange extends TensorOp {
 
 export class Eye extends TensorOp {
   static override readonly props = ['dtype'] as const;
+  static override readonly propKinds = { dtype: tensorPropKinds.dtype };
 
   constructor(readonly dtype: Dtype) {
     super();
@@ -199,3 +203,7 @@ export function eye(
   }
   return op.call(n, m ?? n, k);
 }
+
+// Documents write these ops by their props (graph/prop-codec.ts).
+registerOpCodec(ARange);
+registerOpCodec(Eye);

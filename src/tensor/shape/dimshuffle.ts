@@ -10,11 +10,14 @@ import { sum } from '../elemwise/reduce.js';
 import { intConstant } from './shape.js';
 import { TensorType } from '../core/type.js';
 import type { TensorLike, TensorVariable } from '../core/variable.js';
+import { registerOpCodec } from '../../graph/op-codecs.js';
+import { tensorPropKinds } from '../core/prop-kinds.js';
 
 export type ShuffleEntry = number | 'x';
 
 export class DimShuffle extends TensorOp {
   static override readonly props = ['inputNdim', 'newOrder'] as const;
+  static override readonly propKinds = { inputNdim: tensorPropKinds.ndim, newOrder: tensorPropKinds.shuffleOrder };
   override readonly viewMap: IndexMap = { 0: [0] };
   readonly newOrder: readonly ShuffleEntry[];
   /** Input axes that the output does not keep (each of static length 1). */
@@ -108,3 +111,6 @@ export function transpose(x: TensorLike, axes?: readonly number[]): TensorVariab
   if (new Set(order).size !== nd) throw new RangeError(`transpose: ${text} repeats an axis; it must be a permutation of the ${nd} axes of ${v}`);
   return dimshuffle(v, order);
 }
+
+// Documents write these ops by their props (graph/prop-codec.ts).
+registerOpCodec(DimShuffle);

@@ -22,6 +22,9 @@ import { asIntScalar, constantScalar, intConstant, Shape, shapeI, smallInputValu
 import { get } from './subtensor.js';
 import { TensorType } from '../core/type.js';
 import { isTensorVariable, TensorConstant, type TensorLike, type TensorVariable } from '../core/variable.js';
+import { registerOpCodec } from '../../graph/op-codecs.js';
+import { propKinds } from '../../graph/prop-kinds.js';
+import { tensorPropKinds } from '../core/prop-kinds.js';
 
 // ---------------------------------------------------------------------------------------------
 // Int vectors of lengths
@@ -111,6 +114,7 @@ function normalizeAxis(axis: number, ndim: number, where: string, what = `a ${nd
 
 export class Join extends TensorOp {
   static override readonly props = ['axis'] as const;
+  static override readonly propKinds = { axis: tensorPropKinds.signedAxis };
 
   /** `axis` may be negative; it is resolved against the inputs' rank. */
   constructor(readonly axis: number) {
@@ -214,6 +218,7 @@ export class Join extends TensorOp {
 
 export class Split extends TensorOp<TensorVariable | TensorVariable[]> {
   static override readonly props = ['nSplits', 'axis'] as const;
+  static override readonly propKinds = { nSplits: propKinds.int(1, 65536), axis: tensorPropKinds.signedAxis };
   override readonly viewMap: IndexMap;
 
   /** `axis` may be negative; it is resolved against the input's rank. */
@@ -370,3 +375,7 @@ export function split(x: TensorLike, sizes: ReadonlyArray<number | TensorVariabl
   if (n === 0) throw new RangeError('split: expected at least one size');
   return new Split(n, a).makeNode(v, vector).outputs as TensorVariable[];
 }
+
+// Documents write these ops by their props (graph/prop-codec.ts).
+registerOpCodec(Join);
+registerOpCodec(Split);

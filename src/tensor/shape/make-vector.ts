@@ -13,6 +13,7 @@ import { intConstant } from './shape.js';
 import { get } from './subtensor.js';
 import { TensorType } from '../core/type.js';
 import type { TensorLike, TensorVariable } from '../core/variable.js';
+import { registerOpCodec } from '../../graph/op-codecs.js';
 
 export class MakeVector extends TensorOp {
   override makeNode(...args: unknown[]): Apply {
@@ -62,3 +63,6 @@ let makeVectorOp: MakeVector | undefined;
 export function makeVector(...xs: TensorLike[]): TensorVariable {
   return (makeVectorOp ??= new MakeVector()).call(...xs);
 }
+
+// Documents write these ops by their props (graph/prop-codec.ts).
+registerOpCodec(MakeVector);

@@ -16,6 +16,8 @@ import { TensorOp } from '../core/op.js';
 import { constantScalar, intConstant, shapeOf, smallInputValues } from './shape.js';
 import { TensorType } from '../core/type.js';
 import { isTensorVariable, type ShapeLike, type TensorLike, type TensorVariable } from '../core/variable.js';
+import { registerOpCodec } from '../../graph/op-codecs.js';
+import { tensorPropKinds } from '../core/prop-kinds.js';
 
 /** Checks the entries of a target shape that are known: lengths >= 0 and at most one -1. */
 function checkTarget(where: string, target: readonly (number | null)[]): void {
@@ -77,6 +79,7 @@ function productOfLengths(xs: readonly TensorVariable[]): TensorVariable {
 
 export class Reshape extends TensorOp {
   static override readonly props = ['ndim'] as const;
+  static override readonly propKinds = { ndim: tensorPropKinds.ndim };
   /** A view when the input is C-contiguous (a copy otherwise, which a view map allows). */
   override readonly viewMap: IndexMap = { 0: [0] };
 
@@ -208,3 +211,6 @@ export function flatten(x: TensorLike, ndim = 1): TensorVariable {
   const entries = [...lengths.slice(0, ndim - 1), productOfLengths(lengths.slice(ndim - 1))];
   return reshapeTo(v, intVector(entries, 'flatten'));
 }
+
+// Documents write these ops by their props (graph/prop-codec.ts).
+registerOpCodec(Reshape);

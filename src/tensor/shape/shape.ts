@@ -12,6 +12,8 @@ import { makeNdArray, type NdArray } from '../core/ndarray.js';
 import { TensorOp } from '../core/op.js';
 import { TensorType } from '../core/type.js';
 import { isTensorVariable, TensorConstant, type TensorLike, type TensorVariable } from '../core/variable.js';
+import { registerOpCodec } from '../../graph/op-codecs.js';
+import { tensorPropKinds } from '../core/prop-kinds.js';
 
 const intConstants = new Map<number, TensorVariable>();
 
@@ -104,6 +106,7 @@ export class Shape extends TensorOp {
 
 export class ShapeI extends TensorOp {
   static override readonly props = ['i'] as const;
+  static override readonly propKinds = { i: tensorPropKinds.axis };
 
   constructor(readonly i: number) {
     super();
@@ -166,3 +169,7 @@ export function shapeI(x: TensorVariable, i: number): TensorVariable {
   if (d !== undefined && d !== null) return intConstant(d);
   return (shapeIOps[axis] ??= new ShapeI(axis)).call(x);
 }
+
+// Documents write these ops by their props (graph/prop-codec.ts).
+registerOpCodec(Shape);
+registerOpCodec(ShapeI);

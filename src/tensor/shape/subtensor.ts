@@ -33,6 +33,9 @@ import { constantScalar, intConstant } from './shape.js';
 import { Slice, type SliceBound } from '../core/slice.js';
 import { TensorType, type StaticShape } from '../core/type.js';
 import { isTensorVariable, type IndexEntry, type TensorLike, type TensorVariable } from '../core/variable.js';
+import { registerOpCodec } from '../../graph/op-codecs.js';
+import { propKinds } from '../../graph/prop-kinds.js';
+import { tensorPropKinds } from '../core/prop-kinds.js';
 
 export type { IndexSpec, SliceSpec } from '../../kernels/subtensor.js';
 
@@ -255,6 +258,7 @@ function scalarValues(idx: readonly TensorView[]): number[] {
 
 export class Subtensor extends TensorOp {
   static override readonly props = ['idxList'] as const;
+  static override readonly propKinds = { idxList: tensorPropKinds.idxList };
   override readonly viewMap: IndexMap = { 0: [0] };
   readonly idxList: readonly IndexSpec[];
 
@@ -315,6 +319,7 @@ function reduceToY(region: TensorVariable, y: TensorVariable): TensorVariable {
  */
 export class IncSubtensor extends TensorOp {
   static override readonly props = ['idxList', 'setInstead', 'inplace'] as const;
+  static override readonly propKinds = { idxList: tensorPropKinds.idxList, setInstead: propKinds.boolean(), inplace: propKinds.boolean() };
   override readonly destroyMap: IndexMap;
   readonly idxList: readonly IndexSpec[];
 
@@ -455,3 +460,7 @@ export function incSubtensor(view: TensorVariable, y: TensorLike): TensorVariabl
   const { x, spec, values } = indexedBy(view, 'incSubtensor');
   return new IncSubtensor(spec, false).call(x, y, ...values);
 }
+
+// Documents write these ops by their props (graph/prop-codec.ts).
+registerOpCodec(Subtensor);
+registerOpCodec(IncSubtensor);
