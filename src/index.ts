@@ -61,6 +61,7 @@ export * from './graph/rewriting/index.js';
 export { elemwiseOf, ownerIs, scalarConstantValue } from './tensor/rewriting/match.js';
 export { ShapeFeature, shapeFeatureOf } from './tensor/rewriting/shape-feature.js';
 export { Elemwise } from './tensor/elemwise/elemwise.js';
+export { ScalarOp, type ScalarOpSpec, type ScalarGrad, type CodeContext, type DtypeRule } from './tensor/scalar/scalar-op.js';
 export { Composite } from './tensor/elemwise/composite.js';
 export { NodeError } from './graph/node-error.js';
 export { ReferenceExecutor, type RunHooks, type NodeStep } from './graph/reference-executor.js';

@@ -21,7 +21,7 @@ export type InPattern =
       readonly constraint?: (v: Variable, fg: FunctionGraph) => boolean;
     };
 
-export type OutPattern = string | number | readonly [Op | ((...args: unknown[]) => Variable), ...OutPattern[]];
+export type OutPattern = string | number | readonly [Op | ((...args: never[]) => Variable), ...OutPattern[]];
 
 export interface PatternSubOptions {
   readonly name?: string;
@@ -124,7 +124,7 @@ export function patternSub(inPattern: InPattern, outPattern: OutPattern, options
     if (typeof p === 'number') return p;
     const [head, ...args] = p;
     const values = args.map((a) => build(a, b));
-    if (typeof head === 'function') return head(...values);
+    if (typeof head === 'function') return (head as (...args: unknown[]) => Variable)(...values);
     const out = head.call(...values);
     return Array.isArray(out) ? out[0] : out;
   };

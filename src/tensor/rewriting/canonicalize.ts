@@ -21,6 +21,7 @@ import * as S from '../scalar/catalog.js';
 import type { ScalarOp } from '../scalar/scalar-op.js';
 import type { TensorVariable } from '../core/variable.js';
 import { asTypeOf, filledLike } from './like.js';
+import { rule } from './rule.js';
 import { elemwiseOf, ownerIs, scalarConstantValue } from './match.js';
 
 const out0 = (node: Apply): TensorVariable => node.outputs[0] as TensorVariable;
@@ -62,29 +63,11 @@ registerCanonicalize(
   'algebra',
 );
 
-registerCanonicalize(
-  nodeRewriter('sub_zero', [elemwiseOf(S.sub)], (node, fg) => {
-    const [x, y] = ins(node);
-    return scalarConstantValue(y!) === 0 ? fit(x, node, fg) : false;
-  }),
-  'algebra',
-);
-
-registerCanonicalize(
-  nodeRewriter('div_one', [elemwiseOf(S.trueDiv)], (node, fg) => {
-    const [x, y] = ins(node);
-    return scalarConstantValue(y!) === 1 ? fit(x, node, fg) : false;
-  }),
-  'algebra',
-);
-
-registerCanonicalize(
-  nodeRewriter('neg_neg', [elemwiseOf(S.neg)], (node, fg) => {
-    const inner = ownerIs(node.inputs[0]!, S.neg);
-    return inner ? fit(inner.inputs[0] as TensorVariable, node, fg) : false;
-  }),
-  'algebra',
-);
+const E = { sub: elemwiseOf(S.sub), trueDiv: elemwiseOf(S.trueDiv), neg: elemwiseOf(S.neg), log: elemwiseOf(S.log), exp: elemwiseOf(S.exp) };
+registerCanonicalize(rule('sub_zero', [[E.sub, 'x', 0], 'x']), 'algebra'); //          x - 0       -> x
+registerCanonicalize(rule('div_one', [[E.trueDiv, 'x', 1], 'x']), 'algebra'); //       x / 1       -> x
+registerCanonicalize(rule('neg_neg', [[E.neg, [E.neg, 'x']], 'x']), 'algebra'); //     -(-x)       -> x
+registerCanonicalize(rule('log_exp', [[E.log, [E.exp, 'x']], 'x']), 'algebra'); //     log(exp(x)) -> x
 
 registerCanonicalize(
   nodeRewriter('useless_cast', [{ name: 'Elemwise{cast}', test: (op) => op instanceof Elemwise && op.scalarOp.name.startsWith('cast{') }], (node, fg) => {
@@ -94,13 +77,6 @@ registerCanonicalize(
   'useless',
 );
 
-registerCanonicalize(
-  nodeRewriter('log_exp', [elemwiseOf(S.log)], (node, fg) => {
-    const inner = ownerIs(node.inputs[0]!, S.exp);
-    return inner ? fit(inner.inputs[0] as TensorVariable, node, fg) : false;
-  }),
-  'algebra',
-);
 
 registerCanonicalize(
   nodeRewriter('dimshuffle_merge', [DimShuffle], (node, fg) => {

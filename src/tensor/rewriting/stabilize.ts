@@ -8,13 +8,13 @@ import { isFloatDtype } from '../../kernels/dtype.js';
 import { nodeRewriter } from '../../graph/rewriting/rewriter.js';
 import { registerStabilize } from '../../graph/rewriting/optdb.js';
 import { DimShuffle } from '../shape/dimshuffle.js';
-import type { Elemwise } from '../elemwise/elemwise.js';
 import { add, cast, expm1, log1p, mul, neg, softplus, sub } from '../elemwise/math.js';
 import { LogSoftmax, Softmax, SoftmaxGrad } from '../nnet/nnet.js';
 import { CAReduce, sum } from '../elemwise/reduce.js';
 import * as S from '../scalar/catalog.js';
 import type { TensorVariable } from '../core/variable.js';
 import { asTypeOf } from './like.js';
+import { rule } from './rule.js';
 import { elemwiseOf, ownerIs, scalarConstantValue } from './match.js';
 
 function fit(v: TensorVariable, node: Apply, fg: FunctionGraph): TensorVariable[] | false {
@@ -39,30 +39,22 @@ registerStabilize(
   'stability',
 );
 
+const E = { sub: elemwiseOf(S.sub), add: elemwiseOf(S.add), exp: elemwiseOf(S.exp), log: elemwiseOf(S.log), sigmoid: elemwiseOf(S.sigmoid) };
 registerStabilize(
-  nodeRewriter('expm1', [elemwiseOf(S.sub), elemwiseOf(S.add)], (node, fg) => {
-    const ins = node.inputs as TensorVariable[];
-    if (ins.length !== 2) return false;
-    // exp(x) - 1, exp(x) + -1 or -1 + exp(x): where the constant is, the other operand is exp's.
-    const isSub = (node.op as Elemwise).scalarOp === S.sub;
-    const at = isSub ? (scalarConstantValue(ins[1]!) === 1 ? 1 : -1) : ins.findIndex((v) => scalarConstantValue(v) === -1);
-    if (at < 0) return false;
-    const e = ownerIs(ins[1 - at]!, S.exp);
-    return e ? fit(expm1(e.inputs[0] as TensorVariable), node, fg) : false;
-  }),
+  rule(
+    'expm1',
+    [[E.sub, [E.exp, 'x'], 1], [expm1, 'x']], //                 exp(x) - 1          -> expm1(x)
+    [[E.add, [E.exp, 'x'], -1], [expm1, 'x']], //                exp(x) + -1         -> expm1(x)
+    [[E.add, -1, [E.exp, 'x']], [expm1, 'x']], //                -1 + exp(x)         -> expm1(x)
+  ),
   'stability',
 );
-
 registerStabilize(
-  nodeRewriter('log_sigmoid', [elemwiseOf(S.log)], (node, fg) => {
-    const x = node.inputs[0]!;
-    const s = ownerIs(x, S.sigmoid);
-    if (s) return fit(neg(softplus(neg(s.inputs[0] as TensorVariable))), node, fg);
-    const d = ownerIs(x, S.sub);
-    if (!d || scalarConstantValue(d.inputs[0]!) !== 1) return false;
-    const s2 = ownerIs(d.inputs[1]!, S.sigmoid);
-    return s2 ? fit(neg(softplus(s2.inputs[0] as TensorVariable)), node, fg) : false;
-  }),
+  rule(
+    'log_sigmoid',
+    [[E.log, [E.sigmoid, 'x']], [neg, [softplus, [neg, 'x']]]], //   log(sigmoid(x))     -> -softplus(-x)
+    [[E.log, [E.sub, 1, [E.sigmoid, 'x']]], [neg, [softplus, 'x']]], // log(1 - sigmoid(x)) -> -softplus(x)
+  ),
   'stability',
 );
 

@@ -1,0 +1,101 @@
+// A user's scalar op (the guide's "Scalar/Elemwise/Reduction Ops": a new scalar op gets Elemwise,
+// fusion and inplace for free): weft.ScalarOp with its code, dtype rule and gradient, applied
+// with new weft.Elemwise(op), in a fused chain, inplace, on two workers with the bits of the
+// calling thread, differentiated, and refused by serialize (documents name catalog ops only).
+import t from 'tap';
+import { pt, rng, throwsExactly, weft } from '../helpers.js';
+
+type TV = weft.pt.TensorVariable;
+
+/** x^3 - x, for floats: one element's JS code, and its derivative 3x^2 - 1 with tensor ops. */
+const cubic = new weft.ScalarOp({
+  name: 'test.cubic',
+  nin: 1,
+  outputDtype: ([d]) => (d === 'float32' ? 'float32' : 'float64'),
+  checkInputs: ([d]) => (d === 'float32' || d === 'float64' ? undefined : `test.cubic takes float32 or float64, got ${d}`),
+  code: ([x]) => `(${x} * ${x} * ${x} - ${x})`,
+  grad: ([x], _out, gz) => [gz.mul(pt.sqr(x!).mul(3).sub(1))],
+});
+const cubicOf = (v: TV): TV => new weft.Elemwise(cubic).call(v) as TV;
+const f64 = (v: number): number => v * v * v - v;
+
+const r = rng(2027);
+const xs = r.normal([4096]);
+
+t.test('values: float64 exactly as the JS expression, float32 rounded as Math.fround', async (t) => {
+  const x = pt.vector('x');
+  const fn = await weft.compile([x], cubicOf(x), { workers: 0 });
+  const out = (await fn(xs)).data as Float64Array;
+  const wrong = Array.from(xs.data as Float64Array).filter((v, i) => !Object.is(out[i], f64(v)));
+  t.same(wrong, [], 'every element');
+  const x32 = pt.vector('x32', 'float32');
+  const fn32 = await weft.compile([x32], cubicOf(x32), { workers: 0 });
+  const in32 = Float32Array.from(xs.data as Float64Array);
+  const out32 = (await fn32(in32)).data;
+  t.equal(out32.constructor, Float32Array, 'float32 out');
+  const f32 = (v: number): number => Math.fround(v * v * v - v);
+  t.same(Array.from(in32).filter((v, i) => !Object.is(out32[i], f32(v))), []);
+});
+
+t.test('in a chain of element-wise ops it fuses into one Composite, on 2 workers with the bits of 0', async (t) => {
+  const x = pt.vector('x');
+  const y = pt.exp(cubicOf(x.mul(0.5))).add(1);
+  const pool = weft.createPool({ workers: 2 });
+  t.teardown(() => pool.close());
+  const onWorkers = await weft.compile([x], y, { pool });
+  const nodes = onWorkers.fgraph.toposort().map((n) => String(n.op));
+  t.equal(nodes.filter((n) => n.startsWith('Composite')).length, 1, `one fused node (${nodes.join(', ')})`);
+  t.match(nodes.find((n) => n.startsWith('Composite')), /test\.cubic/, 'the user op is one of its steps');
+  const inline = await weft.compile([x], y, { workers: 0 });
+  const big = r.normal([1 << 17]);
+  const sent = pool.jobsSent.ring + pool.jobsSent.messages;
+  const a = (await onWorkers(big)).data;
+  t.ok(pool.jobsSent.ring + pool.jobsSent.messages > sent, 'the call ran on the workers');
+  const b = (await inline(big)).data;
+  t.ok(
+    a.every((v, i) => Object.is(v, b[i])),
+    'equal bits on two workers and on the calling thread',
+  );
+  const want = Array.from(big.data as Float64Array, (v) => Math.exp(f64(v * 0.5)) + 1);
+  t.ok(
+    Array.from(a).every((v, i) => Math.abs(v - want[i]!) <= 4e-16 * Math.abs(want[i]!)),
+    'and the values of the formula',
+  );
+});
+
+t.test('unfused, it runs inplace on an intermediate, as a catalog op would', async (t) => {
+  const x = pt.vector('x');
+  const fn = await weft.compile([x], cubicOf(pt.exp(x)), { mode: new weft.Mode({ excluding: ['fusion'] }) });
+  const node = fn.fgraph.toposort().find((n) => n.op instanceof weft.Elemwise && n.op.scalarOp === cubic)!;
+  t.ok(node, 'its node');
+  t.same(node.op.destroyMap, { 0: [0] }, "it writes into exp's output");
+  const out = (await fn(xs)).data;
+  t.ok(
+    Array.from(xs.data as Float64Array).every((v, i) => Object.is(out[i], f64(Math.exp(v))) || Math.abs(out[i]! - f64(Math.exp(v))) <= 1e-15 * Math.abs(f64(Math.exp(v)))),
+    'values',
+  );
+});
+
+t.test('gradient and Rop through the scalar grad', async (t) => {
+  const a = r.normal([3, 4]);
+  await weft.verifyGrad((v: TV) => cubicOf(v), [a], { rng: rng(7) });
+  await weft.checkRop((v: TV) => cubicOf(v), [a]);
+  const x = pt.vector('x');
+  const g = weft.grad(cubicOf(x).sum(), x) as TV;
+  const gv = (await (await weft.compile([x], g))([2, -1])).data;
+  t.same(Array.from(gv), [11, 2], '3x^2 - 1');
+  await weft.checkInferShape([x], [cubicOf(x)], [xs], weft.Elemwise);
+});
+
+t.test('bad inputs and documents', async (t) => {
+  await throwsExactly(t, () => cubicOf(pt.vector('i', 'int32')), TypeError, 'Elemwise{test.cubic}: test.cubic takes float32 or float64, got int32');
+  await throwsExactly(t, () => new weft.Elemwise(cubic).call(pt.vector('a'), pt.vector('b')), TypeError, 'Elemwise{test.cubic}: expected 1 input, got 2');
+  await throwsExactly(
+    t,
+    () => weft.serialize(cubicOf(pt.vector('x'))),
+    TypeError,
+    "serialize: the scalar op test.cubic is not one of weft's catalog, so a document cannot name it",
+  );
+});
+
+t.teardown(() => weft.shutdown());
