@@ -48,7 +48,7 @@ export { TensorVariable, TensorConstant, TensorSharedVariable } from './tensor/c
 export { Apply } from './graph/apply.js';
 export { Variable, Constant } from './graph/variable.js';
 export { SharedVariable } from './graph/shared.js';
-export { Type, type FilterOptions } from './graph/type.js';
+export { Type, type FilterOptions, type GradientSupport } from './graph/type.js';
 export type { IndexMap, SymbolicShape, KernelCall, KernelContext, Chunking } from './graph/op.js';
 export { FunctionGraph, MissingInputError } from './graph/fgraph.js';
 export { DestroyHandler, type DestroyHandlerOptions } from './graph/destroy-handler.js';
@@ -72,3 +72,4 @@ export { DeserializeError, JsonReader, type Json, type JsonObject } from './grap
 export type { OpCodec, OpEncoder, OpDecoder, OpBuildContext, GraphRef, OpPlan } from './graph/op-codecs.js';
 export { propKinds, type PropKind, type PropKindsOf } from './graph/prop-kinds.js';
 export type { PropsOpClass } from './graph/prop-codec.js';
+export { registerTypeCodec, type PropsTypeClass } from './graph/type-codecs.js';

@@ -1,7 +1,7 @@
 // In(variable, options): how a compiled function receives one input. `mutable` lets the function
 // overwrite the value it is given (inplace ops may then destroy it); `borrow` lets it keep
 // using the caller's memory instead of a copy.
-import { isTensorVariable, type TensorVariable } from '../tensor/core/variable.js';
+import { Variable } from '../graph/variable.js';
 
 export interface InOptions {
   readonly mutable?: boolean;
@@ -15,10 +15,10 @@ export class FunctionInput {
   readonly name: string | undefined;
 
   constructor(
-    readonly variable: TensorVariable,
+    readonly variable: Variable,
     options: InOptions = {},
   ) {
-    if (!isTensorVariable(variable)) throw new TypeError(`In: expected a tensor variable, got ${String(variable)}`);
+    if (!(variable instanceof Variable)) throw new TypeError(`In: expected a variable, got ${String(variable)}`);
     this.mutable = options.mutable ?? false;
     this.borrow = options.borrow ?? false;
     this.name = options.name ?? variable.name;
@@ -26,6 +26,6 @@ export class FunctionInput {
 }
 
 /** Describes one input of a function (`weft.In(x, { mutable: true })`). */
-export function In(variable: TensorVariable, options: InOptions = {}): FunctionInput {
+export function In(variable: Variable, options: InOptions = {}): FunctionInput {
   return new FunctionInput(variable, options);
 }

@@ -9,7 +9,8 @@ import { FunctionGraph, MissingInputError } from '../graph/fgraph.js';
 import { cloneReplace } from '../graph/clone.js';
 import { SharedVariable } from '../graph/shared.js';
 import { ancestors, graphInputs } from '../graph/traversal.js';
-import { isConstant, type Variable } from '../graph/variable.js';
+import type { Type } from '../graph/type.js';
+import { isConstant, Variable } from '../graph/variable.js';
 import { GraphExecutor, type RunObserver } from '../scheduler/graph-executor.js';
 import { abortedBy, AbortError } from '../scheduler/planned-executor.js';
 import { CallGate, CALLS_AT_ONCE } from './call-gate.js';
@@ -64,8 +65,17 @@ export interface CallOptions {
 /** A value a compiled function takes for a tensor input (checked and converted by its type). */
 export type InputValue = TensorValue;
 
+/**
+ * The value a function takes for this input: tensors take what their filter converts (arrays,
+ * nested lists, numbers); variables of other Types, what their Type's filter takes.
+ */
+export type InputValueOf<V> = V extends TensorVariable ? InputValue : V extends FunctionInput ? InputValue : unknown;
+
 /** The values a function with these inputs takes: one per input. */
-export type ArgumentsOf<I extends readonly unknown[]> = { -readonly [K in keyof I]: InputValue };
+export type ArgumentsOf<I extends readonly unknown[]> = { -readonly [K in keyof I]: InputValueOf<I[K]> };
+
+/** What a call gives for this output: an ndarray for a tensor, a value of its Type for others. */
+export type ValueOf<S> = S extends FunctionOutput<infer V> ? ValueOf<V> : S extends Variable<Type<infer T>> ? T : unknown;
 
 /** `fn.profile` for these options: defined when they say `profile: true`. */
 export type ProfileOf<O> = O extends { readonly profile: true } ? FunctionProfile : FunctionProfile | undefined;
@@ -113,11 +123,11 @@ function label(name: string | undefined): string {
   return name ? `function '${name}'` : 'the function';
 }
 
-function normalizeInputs(inputs: ReadonlyArray<TensorVariable | FunctionInput>, fnLabel: string): FunctionInput[] {
+function normalizeInputs(inputs: ReadonlyArray<Variable | FunctionInput>, fnLabel: string): FunctionInput[] {
   const seen = new Set<Variable>();
   return inputs.map((x, i) => {
-    if (!(x instanceof FunctionInput) && !isTensorVariable(x)) {
-      throw new TypeError(`compile (${fnLabel}): input ${i} must be a tensor variable or weft.In(variable), got ${String(x)}`);
+    if (!(x instanceof FunctionInput) && !(x instanceof Variable)) {
+      throw new TypeError(`compile (${fnLabel}): input ${i} must be a variable or weft.In(variable), got ${String(x)}`);
     }
     const input = x instanceof FunctionInput ? x : new FunctionInput(x);
     const v = input.variable;
@@ -169,7 +179,7 @@ function checkUpdates(updates: CompileOptions['updates'], fnLabel: string): Arra
  * givens, or turns default updates off. Update values may read more such variables: followed.
  */
 function defaultUpdates(
-  outputs: readonly TensorVariable[],
+  outputs: readonly Variable[],
   explicit: ReadonlyArray<readonly [TensorSharedVariable, TensorVariable]>,
   inputs: readonly FunctionInput[],
   options: CompileOptions,
@@ -211,23 +221,23 @@ function protectOutputs(fg: FunctionGraph): void {
 }
 
 /** An output of compile: a variable, or `weft.Out(variable, { borrow })`. */
-export type OutputSpec = TensorVariable | FunctionOutput;
+export type OutputSpec = Variable | FunctionOutput;
 
-export function compile<const I extends ReadonlyArray<TensorVariable | FunctionInput>, const O extends CompileOptions = {}>(
+export function compile<const I extends ReadonlyArray<Variable | FunctionInput>, S extends OutputSpec, const O extends CompileOptions = {}>(
   inputs: I,
-  outputs: OutputSpec,
+  outputs: S,
   options?: O,
-): Promise<WeftFunction<NdArray, ArgumentsOf<I>, ProfileOf<O>>>;
-export function compile<const I extends ReadonlyArray<TensorVariable | FunctionInput>, const O extends CompileOptions = {}>(
+): Promise<WeftFunction<ValueOf<S>, ArgumentsOf<I>, ProfileOf<O>>>;
+export function compile<const I extends ReadonlyArray<Variable | FunctionInput>, S extends readonly OutputSpec[], const O extends CompileOptions = {}>(
   inputs: I,
-  outputs: readonly OutputSpec[],
+  outputs: S,
   options?: O,
-): Promise<WeftFunction<NdArray[], ArgumentsOf<I>, ProfileOf<O>>>;
+): Promise<WeftFunction<ValueOf<S[number]>[], ArgumentsOf<I>, ProfileOf<O>>>;
 export async function compile(
-  inputs: ReadonlyArray<TensorVariable | FunctionInput>,
+  inputs: ReadonlyArray<Variable | FunctionInput>,
   outputs: OutputSpec | readonly OutputSpec[],
   options: CompileOptions = {},
-): Promise<WeftFunction<NdArray | NdArray[]>> {
+): Promise<WeftFunction<unknown>> {
   if (options.pool?.closed) throw new PoolClosedError(`compile (${options.name ?? 'the function'})`);
   // The pool's kernel modules are loaded on this thread too: small calls run their kernels here.
   await options.pool?.ready;
@@ -235,10 +245,10 @@ export async function compile(
 }
 
 function build(
-  inputs: ReadonlyArray<TensorVariable | FunctionInput>,
+  inputs: ReadonlyArray<Variable | FunctionInput>,
   outputs: OutputSpec | readonly OutputSpec[],
   options: CompileOptions,
-): WeftFunction<NdArray | NdArray[]> {
+): WeftFunction<unknown> {
   const compileStarted = performance.now();
   const fnLabel = label(options.name);
   const mode = resolveMode(options.mode, `compile (${fnLabel})`);
@@ -250,7 +260,7 @@ function build(
   const outList = outSpecs.map((o) => (o instanceof FunctionOutput ? o.variable : o));
   const borrowedOutputs = outSpecs.map((o) => o instanceof FunctionOutput && o.borrow);
   outList.forEach((o, i) => {
-    if (!isTensorVariable(o)) throw new TypeError(`compile (${fnLabel}): output ${i} is not a tensor variable: ${String(o)}`);
+    if (!(o instanceof Variable)) throw new TypeError(`compile (${fnLabel}): output ${i} is not a variable: ${String(o)}`);
   });
   const fnInputs = normalizeInputs(inputs, fnLabel);
   const explicitUpdates = checkUpdates(options.updates, fnLabel);

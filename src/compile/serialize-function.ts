@@ -9,9 +9,14 @@ import type { PropsOpClass } from '../graph/prop-codec.js';
 import { decodeDocument, encodeDocument, type DecodeOptions } from '../graph/serialize.js';
 import { SharedVariable } from '../graph/shared.js';
 import { graphInputs } from '../graph/traversal.js';
-import { isConstant, type Variable } from '../graph/variable.js';
+import { isConstant, Variable } from '../graph/variable.js';
 import { installTensorCodecs } from '../tensor/serialize/codecs.js';
+import { withRegisteredTypes } from '../graph/type-codecs.js';
 import { tensorTypeCodec } from '../tensor/serialize/value-codec.js';
+import { TensorType } from '../tensor/core/type.js';
+
+/** Tensors, and the Type classes users registered (graph/type-codecs.ts). */
+const typeCodec = withRegisteredTypes(tensorTypeCodec, (t) => t instanceof TensorType);
 import { isTensorVariable, type TensorSharedVariable, type TensorVariable } from '../tensor/core/variable.js';
 import type { CompiledFunction } from './function.js';
 import { FunctionInput, In } from './function-input.js';
@@ -47,14 +52,14 @@ function isWeftFunction(x: unknown): x is CompiledFunction {
  * their free inputs and them; constants and shared variables are stored with their values), or
  * a compiled function (its rewritten graph, inputs, outputs, updates and name).
  */
-export function serialize(variablesOrFn: TensorVariable | readonly TensorVariable[] | CompiledFunction): string {
+export function serialize(variablesOrFn: Variable | readonly Variable[] | CompiledFunction): string {
   installTensorCodecs();
   if (isWeftFunction(variablesOrFn)) {
     const fn = variablesOrFn;
     const fg = fn.fgraph;
     const nExplicit = fn.inputs.length;
     const nOut = fg.outputs.length - fn.updated.length;
-    return encodeDocument(tensorTypeCodec, fg.inputs.slice(0, nExplicit), fg.outputs.slice(0, nOut), {
+    return encodeDocument(typeCodec, fg.inputs.slice(0, nExplicit), fg.outputs.slice(0, nOut), {
       name: fn.name === 'weft function' ? undefined : fn.name,
       inputOptions: fn.inputs.map((x) => ({ mutable: x.mutable, borrow: x.borrow, name: x.name })),
       updates: fn.updated.map((s, k) => [s, fg.outputs[nOut + k]!] as const),
@@ -64,11 +69,11 @@ export function serialize(variablesOrFn: TensorVariable | readonly TensorVariabl
   }
   const outputs: readonly unknown[] = Array.isArray(variablesOrFn) ? variablesOrFn : [variablesOrFn];
   outputs.forEach((v, i) => {
-    if (!isTensorVariable(v)) throw new TypeError(`serialize: output ${i} is not a tensor variable (or a compiled function): ${String(v)}`);
+    if (!(v instanceof Variable)) throw new TypeError(`serialize: output ${i} is not a variable (or a compiled function): ${String(v)}`);
   });
   const vars = outputs as readonly Variable[];
   const inputs = graphInputs(vars).filter((v) => !isConstant(v) && !(v instanceof SharedVariable));
-  return encodeDocument(tensorTypeCodec, inputs, vars);
+  return encodeDocument(typeCodec, inputs, vars);
 }
 
 /**
@@ -78,7 +83,7 @@ export function serialize(variablesOrFn: TensorVariable | readonly TensorVariabl
  */
 export function deserialize(json: string, options: DecodeOptions = {}): DeserializedGraph | DeserializedFunction {
   installTensorCodecs();
-  const doc = decodeDocument(tensorTypeCodec, json, options);
+  const doc = decodeDocument(typeCodec, json, options);
   const shared = doc.shared as TensorSharedVariable[];
   const outputs = doc.outputs as TensorVariable[];
   if (doc.kind === 'variables') return { kind: 'variables', inputs: doc.inputs as TensorVariable[], outputs, shared };

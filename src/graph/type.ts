@@ -1,6 +1,8 @@
 // The Type contract (Theano's Type): what values a variable may hold, how values are checked and
 // converted on the way in, compared, copied and signed. The graph layer never looks inside values;
 // every value question is a question to a Type.
+import { jsonProblem, type Json, type JsonReader } from './json-reader.js';
+import type { PropKindsOf } from './prop-kinds.js';
 import type { Variable, Constant } from './variable.js';
 
 export interface FilterOptions {
@@ -12,9 +14,49 @@ export interface FilterOptions {
   readonly what?: string;
 }
 
+/**
+ * What differentiation (grad, Lop, Rop) needs of a Type other than tensors, whose variables have
+ * gradients: the seed of a cost, zeros, and the sum of a variable's gradient terms, each made
+ * with the Type's own ops. A Type without it is discrete: no gradient flows through its variables.
+ */
+export interface GradientSupport {
+  /** The gradient of a cost of this type with respect to itself: one. */
+  ones(like: Variable): Variable;
+  /** A zero gradient for `like`. */
+  zeros(like: Variable): Variable;
+  /** The sum of several gradient terms of one variable (two or more). */
+  sum(terms: readonly Variable[]): Variable;
+}
+
 export abstract class Type<V = unknown> {
   /** A string that is equal for equal types: used for equality, hashing and merging. */
   abstract readonly key: string;
+
+  /** How gradients of this type's variables are made; undefined for discrete types (see GradientSupport). */
+  readonly gradient?: GradientSupport;
+
+  /**
+   * The constructor arguments that make this type, for documents (registerTypeCodec): read back
+   * into `new TheType(...props)`, each with its kind in `propKinds` (plain JSON without one).
+   */
+  static readonly props: readonly string[] = [];
+  static readonly propKinds: PropKindsOf = {};
+
+  /** A value as JSON, for documents (default: the value itself, when it is plain JSON). */
+  encodeValue(value: V): Json {
+    const problem = jsonProblem(value, `a value of ${this}`);
+    if (problem) throw new TypeError(`serialize: ${problem}; give ${this.constructor.name} an encodeValue that writes it`);
+    return value as Json;
+  }
+
+  /** A value read from an untrusted document (default: the JSON through `filter`, strictly). */
+  decodeValue(r: JsonReader): V {
+    try {
+      return this.filter(r.value, { strict: true, what: r.path });
+    } catch (e) {
+      return r.error((e as Error).message);
+    }
+  }
 
   /** Returns `value` as a valid value of this type (converted if allowed), or throws a TypeError. */
   abstract filter(value: unknown, options?: FilterOptions): V;

@@ -2,10 +2,14 @@
 // through the reference executor from the first call whose graph no plan can hold (a PlanError:
 // an op that writes where the plan keeps a value, say). That switch is final and its reason kept.
 // The planned side is made by a factory, so a function on a replaced default pool starts afresh.
+// A graph that holds values of other Types than tensors (a user's Type) runs on the reference
+// executor from the start: plans place tensors in shared memory, and know nothing else.
 import type { Apply } from '../graph/apply.js';
 import type { FunctionGraph } from '../graph/fgraph.js';
 import { ReferenceExecutor, type NodeStep } from '../graph/reference-executor.js';
+import type { Type } from '../graph/type.js';
 import type { NdArray } from '../tensor/core/ndarray.js';
+import { TensorType } from '../tensor/core/type.js';
 import { PlanError } from './plan.js';
 import { abortedBy, type TaskObserver } from './planned-executor.js';
 import type { StagedExecutor } from './staged-executor.js';
@@ -16,6 +20,12 @@ export interface RunObserver {
   /** The clock of `onNode` (on the calling thread). */
   readonly now: () => number;
   readonly onNode: (node: Apply, start: number, end: number) => void;
+}
+
+/** A type of the graph's variables other than tensor types, if there is one. */
+function otherType(fg: FunctionGraph): Type | undefined {
+  const vars = [...fg.inputs, ...fg.toposort().flatMap((n) => n.outputs)];
+  return vars.find((v) => !(v.type instanceof TensorType))?.type;
 }
 
 export class GraphExecutor {
@@ -30,6 +40,11 @@ export class GraphExecutor {
     readonly label: string,
   ) {
     this.#planned = makePlanned();
+    const other = otherType(fgraph);
+    if (other) {
+      this.#reference = new ReferenceExecutor(fgraph);
+      this.#fallback = `the graph holds values of the type ${other}, which plans do not place (they hold tensors); it runs on the calling thread`;
+    }
   }
 
   /** Why calls run on the reference executor, once they do. */

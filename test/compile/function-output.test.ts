@@ -45,7 +45,7 @@ t.test('Out without borrow, and bad arguments', async (t) => {
   const a = await fn([1, 2]);
   const b = await fn([3, 4]);
   t.same([...a.data, ...b.data], [2, 4, 6, 8], 'an output without borrow is the caller’s own');
-  throwsExactly(t, () => weft.Out(3 as never), TypeError, 'Out: expected a tensor variable, got 3');
+  throwsExactly(t, () => weft.Out(3 as never), TypeError, 'Out: expected a variable, got 3');
 });
 
 t.test('a full arena does not take the region behind a borrowed output', async (t) => {

@@ -474,7 +474,7 @@ t.test('In: name, mutable and borrow', async (t) => {
   near(t, await fn([1, 2], [3, 4]), [4, 6]);
   t.equal(weft.In(x).name, 'x', 'the variable\'s name by default');
   t.equal(weft.In(x).mutable, false);
-  await throwsExactly(t, () => weft.In(3 as never), TypeError, 'In: expected a tensor variable, got 3');
+  await throwsExactly(t, () => weft.In(3 as never), TypeError, 'In: expected a variable, got 3');
 });
 
 t.test('bad input lists: twice, constants, shared variables', async (t) => {
@@ -497,7 +497,7 @@ t.test('bad input lists: twice, constants, shared variables', async (t) => {
     t,
     () => weft.compile([x, [1, 2] as never], x.sum()),
     TypeError,
-    'compile (the function): input 1 must be a tensor variable or weft.In(variable), got 1,2',
+    'compile (the function): input 1 must be a variable or weft.In(variable), got 1,2',
   );
   const s = weft.shared([1], { name: 's' });
   await throwsExactly(
@@ -640,7 +640,7 @@ t.test('bad options', async (t) => {
     RangeError,
     'compile (the function): workers must be a non-negative integer, got -1',
   );
-  await throwsExactly(t, () => weft.compile([x], [x.sum(), 3 as never]), TypeError, 'compile (the function): output 1 is not a tensor variable: 3');
+  await throwsExactly(t, () => weft.compile([x], [x.sum(), 3 as never]), TypeError, 'compile (the function): output 1 is not a variable: 3');
 });
 
 t.test('1000 calls of a small function give the same results', async (t) => {

@@ -260,7 +260,7 @@ t.test('grad: the cost must be a float scalar', async (t) => {
     t,
     () => weft.grad(pt.sum(x), [x, 3 as unknown as TV]),
     TypeError,
-    'grad: wrt[1] must be a tensor variable, got 3',
+    'grad: wrt[1] must be a variable, got 3',
   );
 });
 

@@ -408,7 +408,7 @@ t.test('refused: asOp, ops without a codec, non-variables; user codecs', async (
     TypeError,
     'serialize: Scale{factor=3} (class Scale) has no op codec; register the class with weft.registerOpCodec(Scale) (its props are then written with their static propKinds, as plain JSON without one) or give a codec',
   );
-  await throwsExactly(t, () => weft.serialize([x, 3 as unknown as TV]), TypeError, 'serialize: output 1 is not a tensor variable (or a compiled function): 3');
+  await throwsExactly(t, () => weft.serialize([x, 3 as unknown as TV]), TypeError, 'serialize: output 1 is not a variable (or a compiled function): 3');
 
   weft.registerOpCodec<Scale, number>({
     name: 'test.Scale',

@@ -1,11 +1,13 @@
-// TensorOp: the base of every tensor op (and `weft.Op`, the class users extend). It only
-// narrows types: values are ndarrays, variables are tensor variables.
+// TensorOp: the base of every tensor op (and `weft.Op`, the class users extend). Its outputs are
+// tensor variables unless its type parameter says otherwise (`weft.Op<weft.Variable>` for an op
+// over a Type of one's own), and its default perform runs the op's kernel on ndarrays.
 //
 // Import rule of the tensor layer: op modules import each other freely (grads need other ops),
 // so no module may touch another module's bindings while it is being evaluated, except to
 // `extend` a base class from a module that imports no op module (this one, variable.ts, type.ts).
 // Module-level op instances are therefore made lazily, on first use.
 import type { Apply } from '../../graph/apply.js';
+import type { Variable } from '../../graph/variable.js';
 import { Op } from '../../graph/op.js';
 import '../../kernels/builtin.js';
 import { getKernel } from '../../kernels/registry.js';
@@ -14,13 +16,14 @@ import { copyArray, empty, makeNdArray, type NdArray } from './ndarray.js';
 import type { TensorType } from './type.js';
 import type { TensorVariable } from './variable.js';
 
-export abstract class TensorOp<Out extends TensorVariable | TensorVariable[] = TensorVariable> extends Op<Out> {
+export abstract class TensorOp<Out extends Variable | Variable[] = TensorVariable> extends Op<Out> {
   /**
    * The reference implementation, from the op's own parts, so that the calling thread and the
    * workers compute with the same code: a view op returns its views; a kernel op allocates its
    * outputs (outputShapes, which checks the inputs) and runs its registered kernel.
    */
-  override perform(node: Apply, inputs: readonly NdArray[]): NdArray[] {
+  override perform(node: Apply, values: readonly unknown[]): unknown[] {
+    const inputs = values as readonly NdArray[];
     const views = this.view?.(node, inputs);
     if (views) {
       return views.map((v, j) => makeNdArray(inputs[this.viewMap[j]?.[0] ?? 0]!.data, v.shape, v.stride, v.offset));

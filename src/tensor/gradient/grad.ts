@@ -1,7 +1,8 @@
-// Differentiation of tensor graphs: grad, Lop, Rop, jacobian and hessian, binding the graph
-// layer's generic machinery to tensor zeros, ones, sums and casts.
+// Differentiation: grad, Lop, Rop, jacobian and hessian, binding the graph layer's generic
+// machinery to tensor zeros, ones, sums and casts, and to a user Type's own (Type.gradient).
 import { isDiscreteDtype, isFloatDtype } from '../../kernels/dtype.js';
 import { gradWith, isDisconnected, isNullGrad, ropWith, type GradAlgebra, type GradOptions } from '../../graph/gradient.js';
+import type { GradientSupport } from '../../graph/type.js';
 import { Variable } from '../../graph/variable.js';
 import { onesLike, zeroTangent } from '../shape/alloc.js';
 import { asTensorVariable } from '../core/as-tensor.js';
@@ -11,19 +12,32 @@ import { shapeI } from '../shape/shape.js';
 import { TensorType } from '../core/type.js';
 import { isTensorVariable, type TensorVariable } from '../core/variable.js';
 
-const tensorAlgebra: GradAlgebra = {
-  onesLike: (v) => onesLike(v as TensorVariable),
-  zerosLike: (v) => zeroTangent(v as TensorVariable),
-  add: (terms) => add(...(terms as TensorVariable[])),
-  isDiscrete: (v) => !(v.type instanceof TensorType) || isDiscreteDtype(v.type.dtype),
+/** The gradient support of a variable of a Type other than tensors (checked where it is needed). */
+function supportOf(v: Variable): GradientSupport {
+  const support = v.type.gradient;
+  if (!support) throw new TypeError(`grad: ${v} has the type ${v.type}, which has no gradients (give the Type a \`gradient\`: ones, zeros, sum)`);
+  return support;
+}
+
+const algebra: GradAlgebra = {
+  onesLike: (v) => (isTensorVariable(v) ? onesLike(v) : supportOf(v).ones(v)),
+  zerosLike: (v) => (isTensorVariable(v) ? zeroTangent(v) : supportOf(v).zeros(v)),
+  add: (terms) => (isTensorVariable(terms[0]) ? add(...(terms as TensorVariable[])) : supportOf(terms[0]!).sum(terms)),
+  isDiscrete: (v) => (v.type instanceof TensorType ? isDiscreteDtype(v.type.dtype) : v.type.gradient === undefined),
   castLike: (g, like) => {
-    const t = like.type as TensorType;
+    if (!(like.type instanceof TensorType)) return g;
+    const t = like.type;
     return (g.type as TensorType).dtype === t.dtype ? g : cast(g as TensorVariable, t.dtype);
   },
 };
 
 function checkTensor(v: unknown, what: string): TensorVariable {
   if (!isTensorVariable(v)) throw new TypeError(`${what} must be a tensor variable, got ${String(v)}`);
+  return v;
+}
+
+function checkVariable(v: unknown, what: string): Variable {
+  if (!(v instanceof Variable)) throw new TypeError(`${what} must be a variable, got ${String(v)}`);
   return v;
 }
 
@@ -60,13 +74,13 @@ function checkKnownGrads(known: GradOptions['knownGrads']): Array<[Variable, Var
  */
 export function grad(cost: TensorVariable | null, wrt: TensorVariable, options?: GradOptions): TensorVariable;
 export function grad(cost: TensorVariable | null, wrt: readonly TensorVariable[], options?: GradOptions): TensorVariable[];
-export function grad(
-  cost: TensorVariable | null,
-  wrt: TensorVariable | readonly TensorVariable[],
-  options: GradOptions = {},
-): TensorVariable | TensorVariable[] {
-  if (cost !== null) {
-    checkTensor(cost, 'grad: the cost');
+export function grad(cost: Variable | null, wrt: Variable, options?: GradOptions): Variable;
+export function grad(cost: Variable | null, wrt: readonly Variable[], options?: GradOptions): Variable[];
+export function grad(cost: Variable | null, wrt: Variable | readonly Variable[], options: GradOptions = {}): Variable | Variable[] {
+  if (cost !== null && !isTensorVariable(cost)) {
+    checkVariable(cost, 'grad: the cost');
+    if (!cost.type.gradient) throw new TypeError(`grad: the cost ${cost} has the type ${cost.type}, which has no gradients (give the Type a \`gradient\`: ones, zeros, sum)`);
+  } else if (cost !== null) {
     if (cost.ndim !== 0) {
       throw new TypeError(`grad: the cost must be a scalar (0-d), got ${cost} (${cost.type}); reduce it first, e.g. cost.sum()`);
     }
@@ -74,11 +88,11 @@ export function grad(
       throw new TypeError(`grad: the cost ${cost} has the discrete dtype ${cost.dtype}; its gradient is zero everywhere (cast it to a float dtype)`);
     }
   }
-  const list = Array.isArray(wrt) ? (wrt as readonly TensorVariable[]) : [wrt as TensorVariable];
-  list.forEach((v, i) => checkTensor(v, `grad: wrt[${i}]`));
+  const list = Array.isArray(wrt) ? (wrt as readonly Variable[]) : [wrt as Variable];
+  list.forEach((v, i) => checkVariable(v, `grad: wrt[${i}]`));
   const knownGrads = checkKnownGrads(options.knownGrads);
-  const grads = gradWith(tensorAlgebra, cost, list, { ...options, knownGrads }) as Array<TensorVariable | null>;
-  return (Array.isArray(wrt) ? grads : grads[0]) as TensorVariable | TensorVariable[];
+  const grads = gradWith(algebra, cost, list, { ...options, knownGrads });
+  return (Array.isArray(wrt) ? grads : grads[0]) as Variable | Variable[];
 }
 
 function asList(v: TensorVariable | readonly TensorVariable[]): readonly TensorVariable[] {
@@ -101,7 +115,7 @@ export function Lop(
     const fv = checkTensor(v, `Lop: expression ${i}`);
     return [fv, checkGradientFor(fv, asTensorVariable(evs[i]!), `Lop: evaluation point ${i}`)];
   });
-  const grads = gradWith(tensorAlgebra, null, asList(wrt), { knownGrads: known, disconnectedInputs: 'ignore' });
+  const grads = gradWith(algebra, null, asList(wrt), { knownGrads: known, disconnectedInputs: 'ignore' });
   return (Array.isArray(wrt) ? grads : grads[0]) as TensorVariable | TensorVariable[];
 }
 
@@ -109,12 +123,11 @@ export function Lop(
  * Right product with the Jacobian (Jacobian-vector product): for each `f`, the directional
  * derivative along `evalPoints` (one per `wrt`, of its type).
  */
-export function Rop(
-  f: TensorVariable | readonly TensorVariable[],
-  wrt: TensorVariable | readonly TensorVariable[],
-  evalPoints: TensorVariable | readonly TensorVariable[],
-): TensorVariable | TensorVariable[] {
-  const out = ropWith(tensorAlgebra, asList(f), asList(wrt), asList(evalPoints)) as TensorVariable[];
+export function Rop(f: TensorVariable | readonly TensorVariable[], wrt: TensorVariable | readonly TensorVariable[], evalPoints: TensorVariable | readonly TensorVariable[]): TensorVariable | TensorVariable[];
+export function Rop(f: Variable | readonly Variable[], wrt: Variable | readonly Variable[], evalPoints: Variable | readonly Variable[]): Variable | Variable[];
+export function Rop(f: Variable | readonly Variable[], wrt: Variable | readonly Variable[], evalPoints: Variable | readonly Variable[]): Variable | Variable[] {
+  const list = <V>(v: V | readonly V[]): readonly V[] => (Array.isArray(v) ? (v as readonly V[]) : [v as V]);
+  const out = ropWith(algebra, list(f), list(wrt), list(evalPoints));
   return Array.isArray(f) ? out : out[0]!;
 }
 
