@@ -3,6 +3,7 @@
 import './builtin.js';
 
 export { registerKernel, getKernel, hasKernel, type Kernel, type KernelParams } from './registry.js';
+export { registerWasmKernel, type WasmKernelSpec } from './wasm-kernel.js';
 export type { TensorView, Range } from './view.js';
 export { sizeOf, contiguousStrides, isContiguous } from './view.js';
 export { copyView } from './copy.js';

@@ -21,7 +21,9 @@ export function sourceKernel(params: KernelParams): Compiled {
     if (hit.source !== source) throw new Error(`source kernel ${id}: the source changed but the version did not; change the version with the code`);
     return hit.fn;
   }
-  const fn = new Function('inputs', 'outputs', 'params', 'range', source) as Compiled;
+  // Named in stack traces and debuggers as weft-source-kernel/<key>@<version>.js, with the
+  // source's own line numbers (new Function would put two lines of its own before them).
+  const fn = (0, eval)(`(function (inputs, outputs, params, range) {${source}\n})\n//# sourceURL=weft-source-kernel/${id}.js`) as Compiled;
   compiled.set(id, { source, fn });
   return fn;
 }
