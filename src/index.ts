@@ -61,6 +61,8 @@ export * from './graph/rewriting/index.js';
 export { elemwiseOf, ownerIs, scalarConstantValue } from './tensor/rewriting/match.js';
 export { ShapeFeature, shapeFeatureOf } from './tensor/rewriting/shape-feature.js';
 export { Elemwise } from './tensor/elemwise/elemwise.js';
+export { DeepCopyOp, ViewOp, deepCopy, viewOf } from './tensor/shape/basic-ops.js';
+export { AllocEmpty, allocEmpty } from './tensor/shape/alloc.js';
 export { ScalarOp, type ScalarOpSpec, type ScalarGrad, type CodeContext, type DtypeRule } from './tensor/scalar/scalar-op.js';
 export { Composite } from './tensor/elemwise/composite.js';
 export { NodeError } from './graph/node-error.js';
