@@ -327,8 +327,8 @@ function build(
   // pool.from are read there in place), without a pool otherwise (no default pool is made).
   const given = options.pool;
   const poolOf = workers === 0 ? (given ? () => (bound = given) : undefined) : () => (bound = options.pool ?? getDefaultPool());
-  const makeExecutor = (): StagedExecutor =>
-    new StagedExecutor(fg, poolOf, {
+  const makeExecutor = (graph: FunctionGraph): StagedExecutor =>
+    new StagedExecutor(graph, poolOf, {
       workers: workers ?? Number.MAX_SAFE_INTEGER,
       label: fnLabel,
       ...(borrowedOutputs.some(Boolean) ? { borrowedOutputs } : {}),

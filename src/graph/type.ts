@@ -1,6 +1,7 @@
 // The Type contract (Theano's Type): what values a variable may hold, how values are checked and
 // converted on the way in, compared, copied and signed. The graph layer never looks inside values;
 // every value question is a question to a Type.
+import type { Dtype, TypedArray } from '../kernels/dtype.js';
 import { jsonProblem, type Json, type JsonReader } from './json-reader.js';
 import type { PropKindsOf } from './prop-kinds.js';
 import type { Variable, Constant } from './variable.js';
@@ -28,12 +29,29 @@ export interface GradientSupport {
   sum(terms: readonly Variable[]): Variable;
 }
 
+/**
+ * How values of a Type other than tensors live in shared memory (the guide's c_extract and
+ * c_sync): as an array of `dtype` and `shape` (a double: float64, []). With it, and worker
+ * kernels for its ops, graphs of the Type are planned and run on the workers.
+ */
+export interface MemoryLayout<V = unknown> {
+  readonly dtype: Dtype;
+  readonly shape: readonly number[];
+  /** The value's elements, in C order. */
+  toArray(value: V): ArrayLike<number>;
+  /** The value from its elements. */
+  fromArray(elements: TypedArray): V;
+}
+
 export abstract class Type<V = unknown> {
   /** A string that is equal for equal types: used for equality, hashing and merging. */
   abstract readonly key: string;
 
   /** How gradients of this type's variables are made; undefined for discrete types (see GradientSupport). */
   readonly gradient?: GradientSupport;
+
+  /** How its values live in shared memory; undefined: its graphs run on the calling thread. */
+  readonly memoryLayout?: MemoryLayout<V>;
 
   /**
    * The constructor arguments that make this type, for documents (registerTypeCodec): read back

@@ -2,14 +2,16 @@
 // through the reference executor from the first call whose graph no plan can hold (a PlanError:
 // an op that writes where the plan keeps a value, say). That switch is final and its reason kept.
 // The planned side is made by a factory, so a function on a replaced default pool starts afresh.
-// A graph that holds values of other Types than tensors (a user's Type) runs on the reference
-// executor from the start: plans place tensors in shared memory, and know nothing else.
+// A graph that holds values of other Types than tensors (a user's Type) is planned over tensors
+// of their memory layouts (laid-out-graph.ts), or, when a Type or an op cannot be laid out, runs
+// on the reference executor from the start: plans place tensors in shared memory, nothing else.
 import type { Apply } from '../graph/apply.js';
 import type { FunctionGraph } from '../graph/fgraph.js';
 import { ReferenceExecutor, type NodeStep } from '../graph/reference-executor.js';
 import type { Type } from '../graph/type.js';
 import type { NdArray } from '../tensor/core/ndarray.js';
 import { TensorType } from '../tensor/core/type.js';
+import { layOut, type LaidOutGraph } from './laid-out-graph.js';
 import { PlanError } from './plan.js';
 import { abortedBy, type TaskObserver } from './planned-executor.js';
 import type { StagedExecutor } from './staged-executor.js';
@@ -32,19 +34,22 @@ export class GraphExecutor {
   #planned: StagedExecutor;
   #reference: ReferenceExecutor | undefined;
   #fallback: string | undefined;
+  /** The graph over tensors, when values of other Types are laid out in memory. */
+  readonly #laidOut: LaidOutGraph | undefined;
 
   constructor(
     readonly fgraph: FunctionGraph,
-    readonly makePlanned: () => StagedExecutor,
+    readonly makePlanned: (fg: FunctionGraph) => StagedExecutor,
     /** Names the function in errors ("the call was aborted"). */
     readonly label: string,
   ) {
-    this.#planned = makePlanned();
     const other = otherType(fgraph);
-    if (other) {
+    const laid = other ? layOut(fgraph) : undefined;
+    if (typeof laid === 'string') {
       this.#reference = new ReferenceExecutor(fgraph);
-      this.#fallback = `the graph holds values of the type ${other}, which plans do not place (they hold tensors); it runs on the calling thread`;
-    }
+      this.#fallback = `${laid}; it runs on the calling thread`;
+    } else this.#laidOut = laid;
+    this.#planned = makePlanned(this.#laidOut?.fgraph ?? fgraph);
   }
 
   /** Why calls run on the reference executor, once they do. */
@@ -55,7 +60,7 @@ export class GraphExecutor {
   /** Drops the plans (their arena blocks go back) and makes the planned side anew. */
   restart(): void {
     this.#planned.dispose();
-    this.#planned = this.makePlanned();
+    this.#planned = this.makePlanned(this.#laidOut?.fgraph ?? this.fgraph);
   }
 
   dispose(): void {
@@ -65,6 +70,8 @@ export class GraphExecutor {
   async run(values: readonly NdArray[], signal: AbortSignal | undefined, observer?: RunObserver): Promise<NdArray[]> {
     if (!this.#reference) {
       try {
+        const laid = this.#laidOut;
+        if (laid) return laid.fromArrays(await this.#planned.run(laid.toArrays(values), signal, observer?.onTask)) as NdArray[];
         return await this.#planned.run(values, signal, observer?.onTask);
       } catch (e) {
         if (!(e instanceof PlanError)) throw e;

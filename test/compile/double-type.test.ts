@@ -3,6 +3,7 @@
 // called (values checked by the Type's filter), differentiated with weft.grad and weft.Rop
 // (the Type says how its gradients are made), checked by DebugMode, and a bad value refused.
 import t from 'tap';
+import { costModel, INLINE_WORK } from '../../src/scheduler/planned-executor.js';
 import { throwsExactly, weft } from '../helpers.js';
 
 class DoubleType extends weft.Type<number> {
@@ -31,6 +32,8 @@ class DoubleType extends weft.Type<number> {
   override makeConstant(v: number, name?: string): weft.Constant {
     return new weft.Constant(this, v, name);
   }
+  /** A double in shared memory: one float64 (what lets worker kernels read it). */
+  override readonly memoryLayout: weft.MemoryLayout<number> = { dtype: 'float64', shape: [], toArray: (v) => [v], fromArray: (a) => a[0]! };
   override readonly gradient: weft.GradientSupport = {
     ones: () => double.makeConstant(1),
     zeros: () => double.makeConstant(0),
@@ -80,6 +83,8 @@ const add: BinaryDoubleOp = new BinaryDoubleOp('add', (a, b) => a + b, (_a, _b, 
 const sub: BinaryDoubleOp = new BinaryDoubleOp('sub', (a, b) => a - b, (_a, _b, gz) => [gz, mul.call(gz, -1)]);
 const mul: BinaryDoubleOp = new BinaryDoubleOp('mul', (a, b) => a * b, (a, b, gz) => [mul.call(gz, b), mul.call(gz, a)]);
 const div: BinaryDoubleOp = new BinaryDoubleOp('div', (a, b) => a / b, (a, b, gz) => [div.call(gz, b), mul.call(gz, div.call(mul.call(a, -1), mul.call(b, b)))]);
+
+const byName: Record<string, BinaryDoubleOp> = { add, sub, mul, div };
 
 const x = double.makeVariable('x');
 const y = double.makeVariable('y');
@@ -146,7 +151,6 @@ t.test('DebugMode checks the double ops too; a Type without gradients is refused
 t.test('a double function round-trips through serialize and deserialize', async (t) => {
   weft.registerTypeCodec(DoubleType);
   // The ops hold functions, so they get a codec of their own: documents name them, never carry code.
-  const byName: Record<string, BinaryDoubleOp> = { add, sub, mul, div };
   weft.registerOpCodec<BinaryDoubleOp, string>({
     name: 'double.BinaryDoubleOp',
     opClass: BinaryDoubleOp,
@@ -177,6 +181,39 @@ t.test('a double function round-trips through serialize and deserialize', async 
     TypeError,
     'serialize: the type double (class Unregistered) is not registered; call weft.registerTypeCodec(Unregistered) in the writing and the reading process',
   );
+});
+
+/** The same ops with worker kernels (test/fixtures/double-kernels.mjs): "double in C". */
+class DoubleOnWorkers extends BinaryDoubleOp {
+  override kernel(): weft.KernelCall {
+    return { name: `double.${this.name}`, params: {}, chunking: { by: 'none' } };
+  }
+  override outputShapes(): number[][] {
+    return [[]];
+  }
+}
+
+t.test('with worker kernels and a memory layout, double graphs are planned and run on the workers', async (t) => {
+  const kernels = new URL('../fixtures/double-kernels.mjs', import.meta.url);
+  const pool = weft.createPool({ workers: 2, kernelModules: [kernels] });
+  t.teardown(() => pool.close());
+  const [wAdd, wSub, wMul, wDiv] = (['add', 'sub', 'mul', 'div'] as const).map((n) => new DoubleOnWorkers(n, (byName[n] as BinaryDoubleOp).fn, (byName[n] as BinaryDoubleOp).derivative));
+  const zw = wDiv!.call(wAdd!.call(wMul!.call(x, y), 2), wSub!.call(x, 1));
+  const planned = await weft.compile([x, y], zw, { pool, profile: true });
+  t.equal(await planned(3, 4), 7, 'on the calling thread (a tiny call: the cost model keeps it there)');
+  t.equal(planned.profile!.fallback, undefined, 'planned, not the reference executor');
+  costModel.inlineWork = 0;
+  try {
+    const forced = await weft.compile([x, y], zw, { pool, profile: true });
+    t.equal(await forced(-2.5, 0.125), zOf(-2.5, 0.125), 'the same bits on the workers');
+    const threads = new Set(forced.profile!.events.map((e) => e.thread));
+    t.ok([...threads].some((th) => th !== 0), `the double kernels ran on the workers (threads ${[...threads].join(', ')})`);
+  } finally {
+    costModel.inlineWork = INLINE_WORK;
+  }
+  const mixed = await weft.compile([x, y], [zw, mul.call(x, y)], { pool, profile: true });
+  t.same(await mixed(3, 4), [7, 12], 'an op without a kernel: the whole graph on the calling thread');
+  t.match(mixed.profile!.fallback, /^mul reads or makes values of another type than tensors and has no worker kernel/);
 });
 
 t.teardown(() => weft.shutdown());
