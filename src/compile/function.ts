@@ -216,7 +216,8 @@ function protectOutputs(fg: FunctionGraph): void {
     const node = v.owner;
     const aliases = fg.isInput(v) || isConstant(v) || seen.has(v) || (node !== null && (node.op.viewMap[v.index]?.length ?? 0) > 0);
     seen.add(v);
-    if (aliases) fg.changeInput({ kind: 'output', index: i }, deepCopy(v as TensorVariable), 'protect output');
+    // Values of other Types are copied by the wrapper (their Type's copyValue), not by a node.
+    if (aliases && isTensorVariable(v)) fg.changeInput({ kind: 'output', index: i }, deepCopy(v), 'protect output');
   });
 }
 
@@ -359,6 +360,8 @@ function build(
   };
   if (profile) profile.compileTime = performance.now() - compileStarted;
   const nOut = outList.length;
+  /** Outputs of other Types than tensors, which the caller gets as copies (tensors get a DeepCopyOp where they alias). */
+  const copiedOutputs = fg.outputs.slice(0, nOut).map((v) => !isTensorVariable(v));
   const updated = updates.map(([s]) => s);
   const inputTypes = fg.inputs.slice(0, explicit.length).map((v) => v.type as TensorType);
   let disposed = false;
@@ -398,7 +401,7 @@ function build(
     // Every new value is checked before any is stored, so that updates apply all or not at all.
     const newValues = updated.map((s, k) => s.type.filter(results[nOut + k], { what: `the update of ${s} by ${fnLabel}` }));
     updated.forEach((s, k) => s.setValue(newValues[k], { borrow: true }));
-    const outs = results.slice(0, nOut);
+    const outs = results.slice(0, nOut).map((v, j) => (copiedOutputs[j] ? (fg.outputs[j]!.type.copyValue(v) as NdArray) : v));
     profile?.recordCall(performance.now() - callStarted);
     return single ? outs[0]! : outs;
   };

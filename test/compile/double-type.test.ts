@@ -98,6 +98,8 @@ t.test('a double graph evaluates and compiles; calls take and give plain numbers
   t.equal(await f(3, 4), 7);
   t.equal(await f(-2.5, 0.125), zOf(-2.5, 0.125));
   t.match(weft.debugprint(f), /^div \[id A\]/, 'debugprint names the ops');
+  const identity = await weft.compile([x, y], [x, x, add.call(x, y)]);
+  t.same(await identity(1.5, 2), [1.5, 1.5, 3.5], 'outputs that are inputs (no DeepCopyOp for doubles: the Type copies them)');
   await throwsExactly(t, () => f('3', 4), TypeError, 'input 0 (x) of the function: expected a number, got "3"');
   const onWorkers = await weft.compile([x, y], [z, mul.call(z, z)], { workers: 2 });
   t.same(await onWorkers(3, 4), [7, 49], 'a pool with no kernel for doubles: the calling thread runs it');
