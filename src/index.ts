@@ -63,6 +63,7 @@ export { ShapeFeature, shapeFeatureOf } from './tensor/rewriting/shape-feature.j
 export { Elemwise } from './tensor/elemwise/elemwise.js';
 export { DeepCopyOp, ViewOp, deepCopy, viewOf } from './tensor/shape/basic-ops.js';
 export { AllocEmpty, allocEmpty } from './tensor/shape/alloc.js';
+export { ScalarReduce } from './tensor/elemwise/scalar-reduce.js';
 export { ScalarOp, type ScalarOpSpec, type ScalarGrad, type CodeContext, type DtypeRule } from './tensor/scalar/scalar-op.js';
 export { Composite } from './tensor/elemwise/composite.js';
 export { NodeError } from './graph/node-error.js';

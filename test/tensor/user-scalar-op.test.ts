@@ -98,4 +98,66 @@ t.test('bad inputs and documents', async (t) => {
   );
 });
 
+/** max(|a|, |b|): a binary op that keeps its dtype, for a user reduction. */
+const maxAbs = new weft.ScalarOp({
+  name: 'test.maxAbs',
+  nin: 2,
+  outputDtype: ([a]) => a!,
+  code: ([a, b]) => `Math.max(Math.abs(${a}), Math.abs(${b}))`,
+});
+
+t.test('a reduction over a user scalar op (ScalarReduce): values over any axes, equal bits on 2 workers, inferShape', async (t) => {
+  const m = pt.tensor3('m');
+  const v = r.normal([16, 64, 32]);
+  const flat = Array.from(v.data as Float64Array);
+  const at = (i: number, j: number, k: number): number => flat[(i * 64 + j) * 32 + k]!;
+  const pool = weft.createPool({ workers: 2 });
+  t.teardown(() => pool.close());
+  for (const axes of [[1], [0, 2], [0, 1, 2]]) {
+    const y = new weft.ScalarReduce(maxAbs, axes, 0).call(m) as TV;
+    const inline = (await (await weft.compile([m], y, { workers: 0 }))(v)) as weft.NdArray;
+    const pooled = (await (await weft.compile([m], y, { pool }))(v)) as weft.NdArray;
+    t.ok(
+      inline.data.every((x, i) => Object.is(x, pooled.data[i])),
+      `axes [${axes}]: equal bits on two workers`,
+    );
+    const want: number[] = [];
+    const shape = [16, 64, 32];
+    const keptAxes = [0, 1, 2].filter((a) => !axes.includes(a));
+    const keptShape = keptAxes.map((a) => shape[a]!);
+    const n = keptShape.reduce((p, d) => p * d, 1);
+    for (let o = 0; o < n; o++) {
+      const idx = [0, 0, 0];
+      let rest = o;
+      for (let k = keptAxes.length - 1; k >= 0; k--) {
+        idx[keptAxes[k]!] = rest % keptShape[k]!;
+        rest = Math.floor(rest / keptShape[k]!);
+      }
+      let acc = 0;
+      const walk = (d: number): void => {
+        if (d === 3) {
+          acc = Math.max(acc, Math.abs(at(idx[0]!, idx[1]!, idx[2]!)));
+          return;
+        }
+        if (!axes.includes(d)) return walk(d + 1);
+        for (let q = 0; q < shape[d]!; q++) {
+          idx[d] = q;
+          walk(d + 1);
+        }
+      };
+      walk(0);
+      want.push(acc);
+    }
+    t.same(inline.shape, keptShape, `axes [${axes}]: shape`);
+    t.ok(
+      Array.from(inline.data).every((x, i) => x === want[i]),
+      `axes [${axes}]: values`,
+    );
+    await weft.checkInferShape([m], [y], [v], weft.ScalarReduce);
+  }
+  t.ok(new weft.ScalarReduce(maxAbs, [1, 0], 0).equals(new weft.ScalarReduce(maxAbs, [0, 1], 0)), 'axes are part of the identity, sorted');
+  await throwsExactly(t, () => new weft.ScalarReduce(cubic, [0], 0), TypeError, 'ScalarReduce: test.cubic takes 1 inputs; a reduction folds with a binary op');
+  await throwsExactly(t, () => new weft.ScalarReduce(maxAbs, [3], 0).call(m), RangeError, 'ScalarReduce{test.maxAbs, axis=[3]}: axis [3] is out of range for m (TensorType(float64, (?, ?, ?)))');
+});
+
 t.teardown(() => weft.shutdown());

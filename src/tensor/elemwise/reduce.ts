@@ -35,7 +35,7 @@ export function normalizeAxes(axis: ReduceOptions['axis'], ndim: number, where: 
 }
 
 /** An op's axes: distinct non-negative integers, kept sorted so that equal reductions compare equal. */
-function checkedAxes(axis: readonly number[], op: string): readonly number[] {
+export function checkedAxes(axis: readonly number[], op: string): readonly number[] {
   if (axis.some((a) => !Number.isInteger(a) || a < 0) || new Set(axis).size !== axis.length) {
     throw new RangeError(`${op}: axes must be distinct non-negative integers, got [${axis.join(', ')}] (normalize them first)`);
   }
@@ -50,7 +50,7 @@ function reduceDtype(kind: ReduceKind, d: Dtype): Dtype {
   return d === 'uint8' || d === 'uint16' || d === 'uint32' ? 'uint32' : 'int32';
 }
 
-function keptShape<T>(shape: readonly T[], axes: readonly number[]): T[] {
+export function keptShape<T>(shape: readonly T[], axes: readonly number[]): T[] {
   return shape.filter((_, a) => !axes.includes(a));
 }
 
