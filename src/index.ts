@@ -34,7 +34,7 @@ export { slice, Slice } from './tensor/core/slice.js';
 export { Rng } from './tensor/random/rng.js';
 export { RandomStream, type UniformOptions, type NormalOptions } from './tensor/random/random-stream.js';
 export { RandomVariable, UniformRV, NormalRV, IntegersRV, RandomStateType, randomState, randomStateType } from './tensor/random/random.js';
-export { TensorOp as Op } from './tensor/core/op.js';
+export { TensorOp as Op, TensorOp } from './tensor/core/op.js';
 export { asOp, AsOp, type AsOpSpec, type AsOpFunction } from './tensor/inner/as-op.js';
 export { OpFromGraph, type OpFromGraphOptions, type LopOverride, type RopOverride } from './tensor/inner/op-from-graph.js';
 export { scan, until, ScanUntil, type ScanOptions, type ScanResult, type ScanSequence, type ScanOutputInfo, type ScanUpdates, type ScanStepResult } from './tensor/inner/scan.js';
@@ -76,3 +76,4 @@ export type { OpCodec, OpEncoder, OpDecoder, OpBuildContext, GraphRef, OpPlan } 
 export { propKinds, type PropKind, type PropKindsOf } from './graph/prop-kinds.js';
 export type { PropsOpClass } from './graph/prop-codec.js';
 export { registerTypeCodec, type PropsTypeClass } from './graph/type-codecs.js';
+export { registerScalarOp } from './tensor/serialize/codecs.js';

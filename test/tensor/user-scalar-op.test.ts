@@ -94,8 +94,23 @@ t.test('bad inputs and documents', async (t) => {
     t,
     () => weft.serialize(cubicOf(pt.vector('x'))),
     TypeError,
-    "serialize: the scalar op test.cubic is not one of weft's catalog, so a document cannot name it",
+    "serialize: the scalar op test.cubic is not one of weft's catalog, so a document cannot name it (register it with weft.registerScalarOp)",
   );
+  // Registered, a document names it; the reader finds it by that name (never code).
+  weft.registerScalarOp(cubic);
+  weft.registerScalarOp(cubic);
+  const x = pt.vector('x');
+  const fused = await weft.compile([x], pt.exp(cubicOf(x)).add(1));
+  const text = weft.serialize(fused);
+  t.match(text, /"test\.cubic"/);
+  const loaded = weft.deserialize(text);
+  const again = await weft.compile(loaded.inputs, loaded.outputs);
+  const [a] = (await again([0.5, -2])) as weft.NdArray[];
+  const b = (await fused([0.5, -2])) as weft.NdArray;
+  t.same(Array.from(a!.data), Array.from(b.data), 'the loaded function computes the same');
+  const other = new weft.ScalarOp({ ...cubic.spec });
+  await throwsExactly(t, () => weft.registerScalarOp(other), TypeError, 'registerScalarOp: a scalar op named "test.cubic" is already known (weft\'s catalog or an earlier registration)');
+  await throwsExactly(t, () => weft.registerScalarOp(new weft.ScalarOp({ ...cubic.spec, name: 'exp' })), TypeError, 'registerScalarOp: a scalar op named "exp" is already known (weft\'s catalog or an earlier registration)');
 });
 
 /** max(|a|, |b|): a binary op that keeps its dtype, for a user reduction. */

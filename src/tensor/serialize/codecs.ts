@@ -35,16 +35,28 @@ const MAX_SCALAR_NESTING = 4;
 // ---------------------------------------------------------------------------------------------
 // Scalar ops by name
 
-let catalogByName: ReadonlyMap<string, ScalarOp> | undefined;
+let catalogByName: Map<string, ScalarOp> | undefined;
 
-/** The catalog's scalar ops by name (casts are written `{ cast: dtype }`). */
-function catalogOps(): ReadonlyMap<string, ScalarOp> {
+/** The catalog's scalar ops by name, and the users' registered ones (casts are written `{ cast: dtype }`). */
+function catalogOps(): Map<string, ScalarOp> {
   if (!catalogByName) {
     const m = new Map<string, ScalarOp>();
     for (const v of Object.values(catalog)) if (v instanceof ScalarOp && !(v instanceof CompositeScalar)) m.set(v.name, v);
     catalogByName = m;
   }
   return catalogByName;
+}
+
+/**
+ * Lets documents name a user's scalar op (in Elemwise and Composite nodes) by its name; the
+ * reading process registers it too. A document never carries the op's code, only its name.
+ */
+export function registerScalarOp(op: ScalarOp): void {
+  if (!(op instanceof ScalarOp) || op instanceof CompositeScalar) throw new TypeError(`registerScalarOp: expected a weft.ScalarOp, got ${String(op)}`);
+  const known = catalogOps().get(op.name);
+  if (known === op) return;
+  if (known) throw new TypeError(`registerScalarOp: a scalar op named "${op.name}" is already known (weft's catalog or an earlier registration)`);
+  catalogOps().set(op.name, op);
 }
 
 function encodeScalar(op: ScalarOp, depth = 0): Json {
@@ -55,7 +67,7 @@ function encodeScalar(op: ScalarOp, depth = 0): Json {
   if (catalogOps().get(op.name) === op) return op.name;
   const cast = /^cast\{(\w+)\}$/.exec(op.name);
   if (cast && isDtype(cast[1]) && catalog.castTo(cast[1]) === op) return { cast: cast[1] };
-  throw new TypeError(`serialize: the scalar op ${op} is not one of weft's catalog, so a document cannot name it`);
+  throw new TypeError(`serialize: the scalar op ${op} is not one of weft's catalog, so a document cannot name it (register it with weft.registerScalarOp)`);
 }
 
 function encodeComposite(c: CompositeScalar, depth: number): JsonObject {
