@@ -81,6 +81,13 @@ const byClass = new Map<abstract new (...args: never[]) => Op, OpCodec>();
 /** Names that may not name an op type (they would read as something else to a careless reader). */
 const RESERVED = new Set(['__proto__', 'constructor', 'prototype']);
 
+/** Refuses a name documents could not use safely (`where` names the registering function). */
+export function checkCodecName(where: string, name: unknown): void {
+  if (typeof name !== 'string' || !/^[A-Za-z_][\w.-]*$/.test(name) || RESERVED.has(name)) {
+    throw new TypeError(`${where}: the name must be an identifier-like string (letters, digits, _ . -), got ${JSON.stringify(name)}`);
+  }
+}
+
 /**
  * Registers how a class of ops is serialized: a codec, or the op class itself, whose codec is
  * then derived from its `static props` and `static propKinds` (prop-codec.ts) and named
@@ -90,9 +97,7 @@ const RESERVED = new Set(['__proto__', 'constructor', 'prototype']);
 export function registerOpCodec<O extends Op, P>(codecOrClass: OpCodec<O, P> | PropsOpClass<O>, options: { readonly name?: string } = {}): void {
   const codec = typeof codecOrClass === 'function' ? (propsCodec(codecOrClass, options.name) as unknown as OpCodec<O, P>) : codecOrClass;
   const { name, opClass } = codec;
-  if (typeof name !== 'string' || !/^[A-Za-z_][\w.-]*$/.test(name) || RESERVED.has(name)) {
-    throw new TypeError(`registerOpCodec: the name must be an identifier-like string (letters, digits, _ . -), got ${JSON.stringify(name)}`);
-  }
+  checkCodecName('registerOpCodec', name);
   if (typeof opClass !== 'function') throw new TypeError(`registerOpCodec (${name}): opClass must be the op's class`);
   for (const m of ['encode', 'decode', 'build'] as const) {
     if (typeof codec[m] !== 'function') throw new TypeError(`registerOpCodec (${name}): ${m} must be a function`);

@@ -2,19 +2,15 @@
 // a Type class registered by name, its `static props` written with their kinds (prop-kinds.ts)
 // and read back into `new TypeClass(...props)`, and each value through the Type's own
 // `encodeValue` / `decodeValue`. No name in a document selects anything but a registered class.
-import type { Json, JsonObject, JsonReader } from './json-reader.js';
-import { propKinds, type PropKind, type PropKindsOf } from './prop-kinds.js';
+import type { JsonObject, JsonReader } from './json-reader.js';
+import { checkCodecName } from './op-codecs.js';
+import { buildFromProps, encodeProps, readProps, type PropsClass } from './prop-codec.js';
 import type { ElementBudget, TypeCodec } from './serialize.js';
 import { SharedVariable } from './shared.js';
 import type { Type } from './type.js';
 
 /** A Type class whose constructor takes its props in the order of `static props`. */
-export interface PropsTypeClass<T extends Type = Type> {
-  new (...props: never[]): T;
-  readonly name: string;
-  readonly props?: readonly string[];
-  readonly propKinds?: PropKindsOf;
-}
+export type PropsTypeClass<T extends Type = Type> = PropsClass<T>;
 
 interface Registered {
   readonly name: string;
@@ -31,18 +27,12 @@ const byClass = new Map<PropsTypeClass, Registered>();
 export function registerTypeCodec(typeClass: PropsTypeClass, options: { readonly name?: string } = {}): void {
   const name = options.name ?? typeClass.name;
   if (typeof typeClass !== 'function') throw new TypeError('registerTypeCodec: expected a Type class');
-  if (!/^[A-Za-z_][\w.-]*$/.test(name) || name === '__proto__' || name === 'constructor' || name === 'prototype') {
-    throw new TypeError(`registerTypeCodec: the name must be an identifier-like string (letters, digits, _ . -), got ${JSON.stringify(name)}`);
-  }
+  checkCodecName('registerTypeCodec', name);
   if (byName.has(name)) throw new TypeError(`registerTypeCodec: a type named "${name}" is already registered`);
   if (byClass.has(typeClass)) throw new TypeError(`registerTypeCodec (${name}): ${typeClass.name} is already registered as "${byClass.get(typeClass)!.name}"`);
   const entry = { name, typeClass };
   byName.set(name, entry);
   byClass.set(typeClass, entry);
-}
-
-function kindsOf(c: PropsTypeClass): Array<[string, PropKind<unknown>]> {
-  return (c.props ?? []).map((p) => [p, (c.propKinds?.[p] ?? propKinds.json()) as PropKind<unknown>]);
 }
 
 /** `base` (the tensor codec) for the types `isBase` accepts, and the registered Type classes for the others. */
@@ -59,9 +49,7 @@ export function withRegisteredTypes(base: TypeCodec, isBase: (t: Type) => boolea
     encodeType(t) {
       if (isBase(t)) return base.encodeType(t);
       const entry = entryOf(t);
-      const props: Record<string, Json> = {};
-      for (const [p, kind] of kindsOf(entry.typeClass)) props[p] = kind.encode((t as unknown as Record<string, unknown>)[p]);
-      return { codec: entry.name, props };
+      return { codec: entry.name, props: encodeProps(entry.typeClass, t, String(t)) };
     },
     readType(r) {
       if (!r.has('codec')) return base.readType(r);
@@ -70,11 +58,9 @@ export function withRegisteredTypes(base: TypeCodec, isBase: (t: Type) => boolea
       const entry = byName.get(nameReader.string());
       if (!entry) return nameReader.error(`no type is registered as ${JSON.stringify(nameReader.value)} (weft.registerTypeCodec)`);
       const propsReader = r.field('props');
-      const kinds = kindsOf(entry.typeClass);
-      propsReader.object(kinds.map(([p]) => p));
-      const values = kinds.map(([p, kind]) => kind.read(propsReader.field(p)));
+      const values = readProps(entry.typeClass, propsReader);
       try {
-        return new (entry.typeClass as unknown as new (...a: unknown[]) => Type)(...values);
+        return buildFromProps(entry.typeClass, values);
       } catch (e) {
         return propsReader.error(`cannot rebuild a ${entry.name} type from these props: ${(e as Error).message}`);
       }

@@ -6,16 +6,19 @@ const modules = new Map<string, WebAssembly.Module>();
 const instances = new WeakMap<WebAssembly.Memory, Map<string, unknown>>();
 
 /**
- * What `wrap` makes of the instance, over `memory`, of the module known by `key` (whose bytes
- * `bytes` gives the first time): compiled and wrapped once, then recalled.
+ * What `wrap` makes of the instance, over `memory`, of the module known by `key` (whose bytes,
+ * or compiled module, `source` gives the first time): compiled and wrapped once, then recalled.
  */
-export function instanceFor<T>(memory: WebAssembly.Memory, key: string, bytes: () => Uint8Array<ArrayBuffer>, wrap: (exports: WebAssembly.Exports) => T): T {
+export function instanceFor<T>(memory: WebAssembly.Memory, key: string, source: () => Uint8Array<ArrayBuffer> | WebAssembly.Module, wrap: (exports: WebAssembly.Exports) => T): T {
   let mine = instances.get(memory);
   if (!mine) instances.set(memory, (mine = new Map()));
   const known = mine.get(key) as T | undefined;
   if (known !== undefined) return known;
   let compiled = modules.get(key);
-  if (!compiled) modules.set(key, (compiled = new WebAssembly.Module(bytes())));
+  if (!compiled) {
+    const given = source();
+    modules.set(key, (compiled = given instanceof WebAssembly.Module ? given : new WebAssembly.Module(given)));
+  }
   const made = wrap(new WebAssembly.Instance(compiled, { env: { memory } }).exports);
   mine.set(key, made);
   return made;

@@ -4,10 +4,11 @@
 // the task's element range and the byte addresses of the views, so it reads and writes the
 // pool's memory in place. Views outside a WebAssembly memory (a call without a pool) use the JS
 // twin the kernel is registered with.
-import { bytesPerElement, type Dtype, type TypedArray } from './dtype.js';
+import type { TypedArray } from './dtype.js';
 import { attachedMemoryOf, threadBlockOf } from './gemm-wasm.js';
 import { registerKernel, type Kernel, type KernelParams } from './registry.js';
 import { isContiguous, sizeOf, type Range, type TensorView } from './view.js';
+import { instanceFor } from './wasm-instances.js';
 
 export interface WasmKernelSpec {
   /** The module: its bytes, a compiled WebAssembly.Module, or a URL to fetch (file: URLs are read in Node). */
@@ -26,21 +27,9 @@ export interface WasmKernelSpec {
 /** The wasm call: (start, end, ...input addresses, ...output addresses, ...params). */
 type Entry = (...args: number[]) => void;
 
-const DTYPE_OF = new Map<Function, Dtype>([
-  [Float64Array, 'float64'],
-  [Float32Array, 'float32'],
-  [Int32Array, 'int32'],
-  [Uint32Array, 'uint32'],
-  [Int16Array, 'int16'],
-  [Uint16Array, 'uint16'],
-  [Int8Array, 'int8'],
-  [Uint8Array, 'uint8'],
-]);
-
 /** The byte address of element 0 of `v` in its buffer. */
 function addressOf(v: TensorView): number {
-  const data: TypedArray = v.data;
-  return data.byteOffset + v.offset * bytesPerElement(DTYPE_OF.get(data.constructor) ?? 'uint8');
+  return v.data.byteOffset + v.offset * v.data.BYTES_PER_ELEMENT;
 }
 
 async function bytesOf(source: URL | string): Promise<Uint8Array<ArrayBuffer>> {
@@ -91,7 +80,7 @@ export async function registerWasmKernel(name: string, spec: WasmKernelSpec): Pr
           'register it with { fallback } (or give its op a kernel call with contiguousInputs)',
       );
     }
-    const entry = entryFor(memory, key, compiled, exportName);
+    const entry = instanceFor(memory, key, () => compiled, (e) => e[exportName] as Entry);
     const extra = paramNames.map((p) => paramValue(params, p, name));
     const { start, end } = rangeOf(outputs[0], range);
     if (staged.length === 0) {
@@ -118,20 +107,6 @@ export async function registerWasmKernel(name: string, spec: WasmKernelSpec): Pr
     }
   };
   registerKernel(name, kernel);
-}
-
-const entries = new WeakMap<WebAssembly.Memory, Map<string, Entry>>();
-
-/** The export of the module's instance over `memory` (instantiated once per memory). */
-function entryFor(memory: WebAssembly.Memory, key: string, compiled: WebAssembly.Module, exportName: string): Entry {
-  let mine = entries.get(memory);
-  if (!mine) entries.set(memory, (mine = new Map()));
-  let entry = mine.get(key);
-  if (!entry) {
-    entry = new WebAssembly.Instance(compiled, { env: { memory } }).exports[exportName] as Entry;
-    mine.set(key, entry);
-  }
-  return entry;
 }
 
 function rangeOf(out: TensorView | undefined, range: Range | undefined): Range {

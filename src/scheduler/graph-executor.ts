@@ -8,9 +8,7 @@
 import type { Apply } from '../graph/apply.js';
 import type { FunctionGraph } from '../graph/fgraph.js';
 import { ReferenceExecutor, type NodeStep } from '../graph/reference-executor.js';
-import type { Type } from '../graph/type.js';
 import type { NdArray } from '../tensor/core/ndarray.js';
-import { TensorType } from '../tensor/core/type.js';
 import { layOut, type LaidOutGraph } from './laid-out-graph.js';
 import { PlanError } from './plan.js';
 import { abortedBy, type TaskObserver } from './planned-executor.js';
@@ -22,12 +20,6 @@ export interface RunObserver {
   /** The clock of `onNode` (on the calling thread). */
   readonly now: () => number;
   readonly onNode: (node: Apply, start: number, end: number) => void;
-}
-
-/** A type of the graph's variables other than tensor types, if there is one. */
-function otherType(fg: FunctionGraph): Type | undefined {
-  const vars = [...fg.inputs, ...fg.toposort().flatMap((n) => n.outputs)];
-  return vars.find((v) => !(v.type instanceof TensorType))?.type;
 }
 
 export class GraphExecutor {
@@ -43,8 +35,7 @@ export class GraphExecutor {
     /** Names the function in errors ("the call was aborted"). */
     readonly label: string,
   ) {
-    const other = otherType(fgraph);
-    const laid = other ? layOut(fgraph) : undefined;
+    const laid = layOut(fgraph);
     if (typeof laid === 'string') {
       this.#reference = new ReferenceExecutor(fgraph);
       this.#fallback = `${laid}; it runs on the calling thread`;

@@ -9,6 +9,7 @@ import { FunctionGraph } from '../graph/fgraph.js';
 import type { MemoryLayout, Type } from '../graph/type.js';
 import { isConstant, type Variable } from '../graph/variable.js';
 import { STORAGE } from '../kernels/dtype.js';
+import { sizeOf } from '../kernels/view.js';
 import { flatValues, makeNdArray, type NdArray } from '../tensor/core/ndarray.js';
 import { TensorType } from '../tensor/core/type.js';
 
@@ -23,11 +24,15 @@ export interface LaidOutGraph {
 
 const isTensorType = (t: Type): boolean => t instanceof TensorType;
 
-/** The graph laid out over tensors, or the reason it cannot be (it then runs on the calling thread). */
-export function layOut(fg: FunctionGraph): LaidOutGraph | string {
+/**
+ * The graph laid out over tensors; undefined when it holds tensors only (plans take it as it is);
+ * or the reason it cannot be laid out (it then runs on the calling thread).
+ */
+export function layOut(fg: FunctionGraph): LaidOutGraph | string | undefined {
   const nodes = fg.toposort();
   const layoutOf = (t: Type): MemoryLayout<unknown> | undefined => t.memoryLayout;
   const vars = [...fg.inputs, ...nodes.flatMap((n) => [...n.inputs, ...n.outputs])];
+  if (vars.every((v) => isTensorType(v.type))) return undefined;
   const missing = vars.find((v) => !isTensorType(v.type) && !layoutOf(v.type));
   if (missing) return `the graph holds values of the type ${missing.type}, which does not say how its values live in shared memory (Type.memoryLayout)`;
   const host = nodes.find((n) => [...n.inputs, ...n.outputs].some((v) => !isTensorType(v.type)) && !(n.op.kernel?.(n) && n.op.outputShapes));
@@ -40,7 +45,7 @@ export function layOut(fg: FunctionGraph): LaidOutGraph | string {
   };
   const asArray = (t: Type, value: unknown): NdArray => {
     const layout = layoutOf(t)!;
-    const data = new STORAGE[layout.dtype](layout.shape.reduce((p, d) => p * d, 1));
+    const data = new STORAGE[layout.dtype](sizeOf(layout.shape));
     data.set(layout.toArray(value));
     return makeNdArray(data, layout.shape);
   };

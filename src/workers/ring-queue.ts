@@ -66,10 +66,9 @@ export class RingQueue {
     return !this.#diverted;
   }
 
-  /** Runs one team job through the ring. */
+  /** Runs one team job through the ring (the pool asks `usable` first). */
   run(job: TeamJob, signal?: AbortSignal): Promise<TeamResult> {
     if (this.#closed) return Promise.reject(this.#closed);
-    if (!this.usable) return this.sendAsMessage(job, signal);
     if (signal?.aborted) return Promise.resolve(NOTHING_RUN);
     return new Promise<TeamResult>((resolve, reject) => {
       const entry: Entry = { job, signal, resolve, reject, onAbort: () => this.#cancel(entry), slot: -1, answered: false };
