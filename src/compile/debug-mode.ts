@@ -15,9 +15,10 @@ import { ioToposort } from '../graph/traversal.js';
 import type { Type } from '../graph/type.js';
 import { isConstant, type Variable } from '../graph/variable.js';
 import { isFloatDtype, type TypedArray } from '../kernels/dtype.js';
-import { getKernel, hasKernel } from '../kernels/registry.js';
-import { isContiguous, type TensorView } from '../kernels/view.js';
-import { copyArray, empty, flatValues, isNdArray, makeNdArray, shapeText, type NdArray } from '../tensor/core/ndarray.js';
+import { getKernel, hasKernel, type Kernel } from '../kernels/registry.js';
+import { isContiguous, sizeOf, type TensorView } from '../kernels/view.js';
+import { copyArray, empty, flatValues, isNdArray, makeNdArray, shapeText, storageDtype, type NdArray } from '../tensor/core/ndarray.js';
+import { inlineArena, type Arena } from '../workers/arena.js';
 import { intConstant } from '../tensor/shape/shape.js';
 import { TensorType } from '../tensor/core/type.js';
 import { chunkRanges, chunkUnits } from '../scheduler/chunking.js';
@@ -127,6 +128,13 @@ function messageOf(e: unknown): string {
 
 function isTypedNdArray(v: unknown): v is NdArray {
   return isNdArray(v) && ArrayBuffer.isView(v.data);
+}
+
+/** A copy of `x`'s whole buffer in `arena`'s shared memory (so its strides and offset still apply). */
+function copyInto(arena: Arena, x: NdArray): TypedArray {
+  const data = arena.array(storageDtype(x), x.data.length);
+  data.set(x.data);
+  return data;
 }
 
 /**
@@ -471,6 +479,7 @@ class DebugRuntime implements ModeRuntime {
           );
         });
       }
+      this.#checkSharedMemory(node, kernel, kernelInputs, got, call, fail);
     } else {
       this.#checkInputsKept(node, k, args, inputs, who);
     }
@@ -484,6 +493,31 @@ class DebugRuntime implements ModeRuntime {
           ? `${path} gives shape ${shapeText(d.got)} and perform gives shape ${shapeText(d.want)}`
           : `at index ${shapeText(d.index)} ${path} gives ${d.got} and perform gives ${d.want} (${text})`;
       fail(`${who} and its perform disagree on output ${j} (${node.outputs[j]}): ${what}`);
+    });
+  }
+
+  /**
+   * Workers run kernels on the pool's shared memory, where the WebAssembly loops apply (a user's
+   * scalar op runs its wasm form there): the same call on copies in shared memory must give the
+   * bits it gives on ordinary memory, where the JS loops run.
+   */
+  #checkSharedMemory(node: Apply, kernel: Kernel, inputs: readonly NdArray[], want: readonly NdArray[], call: KernelCall, fail: (m: string) => never): void {
+    if (!inputs.every(isTypedNdArray) || !want.every(isTypedNdArray)) return;
+    const arena = inlineArena();
+    const outs = want.map((w) => makeNdArray(arena.array(storageDtype(w), sizeOf(w.shape)), w.shape));
+    const who = `its kernel '${call.name}'`;
+    try {
+      kernel(inputs.map((x) => makeNdArray(copyInto(arena, x), x.shape, x.stride, x.offset)), outs, call.params);
+    } catch (e) {
+      fail(`${who} failed on shared memory (as workers run it) where it succeeded on ordinary memory: ${messageOf(e)}`);
+    }
+    outs.forEach((o, j) => {
+      const d = firstMismatch(o, want[j]!);
+      if (d?.kind !== 'value') return;
+      fail(
+        `${who} on shared memory (as workers run it, where WebAssembly loops apply) gives ${d.got} at index ${shapeText(d.index)} ` +
+          `of output ${j} (${node.outputs[j]}), on ordinary memory (the JS loops) ${d.want}`,
+      );
     });
   }
 

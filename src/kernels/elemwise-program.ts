@@ -16,12 +16,13 @@ export const PROGRAM_DTYPES: ReadonlySet<string> = new Set<ProgramDtype>(['float
  * The operations a step may apply, each IEEE-exact (or exact modulo 2^32 on int32) in wasm and in
  * JS: arithmetic, the math functions (on floats), comparisons (bool steps), `where` (a condition,
  * then the values where it holds and where it does not), `cast` (its argument in the step's
- * dtype) and the logical/bitwise and, or, xor, not (on bools and int32).
+ * dtype), the logical/bitwise and, or, xor, not (on bools and int32), and `const` (no arguments:
+ * the step's `value`, which its dtype must hold exactly).
  */
 export type ProgramOp =
   | 'add' | 'sub' | 'mul' | 'div' | 'neg' | 'abs' | 'sqrt' | 'sqr' | 'min' | 'max' | 'clip' | 'sign'
   | 'floor' | 'ceil' | 'round' | MathFunction | BinaryMathFunction
-  | 'eq' | 'ne' | 'lt' | 'le' | 'gt' | 'ge' | 'where' | 'cast' | 'and' | 'or' | 'xor' | 'not';
+  | 'eq' | 'ne' | 'lt' | 'le' | 'gt' | 'ge' | 'where' | 'cast' | 'and' | 'or' | 'xor' | 'not' | 'const';
 export type { BinaryMathFunction, MathFunction };
 
 /** One step: an operation on earlier values (the program's inputs first, then earlier steps). */
@@ -29,6 +30,8 @@ export interface ProgramStep {
   readonly op: ProgramOp;
   readonly args: readonly number[];
   readonly dtype: ProgramDtype;
+  /** The number a `const` step gives (other steps have none). */
+  readonly value?: number;
 }
 
 /** The inputs' dtypes and the steps; the last step is the output. */
@@ -79,7 +82,7 @@ export function converts(from: ProgramDtype, to: ProgramDtype): boolean {
 /** How many arguments each operation takes ('n': one or more); math functions say their own. */
 const ARITY: Partial<Record<ProgramOp, number | 'n'>> = {
   add: 'n', mul: 'n', sub: 2, div: 2, min: 2, max: 2, neg: 1, abs: 1, sqrt: 1, sqr: 1, clip: 3, sign: 1, floor: 1, ceil: 1, round: 1,
-  eq: 2, ne: 2, lt: 2, le: 2, gt: 2, ge: 2, where: 3, cast: 1, and: 2, or: 2, xor: 2, not: 1,
+  eq: 2, ne: 2, lt: 2, le: 2, gt: 2, ge: 2, where: 3, cast: 1, and: 2, or: 2, xor: 2, not: 1, const: 0,
 };
 
 /**
@@ -112,6 +115,7 @@ function stepProblem(s: ProgramStep, args: readonly ProgramDtype[], math: boolea
   if (COMPARISONS.has(s.op)) return s.dtype === 'bool' ? undefined : 'a comparison gives a bool';
   if (s.op === 'where') return operands(args.slice(1), s.dtype);
   if (s.op === 'cast') return undefined;
+  if (s.op === 'const') return constProblem(s.value, s.dtype);
   if (LOGICAL.has(s.op)) return s.dtype === 'bool' || s.dtype === 'int32' ? operands(args, s.dtype) : 'logical and bitwise operations are on bools and int32';
   if (s.dtype === 'bool') return 'arithmetic gives numbers, not bools';
   if (s.dtype === 'int32' && !INTEGER_ARITHMETIC.has(s.op)) return 'not an integer operation';
@@ -119,7 +123,18 @@ function stepProblem(s: ProgramStep, args: readonly ProgramDtype[], math: boolea
   return operands(args, s.dtype);
 }
 
+/** Why `value` is not a constant of dtype `d` (a number `d` holds exactly), or undefined. */
+function constProblem(value: number | undefined, d: ProgramDtype): string | undefined {
+  if (typeof value !== 'number') return 'a constant needs a number value';
+  const held =
+    d === 'float64' ? true
+    : d === 'float32' ? Number.isNaN(value) || Math.fround(value) === value
+    : d === 'int32' ? (value | 0) === value
+    : value === 0 || value === 1;
+  return held ? undefined : `${value} is not ${d === 'int32' ? 'an' : 'a'} ${d} value`;
+}
+
 /** A program's identity as text (the cache key of its modules). */
 export function programKey(program: ElemwiseProgram): string {
-  return `${program.inputs.join(',')}|${program.steps.map((s) => `${s.op}:${s.dtype}(${s.args.join(',')})`).join(';')}`;
+  return `${program.inputs.join(',')}|${program.steps.map((s) => `${s.op === 'const' ? `const=${Object.is(s.value, -0) ? '-0' : s.value}` : s.op}:${s.dtype}(${s.args.join(',')})`).join(';')}`;
 }

@@ -236,6 +236,13 @@ function emitStep(p: Part, program: ElemwiseProgram, step: ProgramStep, a: numbe
   const b = p.body;
   const d = step.dtype;
   const simd = isSimd(p);
+  if (step.op === 'const') {
+    // A bool constant is a mask (all ones for true) in the block, 1 or 0 in the tail.
+    const v = step.value!;
+    if (d === 'bool') define(p, a, d, () => (simd ? splatConst(p, 'int32', v ? -1 : 0) : b.i32(v)));
+    else define(p, a, d, () => splatConst(p, d, v));
+    return;
+  }
   if (COMPARISONS.has(step.op)) {
     const c = comparisonDtype(step.args.map((x) => valueDtype(program, x)));
     const [x, y] = step.args.map((v) => value(p, v, c)) as [number[], number[]];
@@ -585,9 +592,14 @@ export function loopModuleBytes(program: ElemwiseProgram, access: readonly WasmA
   return module.bytes();
 }
 
+/** Why `program` cannot run as a WebAssembly loop (the step and the reason), or undefined when it can. */
+export function whyNotRunnable(program: ElemwiseProgram): string | undefined {
+  return programProblem(program, mathArity);
+}
+
 /** Whether `program` can run as a WebAssembly loop (the tensor layer offers only such programs). */
 export function isRunnable(program: ElemwiseProgram): boolean {
-  return programProblem(program, mathArity) === undefined;
+  return whyNotRunnable(program) === undefined;
 }
 
 /** Programs' keys, by program object (a kernel gets the same object at every call of a plan). */

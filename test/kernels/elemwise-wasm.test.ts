@@ -95,7 +95,7 @@ const ARITY: Partial<Record<ProgramOp, number>> = {
 };
 
 /** A program whose inputs all have `dtype`, and steps of that dtype unless a step names its own. */
-function uniform(dtype: ProgramDtype, nin: number, steps: ReadonlyArray<{ op: ProgramOp; args: readonly number[]; dtype?: ProgramDtype }>): ElemwiseProgram {
+function uniform(dtype: ProgramDtype, nin: number, steps: ReadonlyArray<{ op: ProgramOp; args: readonly number[]; dtype?: ProgramDtype; value?: number }>): ElemwiseProgram {
   return { inputs: Array<ProgramDtype>(nin).fill(dtype), steps: steps.map((s) => ({ dtype, ...s })) };
 }
 
@@ -136,7 +136,7 @@ function inArena(dtype: ProgramDtype, data: ArrayLike<number>): TensorView {
 /** The element-i value of each step of `program`, for inputs read by `access`. */
 function evaluate(program: ElemwiseProgram, inputs: readonly Float64Array[], access: readonly WasmAccess[], i: number): number {
   const vals = inputs.map((x, k) => (access[k] === 's' ? x[0]! : x[i]!));
-  for (const s of program.steps) vals.push(apply(s.op, s.args.map((a) => vals[a]!), s.dtype));
+  for (const s of program.steps) vals.push(s.op === 'const' ? s.value! : apply(s.op, s.args.map((a) => vals[a]!), s.dtype));
   return vals[vals.length - 1]!;
 }
 
@@ -298,6 +298,39 @@ t.test('a fused program: steps reading inputs and earlier steps, several times',
     ]);
     t.same(mismatches(program, ['c', 'c', 'c'], 40, n), [], `${dtype}: every element`);
   }
+});
+
+t.test('constants: numbers of every dtype (-0, NaN, extremes), bool masks, in the block and the tail', async (t) => {
+  for (const dtype of ['float32', 'float64'] as const) {
+    for (const c of [1, -0, NaN, -Infinity, 0.5, dtype === 'float32' ? Math.fround(0.1) : 0.1]) {
+      // x * c + c, and c alone stored where x > c
+      const program = uniform(dtype, 1, [
+        { op: 'const', args: [], value: c },
+        { op: 'mul', args: [0, 1] },
+        { op: 'add', args: [2, 1] },
+        { op: 'gt', args: [0, 1], dtype: 'bool' },
+        { op: 'where', args: [4, 1, 3] },
+      ]);
+      for (const access of layoutsOf(1)) t.same(mismatches(program, access, 41), [], `${dtype} const ${c}, ${access}`);
+    }
+  }
+  for (const c of [7, -2147483648, 2147483647, 0]) {
+    const program = uniform('int32', 1, [{ op: 'const', args: [], value: c }, { op: 'mul', args: [0, 1] }, { op: 'xor', args: [2, 1] }]);
+    t.same(mismatches(program, ['c'], 42), [], `int32 const ${c}`);
+  }
+  for (const c of [0, 1]) {
+    const program = uniform('bool', 1, [{ op: 'const', args: [], value: c }, { op: 'xor', args: [0, 1] }]);
+    t.same(mismatches(program, ['c'], 43), [], `bool const ${c}`);
+    // A bool constant used as a float64 number (four-element blocks of two i64x2 masks).
+    const mixed: ElemwiseProgram = { inputs: ['float32'], steps: [{ op: 'const', args: [], dtype: 'bool', value: c }, { op: 'cast', args: [0], dtype: 'float64' }, { op: 'add', args: [1, 2], dtype: 'float64' }] };
+    t.same(mismatches(mixed, ['c'], 44), [], `bool const ${c} as a float64`);
+  }
+  const problem = (steps: ProgramStep[]): string | undefined => programProblem({ inputs: ['float32'], steps }, () => undefined);
+  t.equal(problem([{ op: 'const', args: [], dtype: 'float32', value: 0.1 }]), 'step 0 (const to float32): 0.1 is not a float32 value');
+  t.equal(problem([{ op: 'const', args: [], dtype: 'int32', value: 2 ** 31 }]), 'step 0 (const to int32): 2147483648 is not an int32 value');
+  t.equal(problem([{ op: 'const', args: [], dtype: 'bool', value: 2 }]), 'step 0 (const to bool): 2 is not a bool value');
+  t.equal(problem([{ op: 'const', args: [], dtype: 'float64' }]), 'step 0 (const to float64): a constant needs a number value');
+  t.equal(problem([{ op: 'const', args: [0], dtype: 'float64', value: 1 }]), 'step 0 (const to float64): takes 0 arguments, got 1');
 });
 
 t.test('layouts the loops decline: the JS loops run instead', async (t) => {

@@ -3,6 +3,7 @@
 // with new weft.Elemwise(op), in a fused chain, inplace, on two workers with the bits of the
 // calling thread, differentiated, and refused by serialize (documents name catalog ops only).
 import t from 'tap';
+import { ReferenceExecutor } from '../../src/graph/reference-executor.js';
 import { pt, rng, throwsExactly, weft } from '../helpers.js';
 
 type TV = weft.pt.TensorVariable;
@@ -111,6 +112,120 @@ t.test('bad inputs and documents', async (t) => {
   const other = new weft.ScalarOp({ ...cubic.spec });
   await throwsExactly(t, () => weft.registerScalarOp(other), TypeError, 'registerScalarOp: a scalar op named "test.cubic" is already known (weft\'s catalog or an earlier registration)');
   await throwsExactly(t, () => weft.registerScalarOp(new weft.ScalarOp({ ...cubic.spec, name: 'exp' })), TypeError, 'registerScalarOp: a scalar op named "exp" is already known (weft\'s catalog or an earlier registration)');
+});
+
+/**
+ * softsign x / (1 + |x|) with a WebAssembly form: the JS expression computes in float64 (a
+ * float32 result is rounded once), so the form does too: float32 arguments are cast to float64
+ * (exact), and the last step casts back (the one rounding Math.fround makes).
+ */
+const softsignSpec: weft.ScalarOpSpec = {
+  name: 'test.softsign',
+  nin: 1,
+  outputDtype: ([d]) => (d === 'float32' ? 'float32' : 'float64'),
+  checkInputs: ([d]) => (d === 'float32' || d === 'float64' ? undefined : `test.softsign takes float32 or float64, got ${d}`),
+  code: ([x]) => `(${x} / (1 + Math.abs(${x})))`,
+  wasm: ({ output }) => {
+    const wide = output === 'float32' ? 1 : 0;
+    const x = wide; // the argument as float64: value 0, or the cast (value 1)
+    const steps: weft.ProgramStep[] = [
+      ...(wide ? [{ op: 'cast' as const, args: [0], dtype: 'float64' as const }] : []),
+      { op: 'abs', args: [x], dtype: 'float64' },
+      { op: 'const', args: [], dtype: 'float64', value: 1 },
+      { op: 'add', args: [wide + 2, wide + 1], dtype: 'float64' },
+      { op: 'div', args: [x, wide + 3], dtype: 'float64' },
+    ];
+    return wide ? [...steps, { op: 'cast', args: [5], dtype: 'float32' }] : steps;
+  },
+  grad: ([x], _out, gz) => [gz.div(pt.sqr(pt.abs(x!).add(1)))],
+};
+const softsign = new weft.ScalarOp(softsignSpec);
+const softsignOf = (v: TV): TV => new weft.Elemwise(softsign).call(v) as TV;
+
+t.test('a user scalar op with a WebAssembly form: its own and inlined in a fused program, the bits of its JS code on 2 workers', async (t) => {
+  const pool = weft.createPool({ workers: 2 });
+  t.teardown(() => pool.close());
+  for (const dtype of ['float32', 'float64'] as const) {
+    const x = pt.vector('x', dtype);
+    const alone = softsignOf(x);
+    const chain = pt.exp(softsignOf(x.mul(0.5))).add(1);
+    const big = r.normal([1 << 17]).data as Float64Array;
+    // Every awkward value: zeros of both signs, infinities, NaN, huge and tiny numbers.
+    big.set([0, -0, Infinity, -Infinity, NaN, 1e300, -1e-310, 3e38]);
+    const arg = dtype === 'float32' ? Float32Array.from(big) : big;
+    for (const [what, y] of [['alone', alone], ['in a fused chain', chain]] as const) {
+      const onWorkers = await weft.compile([x], y, { pool });
+      const node = onWorkers.fgraph.toposort().find((n) => n.op instanceof weft.Elemwise && String(n.op).includes('test.softsign'))!;
+      t.ok(node, `${dtype} ${what}: its node (${onWorkers.fgraph.toposort().map((n) => String(n.op)).join(', ')})`);
+      t.ok((node.op as weft.Elemwise).source(node).program, `${dtype} ${what}: the loop has a WebAssembly program`);
+      const inline = await weft.compile([x], y, { workers: 0 });
+      const a = (await onWorkers(arg)).data;
+      const b = (await inline(arg)).data;
+      t.ok(
+        a.every((v, i) => Object.is(v, b[i])),
+        `${dtype} ${what}: equal bits on two workers (wasm) and on the calling thread (JS)`,
+      );
+    }
+  }
+  const x = pt.vector('x');
+  t.same(Array.from((await (await weft.compile([x], softsignOf(x), { pool }))([3, -1, 0])).data), [0.75, -0.5, 0], 'values');
+  await weft.verifyGrad((v: TV) => softsignOf(v), [r.normal([3, 4])], { rng: rng(8) });
+});
+
+t.test('shared memory runs the form, ordinary memory the code: a form that disagrees gives other values there, and DebugMode names it', async (t) => {
+  // code says x + 2, the form x + 1.
+  const lying = new weft.ScalarOp({
+    name: 'test.lying',
+    nin: 1,
+    outputDtype: () => 'float64',
+    code: ([x]) => `(${x} + 2)`,
+    wasm: () => [{ op: 'const', args: [], dtype: 'float64', value: 1 }, { op: 'add', args: [0, 1], dtype: 'float64' }],
+  });
+  const x = pt.vector('x');
+  const y = new weft.Elemwise(lying).call(x) as TV;
+  const pool = weft.createPool({ workers: 2 });
+  t.teardown(() => pool.close());
+  const data = new Float64Array(1 << 16).fill(5);
+  t.equal((await (await weft.compile([x], y, { pool }))(data)).data[0], 6, 'a plan (its values in shared memory): the form');
+  const reference = new ReferenceExecutor(new weft.FunctionGraph([x], [y]));
+  t.equal((reference.run([weft.ndarray(data)])[0] as weft.NdArray).data[0], 7, 'perform on ordinary memory: the code');
+  const debug = await weft.compile([x], y, { mode: new weft.DebugMode() });
+  await throwsExactly(
+    t,
+    () => debug([5, 5]),
+    weft.DebugModeError,
+    "Elemwise{test.lying} (node 0: Elemwise{test.lying}(x)): its kernel 'elemwise' on shared memory (as workers run it, where WebAssembly loops apply) gives 6 at index [0] of output 0 (Elemwise{test.lying}.out), on ordinary memory (the JS loops) 7",
+  );
+});
+
+t.test('a form that is not an exact program is refused where the graph is built, naming the op, the dtypes and the step', async (t) => {
+  const bad = (wasm: weft.ScalarWasmForm): weft.ScalarOp => new weft.ScalarOp({ ...softsignSpec, name: 'test.bad', wasm });
+  const compileWith = (op: weft.ScalarOp) => () => new weft.Elemwise(op).call(pt.vector('x', 'float32'));
+  await throwsExactly(
+    t,
+    compileWith(bad(() => [{ op: 'abs', args: [0], dtype: 'float64' }])),
+    TypeError,
+    'ScalarOp test.bad: its wasm form for (float32) to float32 ends in a float64 step; the last step gives the output',
+  );
+  await throwsExactly(
+    t,
+    compileWith(bad(() => [{ op: 'const', args: [], dtype: 'float32', value: 0.1 }, { op: 'add', args: [0, 1], dtype: 'float32' }])),
+    TypeError,
+    'ScalarOp test.bad: its wasm form for (float32) to float32: step 0 (const to float32): 0.1 is not a float32 value',
+  );
+  await throwsExactly(
+    t,
+    compileWith(bad(() => [{ op: 'neg', args: [1], dtype: 'float32' }])),
+    TypeError,
+    'ScalarOp test.bad: its wasm form for (float32) to float32: step 0 (neg to float32): arguments must be earlier values',
+  );
+  // A form that has nothing for these dtypes leaves the loop to JS.
+  const none = bad(() => undefined);
+  const x = pt.vector('x', 'float32');
+  const fn = await weft.compile([x], new weft.Elemwise(none).call(x) as TV, { workers: 0 });
+  const node = fn.fgraph.toposort()[0]!;
+  t.equal((node.op as weft.Elemwise).source(node).program, undefined, 'no program');
+  t.same(Array.from((await fn([3])).data), [0.75]);
 });
 
 /** max(|a|, |b|): a binary op that keeps its dtype, for a user reduction. */

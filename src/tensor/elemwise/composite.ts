@@ -123,14 +123,25 @@ export class CompositeScalar extends ScalarOp {
    */
   override program(inputs: readonly Dtype[], output: Dtype): ElemwiseProgram | undefined {
     if (!inputs.every(isProgramDtype) || this.steps[this.steps.length - 1]?.dtype !== output) return undefined;
+    // Each step's own program inlined: its arguments are the composite's values, its steps
+    // follow the ones before (`at` maps a composite value to its program value).
+    const at = inputs.map((_, k) => k);
     const steps: ProgramStep[] = [];
     for (const s of this.steps) {
-      const op = s.op.spec.wasm;
-      if (op === undefined || !isProgramDtype(s.dtype)) return undefined;
-      steps.push({ op, args: s.args, dtype: s.dtype });
+      const own = s.op.programSteps(s.args.map((a) => this.dtypeOf(a)), s.dtype);
+      if (!own) return undefined;
+      const base = inputs.length + steps.length;
+      const nin = s.args.length;
+      for (const step of own) steps.push({ ...step, args: step.args.map((a) => (a < nin ? at[s.args[a]!]! : base + a - nin)) });
+      at.push(inputs.length + steps.length - 1);
     }
     const program: ElemwiseProgram = { inputs, steps };
     return isRunnable(program) ? program : undefined;
+  }
+
+  /** The dtype of composite value `a` (an input, then a step). */
+  private dtypeOf(a: number): Dtype {
+    return a < this.inputDtypes.length ? this.inputDtypes[a]! : this.steps[a - this.inputDtypes.length]!.dtype;
   }
 
   /** The fused computation rebuilt from element-wise ops on `inputs`. */

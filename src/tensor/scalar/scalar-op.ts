@@ -4,7 +4,7 @@
 // ScalarOp yields exactly a value of its output dtype (rounded to float32, wrapped to the
 // integer width, 0 or 1 for bool), so fused expressions compute as the unfused nodes would.
 import { isFloatDtype, type Dtype } from '../../kernels/dtype.js';
-import { isRunnable, PROGRAM_DTYPES, type ElemwiseProgram, type ProgramDtype, type ProgramOp } from '../../kernels/elemwise-wasm.js';
+import { isRunnable, PROGRAM_DTYPES, whyNotRunnable, type ElemwiseProgram, type ProgramDtype, type ProgramOp, type ProgramStep } from '../../kernels/elemwise-wasm.js';
 import type { Variable } from '../../graph/variable.js';
 import { upcast, upgradeToFloat } from '../core/dtype.js';
 import type { TensorVariable } from '../core/variable.js';
@@ -27,6 +27,9 @@ export type ScalarGrad = (
   gz: TensorVariable,
 ) => Array<TensorVariable | Variable>;
 
+/** A scalar op's WebAssembly form for one call's dtypes (see ScalarOpSpec.wasm). */
+export type ScalarWasmForm = (ctx: CodeContext) => readonly ProgramStep[] | undefined;
+
 export interface ScalarOpSpec {
   readonly name: string;
   /** Number of inputs, or 'variadic' for two or more (add, mul). */
@@ -41,10 +44,14 @@ export interface ScalarOpSpec {
   readonly code: (args: readonly string[], ctx: CodeContext) => string;
   readonly grad?: ScalarGrad;
   /**
-   * The WebAssembly program operation that computes this op exactly (kernels/elemwise-wasm.ts),
-   * when it has one: on float inputs of the output's dtype, element-wise loops then run in wasm.
+   * How the WebAssembly loops compute this op, when they can (kernels/elemwise-program.ts): one
+   * program operation applied to the arguments, or, for an op of your own, a function of the
+   * call's dtypes giving program steps over the arguments (values 0 to nin-1, then the steps
+   * before; the last step is the output), or undefined for dtypes it has no form for. The steps
+   * must compute what `code` computes bit for bit (round where the JS expression rounds): workers
+   * run them on shared memory, the calling thread runs `code`.
    */
-  readonly wasm?: ProgramOp;
+  readonly wasm?: ProgramOp | ScalarWasmForm;
   readonly commutative?: boolean;
   readonly associative?: boolean;
 }
@@ -70,10 +77,29 @@ export class ScalarOp {
    * program is exact (kernels/elemwise-program.ts: program dtypes, exact conversions).
    */
   program(inputs: readonly Dtype[], output: Dtype): ElemwiseProgram | undefined {
-    const op = this.spec.wasm;
-    if (op === undefined || !isProgramDtype(output) || !inputs.every(isProgramDtype)) return undefined;
-    const program: ElemwiseProgram = { inputs, steps: [{ op, args: inputs.map((_, k) => k), dtype: output }] };
+    const steps = this.programSteps(inputs, output);
+    if (!steps) return undefined;
+    const program: ElemwiseProgram = { inputs: inputs as ProgramDtype[], steps };
     return isRunnable(program) ? program : undefined;
+  }
+
+  /**
+   * The program steps of this op over its arguments (values 0 to inputs.length - 1), the last
+   * giving `output`, or undefined where it has none. A form of the user's that is not an exact
+   * program is an error here, at compile time, rather than a silent fall back to JS.
+   */
+  programSteps(inputs: readonly Dtype[], output: Dtype): readonly ProgramStep[] | undefined {
+    const form = this.spec.wasm;
+    if (form === undefined || !isProgramDtype(output) || !inputs.every(isProgramDtype)) return undefined;
+    if (typeof form === 'string') return [{ op: form, args: inputs.map((_, k) => k), dtype: output }];
+    const steps = form({ inputs, output });
+    if (steps === undefined) return undefined;
+    const where = `ScalarOp ${this.name}: its wasm form for (${inputs.join(', ')}) to ${output}`;
+    const last = steps[steps.length - 1];
+    if (last !== undefined && last.dtype !== output) throw new TypeError(`${where} ends in a ${last.dtype} step; the last step gives the output`);
+    const problem = whyNotRunnable({ inputs: inputs as ProgramDtype[], steps });
+    if (problem) throw new TypeError(`${where}: ${problem}`);
+    return steps;
   }
 
   toString(): string {
