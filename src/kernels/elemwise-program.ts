@@ -21,7 +21,7 @@ export const PROGRAM_DTYPES: ReadonlySet<string> = new Set<ProgramDtype>(['float
  */
 export type ProgramOp =
   | 'add' | 'sub' | 'mul' | 'div' | 'neg' | 'abs' | 'sqrt' | 'sqr' | 'min' | 'max' | 'clip' | 'sign'
-  | 'floor' | 'ceil' | 'round' | MathFunction | BinaryMathFunction
+  | 'floor' | 'ceil' | 'round' | 'trunc' | MathFunction | BinaryMathFunction
   | 'eq' | 'ne' | 'lt' | 'le' | 'gt' | 'ge' | 'where' | 'cast' | 'and' | 'or' | 'xor' | 'not' | 'const';
 export type { BinaryMathFunction, MathFunction };
 
@@ -45,8 +45,8 @@ export const COMPARISONS: ReadonlySet<ProgramOp> = new Set<ProgramOp>(['eq', 'ne
 export const LOGICAL: ReadonlySet<ProgramOp> = new Set<ProgramOp>(['and', 'or', 'xor', 'not']);
 /** Integer arithmetic wraps modulo 2^32 as the JS loops' `| 0` and Math.imul do. */
 const INTEGER_ARITHMETIC: ReadonlySet<ProgramOp> = new Set<ProgramOp>(['add', 'sub', 'mul', 'neg', 'abs', 'sqr', 'min', 'max', 'clip', 'sign']);
-/** Float operations beyond those: IEEE's division, square root and roundings (round is half to even). */
-const FLOAT_ONLY: ReadonlySet<ProgramOp> = new Set<ProgramOp>(['div', 'sqrt', 'floor', 'ceil', 'round']);
+/** Float operations beyond those: IEEE's division, square root and roundings (round is half to even, trunc toward zero). */
+const FLOAT_ONLY: ReadonlySet<ProgramOp> = new Set<ProgramOp>(['div', 'sqrt', 'floor', 'ceil', 'round', 'trunc']);
 
 const isFloat = (d: ProgramDtype): boolean => d === 'float32' || d === 'float64';
 
@@ -81,7 +81,7 @@ export function converts(from: ProgramDtype, to: ProgramDtype): boolean {
 
 /** How many arguments each operation takes ('n': one or more); math functions say their own. */
 const ARITY: Partial<Record<ProgramOp, number | 'n'>> = {
-  add: 'n', mul: 'n', sub: 2, div: 2, min: 2, max: 2, neg: 1, abs: 1, sqrt: 1, sqr: 1, clip: 3, sign: 1, floor: 1, ceil: 1, round: 1,
+  add: 'n', mul: 'n', sub: 2, div: 2, min: 2, max: 2, neg: 1, abs: 1, sqrt: 1, sqr: 1, clip: 3, sign: 1, floor: 1, ceil: 1, round: 1, trunc: 1,
   eq: 2, ne: 2, lt: 2, le: 2, gt: 2, ge: 2, where: 3, cast: 1, and: 2, or: 2, xor: 2, not: 1, const: 0,
 };
 

@@ -296,6 +296,7 @@ function emitStep(p: Part, program: ElemwiseProgram, step: ProgramStep, a: numbe
       case 'sqrt':
       case 'floor':
       case 'ceil':
+      case 'trunc':
         b.op(`${prefix}.${step.op}` as Op);
         return;
       case 'round':

@@ -1,8 +1,9 @@
 // Scalar helpers that generated element-wise loops call as `L.name(...)`: the functions that
 // JavaScript's Math lacks or gets wrong for NumPy semantics (floor division and modulo, integer
 // powers, half-to-even rounding), and weft's own exp, tanh, log, log1p, log2, log10, expm1,
-// pow, sin, cos, tan, sinh, cosh, arctan, arcsin, arccos, arctan2, sigmoid, softplus, erf and
-// erfc (vmath), which the WebAssembly loops compute with the same bits.
+// pow, sin, cos, tan, sinh, cosh, arctan, arcsin, arccos, arctan2, sigmoid, softplus, erf, erfc,
+// the inverse hyperbolic functions and the log sums (vmath), which the WebAssembly loops compute
+// with the same bits.
 import { exp32, tanh32 } from './vmath/float32.js';
 import * as vmath from './vmath/functions.js';
 import { atan2Of, atanOf } from './vmath/arctangent.js';
@@ -10,6 +11,8 @@ import { acosOf, asinOf } from './vmath/arcsine.js';
 import { compileBinaryToJs, compileToJs } from './vmath/js-compile.js';
 import { erfcOf, erfOf } from './vmath/error-function.js';
 import { coshOf, sinhOf } from './vmath/hyperbolic.js';
+import { acoshOf, asinhOf, atanhOf } from './vmath/inverse-hyperbolic.js';
+import { log1mexpOf, logaddexpOf, logitOf, xlogxOf, xlogy0Of } from './vmath/log-sums.js';
 import { expm1Of, log10Of, log1pOf, log2Of, logOf, sigmoidOf, softplusOf } from './vmath/logarithms.js';
 import { cos, sin, tan } from './vmath/trigonometric.js';
 // weft's own pow, with C's special values (pow(1, y) = pow(-1, ±inf) = 1, where Math.pow differs).
@@ -110,6 +113,16 @@ const softplus = compileToJs(softplusOf, 'softplus');
 const erf = compileToJs(erfOf, 'erf');
 const erfc = compileToJs(erfcOf, 'erfc');
 
+/** Named as their ops (and ProgramOps) are. */
+const arcsinh = compileToJs(asinhOf, 'arcsinh');
+const arccosh = compileToJs(acoshOf, 'arccosh');
+const arctanh = compileToJs(atanhOf, 'arctanh');
+const log1mexp = compileToJs(log1mexpOf, 'log1mexp');
+const logit = compileToJs(logitOf, 'logit');
+const xlogx = compileToJs(xlogxOf, 'xlogx');
+const logaddexp = compileBinaryToJs(logaddexpOf, 'logaddexp');
+const xlogy0 = compileBinaryToJs(xlogy0Of, 'xlogy0');
+
 export const scalarLib = Object.freeze({
   exp: vmath.exp,
   exp32,
@@ -141,5 +154,13 @@ export const scalarLib = Object.freeze({
   softplus,
   erf,
   erfc,
+  arcsinh,
+  arccosh,
+  arctanh,
+  log1mexp,
+  logit,
+  xlogx,
+  logaddexp,
+  xlogy0,
 });
 export type ScalarLib = typeof scalarLib;

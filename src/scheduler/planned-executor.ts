@@ -16,7 +16,7 @@ import { makeNdArray, type NdArray } from '../tensor/core/ndarray.js';
 import { inlineArena, type Arena, type IdleHolder } from '../workers/arena.js';
 import { MAX_BATCH } from '../workers/job-queue.js';
 import type { WorkerPool } from '../workers/pool.js';
-import { BARRIER_KERNEL, type OutputMemory, type PlanDescriptor, type TeamJob, type TeamResult, type ViewDescriptor } from '../workers/protocol.js';
+import { BARRIER_KERNEL, planToText, type OutputMemory, type PlanDescriptor, type TeamJob, type TeamResult, type ViewDescriptor } from '../workers/protocol.js';
 import { RegionState } from '../workers/region.js';
 import { freshSharedBuffer } from '../workers/shared-memory.js';
 import { BoundPlan, runMainTasks, runTeam, type MemoryViews } from '../workers/team.js';
@@ -216,7 +216,7 @@ export class PlannedExecutor implements IdleHolder {
     let stored = this.#plans.get(key);
     if (!stored) {
       const plan = buildPlan(this.fgraph, inputs, this.host, ++nextPlanId, innerPlanning);
-      const text = this.arena.storeText(JSON.stringify(plan.descriptor));
+      const text = this.arena.storeText(planToText(plan.descriptor));
       this.#holdings.blocks.add(text);
       stored = { plan, text, regions: [] };
       this.#plans.set(key, stored);

@@ -7,8 +7,9 @@ export {
   add, sub, mul, trueDiv, intDiv, mod, pow, neg, abs, sign, exp, expm1, log, log1p, log2, log10, sqrt, sqr,
   sin, cos, tan, arcsin, arccos, arctan, arctan2, sinh, cosh, tanh, sigmoid, softplus, erf, erfc, floor, ceil,
   round, clip, maximum, minimum, where, eq, neq, lt, le, gt, ge, and, or, xor, not, cast,
+  arcsinh, arccosh, arctanh, reciprocal, exp2, trunc, isnan, isinf, logaddexp, log1mexp, logit, xlogx, xlogy0,
 } from './elemwise/math.js';
-export { sum, prod, mean, max, min, argmax, argmin, all, any, variance as var, std } from './elemwise/reduce.js';
+export { sum, prod, mean, max, min, argmax, argmin, all, any, variance as var, std, logsumexp } from './elemwise/reduce.js';
 export { reshape, flatten } from './shape/reshape.js';
 export { dimshuffle, transpose } from './shape/dimshuffle.js';
 export { concatenate, stack, split } from './shape/join.js';

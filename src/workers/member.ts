@@ -8,7 +8,7 @@ import './scan-loop.js';
 import { attachThread, readText } from './arena.js';
 import { JobRing } from './job-ring.js';
 import { announceShared } from './shared-memory.js';
-import type { PlanDescriptor, TeamJob, TeamMessage, TeamResult } from './protocol.js';
+import { planFromText, type PlanDescriptor, type TeamJob, type TeamMessage, type TeamResult } from './protocol.js';
 import { BoundPlan, MemoryViews, runTeam } from './team.js';
 
 /**
@@ -91,7 +91,7 @@ export function teamMember(memory: WebAssembly.Memory, thread: number, ringOffse
     }
     let plan = recall(plans, job.planId);
     if (!plan) {
-      plan = JSON.parse(readText(memory, job.planOffset, job.planLength)) as PlanDescriptor;
+      plan = planFromText(readText(memory, job.planOffset, job.planLength));
       remember(plans, job.planId, plan);
     }
     const key = `${job.planId}@${job.region}`;

@@ -125,3 +125,22 @@ export interface TeamResult {
   /** Which thread ran them (worker_threads' threadId; 0 for the calling thread). */
   readonly thread?: number;
 }
+
+/**
+ * A plan descriptor as the text workers read from shared memory: JSON, with the numbers JSON
+ * cannot hold (NaN, the infinities, -0, in kernel params such as a program's constants) written
+ * as `{ "weft:number": "NaN" }` and read back by planFromText.
+ */
+export function planToText(plan: PlanDescriptor): string {
+  return JSON.stringify(plan, (_key, v: unknown) => (typeof v === 'number' && (!Number.isFinite(v) || Object.is(v, -0)) ? { [SPECIAL_NUMBER]: Object.is(v, -0) ? '-0' : String(v) } : v));
+}
+
+export function planFromText(text: string): PlanDescriptor {
+  return JSON.parse(text, (_key, v: unknown) => {
+    if (v === null || typeof v !== 'object' || !Object.hasOwn(v, SPECIAL_NUMBER)) return v;
+    const s = (v as Record<string, string>)[SPECIAL_NUMBER];
+    return s === '-0' ? -0 : Number(s);
+  }) as PlanDescriptor;
+}
+
+const SPECIAL_NUMBER = 'weft:number';

@@ -44,7 +44,7 @@ export function mlp(weft: typeof Weft, activation: Activation = 'softsign', rows
 /**
  * weft's own math functions and reductions on both kinds of loop, in `dtype`: exp, tanh, log,
  * log1p, log2, log10, expm1, sinh, cosh, sigmoid, softplus, erf, erfc, arctan, arctan2, arcsin,
- * arccos, sqrt, sin, cos and tan (also of arguments beyond 2^32, which the JS loops reduce), pow,
+ * arccos, the inverse hyperbolic functions, logaddexp, log1mexp, logit, xlogx, xlogy0, exp2, sqrt, sin, cos and tan (also of arguments beyond 2^32, which the JS loops reduce), pow,
  * sums over either axis, prod, max, softmax and log-softmax of a 256x96 matrix (chunked over the
  * workers), whose bits must not depend on the engine.
  */
@@ -57,12 +57,13 @@ export function catalog(weft: typeof Weft, dtype: 'float32' | 'float64'): Case {
   const elementwise = pt.exp(x.div(2)).add(pt.tanh(x)).add(pt.log(a.add(1e-3))).add(pt.log1p(a)).add(pt.expm1(x.div(4)));
   const logistic = pt.sigmoid(x).mul(pt.softplus(x)).add(pt.sqrt(a)).add(pt.arctan(x)).add(pt.arctan2(x, a.sub(2)));
   const more = pt.log2(a.add(1)).add(pt.log10(a.add(2))).add(pt.sinh(x.div(4))).add(pt.cosh(x.div(4))).add(pt.erf(x)).add(pt.erfc(x));
-  const inverse = pt.arcsin(pt.tanh(x)).add(pt.arccos(pt.tanh(x.div(2))));
+  const inverse = pt.arcsin(pt.tanh(x)).add(pt.arccos(pt.tanh(x.div(2)))).add(pt.arcsinh(x)).add(pt.arccosh(a.add(1))).add(pt.arctanh(pt.tanh(x).mul(0.9)));
+  const logs = pt.logaddexp(x, a.neg()).add(pt.log1mexp(a.neg().sub(0.01))).add(pt.logit(pt.sigmoid(x))).add(pt.xlogx(a)).add(pt.xlogy0(x, a.add(1))).add(pt.exp2(x.div(8)));
   const trig = pt.sin(x).add(pt.cos(x.mul(1e10))).add(pt.tan(x.div(3))).add(pt.pow(a.add(0.5), x.div(4)));
   const softmax = pt.softmax(x);
   return {
     inputs: [flat],
-    outputs: [elementwise, logistic, more, inverse, trig, softmax, pt.logSoftmax(x), x.sum({ axis: 0 }), x.sum({ axis: 1 }), x.prod({ axis: 1 }), x.max({ axis: 0 }), softmax.sum()],
+    outputs: [elementwise, logistic, more, inverse, logs, trig, softmax, pt.logSoftmax(x), x.sum({ axis: 0 }), x.sum({ axis: 1 }), x.prod({ axis: 1 }), x.max({ axis: 0 }), softmax.sum()],
     values: (k) => [dtype === 'float32' ? Float32Array.from(filled(rows * cols, 400 + k)) : filled(rows * cols, 400 + k)],
   };
 }

@@ -68,6 +68,9 @@ function apply(op: ProgramOp, args: readonly number[], dtype: ProgramDtype): num
       case 'arccos': return scalarLib.acos(args[0]!);
       case 'arctan2': return scalarLib.atan2(args[0]!, args[1]!);
       case 'pow': return scalarLib.pow(args[0]!, args[1]!);
+      case 'logaddexp': return scalarLib.logaddexp(args[0]!, args[1]!);
+      case 'xlogy0': return scalarLib.xlogy0(args[0]!, args[1]!);
+      case 'trunc': return Math.trunc(args[0]!);
       // Bools are 0 and 1 where numbers are used; a condition holds unless it is 0 (NaN holds).
       case 'eq': return args[0] === args[1] ? 1 : 0;
       case 'ne': return args[0] !== args[1] ? 1 : 0;
@@ -91,7 +94,7 @@ function apply(op: ProgramOp, args: readonly number[], dtype: ProgramDtype): num
 /** The float ops (every math function among them) and their numbers of arguments (3 for variadic ones). */
 const ARITY: Partial<Record<ProgramOp, number>> = {
   add: 3, mul: 3, sub: 2, div: 2, neg: 1, abs: 1, sqrt: 1, sqr: 1, min: 2, max: 2, clip: 3, sign: 1, floor: 1, ceil: 1, round: 1, exp: 1, tanh: 1,
-  expm1: 1, log: 1, log1p: 1, sigmoid: 1, softplus: 1, erf: 1, erfc: 1, log2: 1, log10: 1, sinh: 1, cosh: 1, arctan: 1, arcsin: 1, arccos: 1, sin: 1, cos: 1, tan: 1, arctan2: 2, pow: 2, eq: 2, ne: 2, lt: 2, le: 2, gt: 2, ge: 2, where: 3, cast: 1,
+  expm1: 1, log: 1, log1p: 1, sigmoid: 1, softplus: 1, erf: 1, erfc: 1, log2: 1, log10: 1, sinh: 1, cosh: 1, arctan: 1, arcsin: 1, arccos: 1, sin: 1, cos: 1, tan: 1, arctan2: 2, pow: 2, arcsinh: 1, arccosh: 1, arctanh: 1, log1mexp: 1, logit: 1, xlogx: 1, logaddexp: 2, xlogy0: 2, trunc: 1, eq: 2, ne: 2, lt: 2, le: 2, gt: 2, ge: 2, where: 3, cast: 1,
 };
 
 /** A program whose inputs all have `dtype`, and steps of that dtype unless a step names its own. */

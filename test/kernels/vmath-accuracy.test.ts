@@ -50,6 +50,10 @@ const SPECS: readonly Spec[] = [
   { name: 'softplus', f64: scalarLib.softplus, f32: promoted(scalarLib.softplus), ref: reference.softplus, lo: -40, hi: 40, from: -300, to: 2.85, bound64: 2, bound32: 2, promoted: true },
   { name: 'erf', f64: scalarLib.erf, f32: promoted(scalarLib.erf), ref: reference.erf, lo: -6, hi: 6, from: -300, to: 1.5, bound64: 2, bound32: 2, promoted: true },
   { name: 'erfc', f64: scalarLib.erfc, f32: promoted(scalarLib.erfc), ref: reference.erfc, lo: -6, hi: 27, from: -300, to: 1.43, bound64: 2, bound32: 2, promoted: true },
+  { name: 'arcsinh', f64: scalarLib.arcsinh, f32: promoted(scalarLib.arcsinh), ref: reference.asinh, lo: -10, hi: 10, from: -300, to: 308, bound64: 2, bound32: 2, promoted: true },
+  { name: 'arccosh', f64: scalarLib.arccosh, f32: promoted(scalarLib.arccosh), ref: reference.acosh, lo: 1, hi: 10, from: 0, to: 308, positive: true, bound64: 2, bound32: 2, promoted: true },
+  { name: 'arctanh', f64: scalarLib.arctanh, f32: promoted(scalarLib.arctanh), ref: reference.atanh, lo: -1, hi: 1, from: -300, to: 0, bound64: 2, bound32: 2, promoted: true },
+  { name: 'xlogx', f64: scalarLib.xlogx, f32: promoted(scalarLib.xlogx), ref: (x) => (x === 0 ? reference.fromNumber(0) : reference.mul(reference.fromNumber(x), reference.log(x))), lo: 0, hi: 10, from: -300, to: 37, positive: true, bound64: 2, bound32: 2, promoted: true },
   { name: 'arctan', f64: scalarLib.atan, f32: promoted(scalarLib.atan), ref: reference.atan, lo: -5, hi: 5, from: -300, to: 300, bound64: 2, bound32: 2, promoted: true },
 ];
 
@@ -77,13 +81,13 @@ SPECS.forEach((s, k) => {
   t.test(`${s.name}: ${COUNT} inputs, float64 and float32, against the double-double reference`, async (t) => {
     const xs = inputs(s, 1000 + k);
     const w64 = worst(xs, s.f64, reference.ulpError, s.ref);
-    t.ok(w64.ulps <= s.bound64, `float64: at most ${w64.ulps.toFixed(3)} ulp (at ${w64.at}; bound ${s.bound64})`);
+    t.ok(w64.ulps <= s.bound64, `${s.name} float64: at most ${w64.ulps.toFixed(3)} ulp (at ${w64.at}; bound ${s.bound64})`);
     // A function computed in float64 and rounded once is within half a float32 ulp of the float64
     // result, so its float32 error follows from the float64 one: a tenth of the inputs check it.
     // exp and tanh compute in float32 arithmetic and get every input.
     const xs32 = Float64Array.from(s.promoted ? xs.subarray(0, Math.ceil(COUNT / 10)) : xs, round32);
     const w32 = worst(xs32, s.f32, reference.ulpError32, s.ref);
-    t.ok(w32.ulps <= s.bound32, `float32: at most ${w32.ulps.toFixed(3)} ulp (at ${w32.at}; bound ${s.bound32})`);
+    t.ok(w32.ulps <= s.bound32, `${s.name} float32: at most ${w32.ulps.toFixed(3)} ulp (at ${w32.at}; bound ${s.bound32})`);
   });
 });
 
@@ -133,4 +137,45 @@ t.test(`arcsin and arccos: ${COUNT / 4} inputs in [-1, 1], near ±1 and tiny too
     const w32 = worst(xs32, promoted(f), reference.ulpError32, ref);
     t.ok(w32.ulps <= 2, `${name} float32: at most ${w32.ulps.toFixed(3)} ulp (at ${w32.at}; bound 2)`);
   }
+});
+
+// log1mexp, logit and xlogy0 on their domains (x <= 0; (0, 1); x log y for y > 0) against the
+// double-double forms of their definitions; logaddexp is NumPy's algorithm, larger + log1p(e^-d),
+// whose sum cancels where the result nears 0: it is held to 2 ulp of the larger of its argument
+// and its result (NumPy's has the same property).
+t.test(`log1mexp, logit, xlogy0 and logaddexp: ${COUNT / 4} inputs each, float64 and float32, against the double-double reference`, async (t) => {
+  const u = uniformStream(123);
+  const n = COUNT / 4;
+  const tiny = (from: number, to: number): number => 10 ** (from + (to - from) * u());
+  const unary: Array<[string, (x: number) => number, (x: number) => reference.DD, () => number]> = [
+    [
+      'log1mexp',
+      scalarLib.log1mexp,
+      (x) => (x < -Math.LN2 ? reference.log1pDD(reference.neg(reference.exp(x))) : reference.logDD(reference.neg(reference.expm1(x)))),
+      () => (u() < 0.25 ? -tiny(-300, 2.8) : -40 * u()),
+    ],
+    ['logit', scalarLib.logit, (x) => reference.logDD(reference.div(reference.fromNumber(x), reference.twoSum(1, -x))), () => (u() < 0.25 ? tiny(-300, -1) : 0.001 + 0.998 * u())],
+  ];
+  for (const [name, f, ref, draw] of unary) {
+    const xs = Float64Array.from({ length: n }, draw);
+    const w64 = worst(xs, f, reference.ulpError, ref);
+    t.ok(w64.ulps <= 2, `${name} float64: at most ${w64.ulps.toFixed(3)} ulp (at ${w64.at}; bound 2)`);
+    const w32 = worst(Float64Array.from(xs.subarray(0, Math.ceil(n / 10)), round32), promoted(f), reference.ulpError32, ref);
+    t.ok(w32.ulps <= 2, `${name} float32: at most ${w32.ulps.toFixed(3)} ulp (at ${w32.at}; bound 2)`);
+  }
+  let xlogy = 0;
+  let sums = 0;
+  for (let i = 0; i < n; i++) {
+    const [x, y] = [(u() - 0.5) * 20, u() < 0.25 ? tiny(-300, 300) : 10 * u()];
+    xlogy = Math.max(xlogy, reference.ulpError(scalarLib.xlogy0(x, y), reference.mul(reference.fromNumber(x), reference.log(y))));
+    const a = (u() - 0.5) * 200;
+    const b = i % 3 === 0 ? a + (u() - 0.5) * 2 : (u() - 0.5) * 200;
+    const larger = Math.max(a, b);
+    const ref = reference.add(reference.fromNumber(larger), reference.log1pDD(reference.exp(-Math.abs(a - b))));
+    const got = scalarLib.logaddexp(a, b);
+    const scale = Math.max(Math.abs(larger), Math.abs(ref.hi));
+    sums = Math.max(sums, Math.abs(got - ref.hi - ref.lo) / (scale * 2 ** -52));
+  }
+  t.ok(xlogy <= 2, `xlogy0 float64: at most ${xlogy.toFixed(3)} ulp`);
+  t.ok(sums <= 2, `logaddexp float64: at most ${sums.toFixed(3)} ulp of max(|larger argument|, |result|)`);
 });

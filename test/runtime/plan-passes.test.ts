@@ -1,6 +1,7 @@
 // The planner's passes alone (src/scheduler/plan/), on small hand-made drafts: the buffer layout
 // and when it lends a buffer's bytes, the views' offsets through chains of views, the tasks of
-// calls by their work, and placing nodes (what becomes a call, a view, a host value).
+// calls by their work, and placing nodes (what becomes a call, a view, a host value); the plan's
+// text as workers read it.
 import t from 'tap';
 import type { Buffer } from '../../src/scheduler/plan/draft.js';
 import { layOutBuffers, placedViews } from '../../src/scheduler/plan/buffer-layout.js';
@@ -8,7 +9,7 @@ import { placeNodes } from '../../src/scheduler/plan/place-nodes.js';
 import { chunkTasks, TASK_WORK } from '../../src/scheduler/plan/tasks.js';
 import { HostValues } from '../../src/scheduler/host-values.js';
 import { innerPlanning } from '../../src/scheduler/inner-planner.js';
-import type { CallDescriptor, ViewDescriptor } from '../../src/workers/protocol.js';
+import { planFromText, planToText, type CallDescriptor, type PlanDescriptor, type ViewDescriptor } from '../../src/workers/protocol.js';
 import { ALIGN } from '../../src/workers/arena.js';
 import { pt, rng, weft } from '../helpers.js';
 
@@ -117,4 +118,16 @@ t.test('placeNodes: kernel nodes become calls, views offsets, shapes host values
   t.equal(draft.inputViews.length, 1);
   t.ok(draft.viewBuffer[draft.inputViews[0]!]!.pinned, "the input's buffer is pinned");
   t.same(draft.outputs.map((o) => o.kind), ['view']);
+});
+
+t.test('the plan text keeps the numbers JSON cannot hold (NaN, infinities, -0) in kernel params', async (t) => {
+  const plan = { calls: [{ kernel: 'elemwise', params: { steps: [{ op: 'const', value: NaN }, { op: 'const', value: -Infinity }, { op: 'const', value: -0 }, { value: 1.5 }, { value: Infinity }] } }] };
+  const text = planToText(plan as unknown as PlanDescriptor);
+  t.notMatch(text, /null/, 'nothing became null');
+  const back = planFromText(text) as unknown as typeof plan;
+  const values = back.calls[0]!.params.steps.map((s) => s.value);
+  t.ok(Number.isNaN(values[0]), 'NaN');
+  t.equal(values[1], -Infinity);
+  t.ok(Object.is(values[2], -0), '-0');
+  t.same(values.slice(3), [1.5, Infinity]);
 });

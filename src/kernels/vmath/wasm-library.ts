@@ -11,12 +11,16 @@ import type { BinaryMathFunctionOf, MathFunctionOf } from './js-compile.js';
 import { Lanes, type FArg, type M } from './lanes.js';
 import { lanesOps } from './lanes-ops.js';
 import { coshOf, sinhOf } from './hyperbolic.js';
+import { acoshOf, asinhOf, atanhOf } from './inverse-hyperbolic.js';
+import { log1mexpOf, logaddexpOf, logitOf, xlogxOf, xlogy0Of } from './log-sums.js';
 import { expm1Of, log10Of, log1pOf, log2Of, logOf, sigmoidOf, softplusOf } from './logarithms.js';
 import { cosOf, sinOf, tanOf, TRIG_REDUCTION_LIMIT } from './trigonometric.js';
 import { Body, F32, F64, HIGH_HALF, LOW_HALVES, V128, type ModuleBuilder } from '../wasm-emit.js';
 
 /** The vector math library's functions (in float64, or in float32 for float32 programs). */
-export type MathFunction = 'exp' | 'tanh' | 'expm1' | 'log' | 'log1p' | 'log2' | 'log10' | 'sinh' | 'cosh' | 'sigmoid' | 'softplus' | 'erf' | 'erfc' | 'arctan' | 'arcsin' | 'arccos' | 'sin' | 'cos' | 'tan';
+export type MathFunction =
+  | 'exp' | 'tanh' | 'expm1' | 'log' | 'log1p' | 'log2' | 'log10' | 'sinh' | 'cosh' | 'sigmoid' | 'softplus' | 'erf' | 'erfc'
+  | 'arctan' | 'arcsin' | 'arccos' | 'sin' | 'cos' | 'tan' | 'arcsinh' | 'arccosh' | 'arctanh' | 'log1mexp' | 'logit' | 'xlogx';
 
 const FUNCTIONS: Record<MathFunction, MathFunctionOf> = {
   exp: expOf,
@@ -38,14 +42,22 @@ const FUNCTIONS: Record<MathFunction, MathFunctionOf> = {
   sin: sinOf,
   cos: cosOf,
   tan: tanOf,
+  arcsinh: asinhOf,
+  arccosh: acoshOf,
+  arctanh: atanhOf,
+  log1mexp: log1mexpOf,
+  logit: logitOf,
+  xlogx: xlogxOf,
 };
 
 /** The library's functions of two floats. */
-export type BinaryMathFunction = 'arctan2' | 'pow';
+export type BinaryMathFunction = 'arctan2' | 'pow' | 'logaddexp' | 'xlogy0';
 
 const BINARY_FUNCTIONS: Record<BinaryMathFunction, BinaryMathFunctionOf> = {
   arctan2: atan2Of,
   pow: powOf,
+  logaddexp: logaddexpOf,
+  xlogy0: xlogy0Of,
 };
 
 export function isMathFunction(op: string): op is MathFunction {

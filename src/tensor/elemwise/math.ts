@@ -161,6 +161,54 @@ export function not(...args: [x: TensorLike]): TensorVariable {
   return elemwise(S.not, ...args);
 }
 
+export function arcsinh(...args: [x: TensorLike]): TensorVariable {
+  return elemwise(S.arcsinh, ...args);
+}
+export function arccosh(...args: [x: TensorLike]): TensorVariable {
+  return elemwise(S.arccosh, ...args);
+}
+export function arctanh(...args: [x: TensorLike]): TensorVariable {
+  return elemwise(S.arctanh, ...args);
+}
+/** 1 / x, in a float dtype. */
+export function reciprocal(...args: [x: TensorLike]): TensorVariable {
+  return elemwise(S.reciprocal, ...args);
+}
+/** 2 to the power x. */
+export function exp2(...args: [x: TensorLike]): TensorVariable {
+  return elemwise(S.exp2, ...args);
+}
+/** Rounds toward zero. */
+export function trunc(...args: [x: TensorLike]): TensorVariable {
+  return elemwise(S.trunc, ...args);
+}
+export function isnan(...args: [x: TensorLike]): TensorVariable {
+  return elemwise(S.isnan, ...args);
+}
+export function isinf(...args: [x: TensorLike]): TensorVariable {
+  return elemwise(S.isinf, ...args);
+}
+/** log(e^a + e^b), without overflow (NumPy's logaddexp). */
+export function logaddexp(...args: [a: TensorLike, b: TensorLike]): TensorVariable {
+  return elemwise(S.logaddexp, ...args);
+}
+/** log(1 - e^x) for x <= 0, accurate near 0 and for large -x. */
+export function log1mexp(...args: [x: TensorLike]): TensorVariable {
+  return elemwise(S.log1mexp, ...args);
+}
+/** log(x / (1 - x)). */
+export function logit(...args: [x: TensorLike]): TensorVariable {
+  return elemwise(S.logit, ...args);
+}
+/** x log x, 0 at x = 0. */
+export function xlogx(...args: [x: TensorLike]): TensorVariable {
+  return elemwise(S.xlogx, ...args);
+}
+/** x log y, 0 where x = 0. */
+export function xlogy0(...args: [x: TensorLike, y: TensorLike]): TensorVariable {
+  return elemwise(S.xlogy0, ...args);
+}
+
 /** `x` converted to `dtype` (no node when it already has that dtype). */
 export function cast(x: TensorLike, dtype: Dtype): TensorVariable {
   if (!isDtype(dtype)) throw new TypeError(`cast: unknown dtype ${JSON.stringify(dtype)}; expected one of ${DTYPES.join(', ')}`);

@@ -9,7 +9,7 @@ import type { Variable } from '../../graph/variable.js';
 import { alloc, onesLike, zerosLike } from '../shape/alloc.js';
 import { asTensorVariable } from '../core/as-tensor.js';
 import { dimshuffle, type ShuffleEntry } from '../shape/dimshuffle.js';
-import { cast, eq, mul, sqr, sqrt, sub, trueDiv, where } from './math.js';
+import { add, cast, eq, exp, isinf, log, mul, sqr, sqrt, sub, trueDiv, where } from './math.js';
 import { TensorOp } from '../core/op.js';
 import { shapeI, shapeOf } from '../shape/shape.js';
 import { TensorType } from '../core/type.js';
@@ -310,6 +310,23 @@ function varianceOf(x: TensorLike, options: VarOptions, name: string): TensorVar
 export function variance(x: TensorLike, axisOrOptions: VarOptions | AxisArg = {}): TensorVariable {
   const options = reduceOptionsOf(axisOrOptions, 'var');
   return varianceOf(x, options, 'var');
+}
+
+/**
+ * log(sum(exp(x))) over the axes, computed stably as m + log(sum(exp(x - m))) with m the maximum
+ * (0 where the maximum is infinite, so that all -inf gives -inf and any +inf gives +inf), as
+ * scipy's logsumexp; x - m and exp fuse into the sum's loop.
+ */
+export function logsumexp(x: TensorLike, axisOrOptions: ReduceOptions | AxisArg = {}): TensorVariable {
+  const options = reduceOptionsOf(axisOrOptions, 'logsumexp');
+  const v = floatOf(asTensorVariable(x));
+  const axes = normalizeAxes(options.axis, v.ndim, 'logsumexp');
+  const shiftBy = (keepdims: boolean): TensorVariable => {
+    const peak = max(v, { axis: axes, keepdims });
+    return where(isinf(peak), 0, peak);
+  };
+  const sums = sum(exp(sub(v, shiftBy(true))), { axis: axes, keepdims: options.keepdims ?? false });
+  return add(log(sums), shiftBy(options.keepdims ?? false));
 }
 
 /** The standard deviation: the square root of the variance. */

@@ -1,7 +1,7 @@
 // The element-wise functions of weft: one ScalarOp each, with NumPy's semantics for the code,
 // the dtype rule and, where the function is differentiable, the gradient.
 import { isFloatDtype, isIntDtype, type Dtype } from '../../kernels/dtype.js';
-import type { ProgramOp } from '../../kernels/elemwise-wasm.js';
+import type { ProgramDtype, ProgramOp } from '../../kernels/elemwise-wasm.js';
 import { zerosLike } from '../shape/alloc.js';
 import { constant } from '../core/as-tensor.js';
 import * as m from '../elemwise/math.js';
@@ -229,6 +229,54 @@ export const erfc = withWasm(unary('erfc', (a) => `L.erfc(${a})`, ([x], _z, gz) 
   m.mul(gz, m.exp(m.neg(m.sqr(x!))), -TWO_OVER_SQRT_PI),
 ]), 'erfc');
 
+// arcsinh, arccosh and arctanh are weft's own (kernels/vmath/inverse-hyperbolic.ts).
+export const arcsinh = withWasm(unary('arcsinh', (a) => `L.arcsinh(${a})`, ([x], _z, gz) => [m.trueDiv(gz, m.sqrt(m.add(m.sqr(x!), 1)))]), 'arcsinh');
+export const arccosh = withWasm(unary('arccosh', (a) => `L.arccosh(${a})`, ([x], _z, gz) => [m.trueDiv(gz, m.sqrt(m.sub(m.sqr(x!), 1)))]), 'arccosh');
+export const arctanh = withWasm(unary('arctanh', (a) => `L.arctanh(${a})`, ([x], _z, gz) => [m.trueDiv(gz, m.sub(1, m.sqr(x!)))]), 'arctanh');
+
+// The log sums and products (kernels/vmath/log-sums.ts): stable where the plain formula is not.
+/** log(e^a + e^b), NumPy's logaddexp. */
+export const logaddexp = withWasm(binary(
+  'logaddexp',
+  (a, b) => `L.logaddexp(${a}, ${b})`,
+  ([a, b], z, gz) => [m.mul(gz, m.exp(m.sub(a!, z))), m.mul(gz, m.exp(m.sub(b!, z)))],
+  toFloat,
+  { commutative: true },
+), 'logaddexp');
+/** log(1 - e^x) for x <= 0, PyTensor's log1mexp; its derivative -1 / expm1(-x). */
+export const log1mexp = withWasm(unary('log1mexp', (a) => `L.log1mexp(${a})`, ([x], _z, gz) => [m.neg(m.trueDiv(gz, m.expm1(m.neg(x!))))]), 'log1mexp');
+/** log(x / (1 - x)), the inverse of sigmoid. */
+export const logit = withWasm(unary('logit', (a) => `L.logit(${a})`, ([x], _z, gz) => [m.trueDiv(gz, m.mul(x!, m.sub(1, x!)))]), 'logit');
+/** x log x, 0 at 0 (PyTensor's XlogX). */
+export const xlogx = withWasm(unary('xlogx', (a) => `L.xlogx(${a})`, ([x], _z, gz) => [m.mul(gz, m.add(m.log(x!), 1))]), 'xlogx');
+/** x log y, 0 where x is 0 (PyTensor's XlogY0). */
+export const xlogy0 = withWasm(binary(
+  'xlogy0',
+  (a, b) => `L.xlogy0(${a}, ${b})`,
+  ([x, y], _z, gz) => [m.mul(gz, m.log(y!)), m.trueDiv(m.mul(gz, x!), y!)],
+  toFloat,
+), 'xlogy0');
+
+/** 1 / x in the float dtype of x: in WebAssembly a division of the constant 1. */
+export const reciprocal = new ScalarOp({
+  name: 'reciprocal',
+  nin: 1,
+  outputDtype: toFloat,
+  code: ([a]) => `(1 / ${a})`,
+  wasm: ({ output }) => [{ op: 'const', args: [], dtype: output as ProgramDtype, value: 1 }, { op: 'div', args: [1, 0], dtype: output as ProgramDtype }],
+  grad: (_i, z, gz) => [m.neg(m.mul(gz, m.sqr(z)))],
+});
+
+/** 2^x, as weft's pow of 2 (so it has pow's bits in JS and WebAssembly). */
+export const exp2 = new ScalarOp({
+  name: 'exp2',
+  nin: 1,
+  outputDtype: toFloat,
+  code: ([a]) => `L.pow(2, ${a})`,
+  wasm: ({ output }) => [{ op: 'const', args: [], dtype: output as ProgramDtype, value: 2 }, { op: 'pow', args: [1, 0], dtype: output as ProgramDtype }],
+  grad: (_i, z, gz) => [m.mul(gz, z, LN2)],
+});
+
 // ---------------------------------------------------------------------------------------------
 // Rounding (gradient zero almost everywhere; integers and bools pass through unchanged)
 
@@ -241,6 +289,31 @@ export const floor = rounding('floor', 'Math.floor', 'floor');
 export const ceil = rounding('ceil', 'Math.ceil', 'ceil');
 /** Half to even, as NumPy's round. */
 export const round = rounding('round', 'L.roundHalfEven', 'round');
+/** Toward zero (-0.5 gives -0). */
+export const trunc = rounding('trunc', 'Math.trunc', 'trunc');
+
+/** Whether x is NaN: x != x (never for integers and bools). */
+export const isnan = new ScalarOp({
+  name: 'isnan',
+  nin: 1,
+  outputDtype: toBool,
+  code: ([a]) => `(${a} !== ${a})`,
+  wasm: () => [{ op: 'ne', args: [0, 0], dtype: 'bool' }],
+  grad: zeroGrad,
+});
+
+/** Whether x is an infinity (never for integers and bools). */
+export const isinf = new ScalarOp({
+  name: 'isinf',
+  nin: 1,
+  outputDtype: toBool,
+  code: ([a]) => `(Math.abs(${a}) === Infinity)`,
+  wasm: ({ inputs: [d] }) => {
+    if (d !== 'float32' && d !== 'float64') return [{ op: 'const', args: [], dtype: 'bool', value: 0 }];
+    return [{ op: 'abs', args: [0], dtype: d }, { op: 'const', args: [], dtype: d, value: Infinity }, { op: 'eq', args: [1, 2], dtype: 'bool' }];
+  },
+  grad: zeroGrad,
+});
 
 // ---------------------------------------------------------------------------------------------
 // Comparisons and logic (discrete outputs: no gradient flows through them)
@@ -310,6 +383,8 @@ export type CatalogName =
   | 'maximum' | 'minimum' | 'clip' | 'where' | 'exp' | 'expm1' | 'log' | 'log1p' | 'log2' | 'log10'
   | 'sqrt' | 'sin' | 'cos' | 'tan' | 'arcsin' | 'arccos' | 'arctan' | 'arctan2' | 'sinh' | 'cosh'
   | 'tanh' | 'sigmoid' | 'softplus' | 'erf' | 'erfc' | 'floor' | 'ceil' | 'round' | 'eq' | 'neq'
-  | 'lt' | 'le' | 'gt' | 'ge' | 'and' | 'or' | 'xor' | 'not';
+  | 'lt' | 'le' | 'gt' | 'ge' | 'and' | 'or' | 'xor' | 'not' | 'arcsinh' | 'arccosh' | 'arctanh'
+  | 'logaddexp' | 'log1mexp' | 'logit' | 'xlogx' | 'xlogy0' | 'reciprocal' | 'exp2' | 'trunc'
+  | 'isnan' | 'isinf';
 
 export type { TensorVariable };
