@@ -1,17 +1,28 @@
 // Host values: the small integer variables of a graph (lengths, indices, shapes) that the
 // calling thread computes while it plans, rather than tasks while they run. A graph input is
 // one when it is a small integer array (of static shape); a node's outputs are when they are
-// small integers computed from other host values, or the shape of anything. A call's plan depends on the inputs'
+// small values computed from other host values and constants, or the shape of anything. A call's plan depends on the inputs'
 // shapes and on the values of its host inputs: together they are its signature.
 import type { FunctionGraph } from '../graph/fgraph.js';
 import { isConstant, type Variable } from '../graph/variable.js';
-import { isIntDtype } from '../kernels/dtype.js';
 import { flatValues, type NdArray } from '../tensor/core/ndarray.js';
 import { Shape, ShapeI } from '../tensor/shape/shape.js';
-import { isHostValueType } from '../tensor/core/type.js';
+import { HOST_VALUE_ELEMENTS, isHostValueType, TensorType } from '../tensor/core/type.js';
 
 /** Small integer tensors of static shape (lengths, indices, shapes). */
 export const isSmallInt = isHostValueType;
+
+/** Small tensors of static shape, of any dtype. */
+function isSmall(v: Variable): boolean {
+  const t = v.type;
+  if (!(t instanceof TensorType)) return false;
+  let n = 1;
+  for (const d of t.shape) {
+    if (d === null) return false;
+    n *= d;
+  }
+  return n <= HOST_VALUE_ELEMENTS;
+}
 
 export class HostValues {
   /** Variables the calling thread computes while planning. */
@@ -30,8 +41,10 @@ export class HostValues {
     });
     for (const node of fg.toposort()) {
       const shapeOnly = node.op instanceof Shape || node.op instanceof ShapeI;
-      const fromKnown = node.inputs.every((v) => known.has(v) || (isConstant(v) && isSmallInt(v)));
-      if ((shapeOnly || fromKnown) && node.outputs.every(isSmallInt)) for (const o of node.outputs) known.add(o);
+      // Arithmetic on known values may pass through floats (a length's ceil, a mean's count):
+      // small values of any dtype computed from known ones and constants are known too.
+      const fromKnown = node.inputs.every((v) => known.has(v) || (isConstant(v) && isSmall(v)));
+      if ((shapeOnly && node.outputs.every(isSmallInt)) || (fromKnown && node.outputs.every(isSmall))) for (const o of node.outputs) known.add(o);
     }
     this.known = known;
     this.valueInputs = valueInputs;

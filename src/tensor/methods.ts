@@ -8,6 +8,9 @@ import * as r from './elemwise/reduce.js';
 import { flatten, reshape } from './shape/reshape.js';
 import { shape } from './shape/shape.js';
 import { get } from './shape/subtensor.js';
+import { squeeze, swapaxes, type AxisOptions } from './shape/axes.js';
+import { repeat, type RepeatOptions } from './shape/rearrange.js';
+import { diagonal, trace, type DiagonalOptions } from './shape/masks.js';
 import {
   TensorConstant,
   TensorSharedVariable,
@@ -90,6 +93,11 @@ const methods: Methods = {
   reshape(s: ShapeLike) { return reshape(this, s); },
   flatten(ndim?: number) { return flatten(this, ndim); },
   dimshuffle(...pattern: Array<number | 'x'>) { return dimshuffle(this, pattern); },
+  squeeze(o?: AxisOptions) { return squeeze(this, o); },
+  swapaxes(a: number, b: number) { return swapaxes(this, a, b); },
+  repeat(n: number, o?: RepeatOptions) { return repeat(this, n, o); },
+  diagonal(o?: DiagonalOptions) { return diagonal(this, o); },
+  trace() { return trace(this); },
   transpose(...axes: number[]) { return transpose(this, axes); },
   get(...index: IndexEntry[]) { return get(this, ...index); },
 

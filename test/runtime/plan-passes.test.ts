@@ -131,3 +131,20 @@ t.test('the plan text keeps the numbers JSON cannot hold (NaN, infinities, -0) i
   t.ok(Object.is(values[2], -0), '-0');
   t.same(values.slice(3), [1.5, Infinity]);
 });
+
+t.test('a view whose bound the graph computes: planned once the bound is known (in stages), never a whole slice', async (t) => {
+  const m = pt.matrix('m');
+  const i = pt.vector('i', 'int32');
+  const a = weft.ndarray(Float64Array.from({ length: 16 }, (_, k) => k), [4, 4]);
+  // From data (a sum of an input of unknown length), and from lengths through float arithmetic.
+  const fromData = m.get(weft.slice(null, null), weft.slice(i.sum(), null));
+  const throughFloats = m.get(weft.slice(null, null), weft.slice(pt.cast(pt.ceil(pt.cast(pt.shape(m).get(1), 'float64').div(2)), 'int32'), null));
+  for (const workers of [0, 2]) {
+    const fn = await weft.compile([m, i], [fromData, throughFloats], { workers });
+    const [x, y] = (await fn(a, [1, 2])) as weft.NdArray[];
+    t.same(weft.tolist(x!), [[3], [7], [11], [15]], `workers ${workers}: m[:, sum(i):]`);
+    t.same(weft.tolist(y!), [[2, 3], [6, 7], [10, 11], [14, 15]], `workers ${workers}: m[:, ceil(n / 2):]`);
+  }
+  const host = new HostValues(new weft.FunctionGraph([m], [throughFloats]));
+  t.equal([...host.known].filter((v) => String(v.type).startsWith('TensorType(float64, ()')).length > 0, true, 'the float step between lengths is a host value');
+});

@@ -36,6 +36,11 @@ const FLOAT_CASES: readonly Case[] = [
   ['clip', (a) => a.clip(0.2, 0.5), (a) => pt.clip(a, 0.2, 0.5)],
   ['astype', (a) => a.astype('float32'), (a) => pt.cast(a, 'float32')],
   ['astype int', (a) => a.mul(10).astype('int16'), (a) => pt.cast(pt.mul(a, 10), 'int16')],
+  ['squeeze', (a) => a.dimshuffle('x', 0, 1).squeeze(), (a) => pt.squeeze(pt.dimshuffle(a, ['x', 0, 1]))],
+  ['swapaxes', (a) => a.swapaxes(0, 1), (a) => pt.swapaxes(a, 0, 1)],
+  ['repeat', (a) => a.repeat(2, { axis: 1 }), (a) => pt.repeat(a, 2, { axis: 1 })],
+  ['diagonal', (a) => a.diagonal({ offset: 1 }), (a) => pt.diagonal(a, { offset: 1 })],
+  ['trace', (a) => a.trace(), (a) => pt.trace(a)],
   ['sum', (a) => a.sum(), (a) => pt.sum(a)],
   ['sum axis 0', (a) => a.sum({ axis: 0 }), (a) => pt.sum(a, { axis: 0 })],
   ['sum keepdims', (a) => a.sum({ axis: 1, keepdims: true }), (a) => pt.sum(a, { axis: 1, keepdims: true })],
@@ -106,7 +111,7 @@ async function checkCases(t: Test, cases: readonly Case[], av: number[][], bv: n
 t.test('every method exists on the three tensor variable classes, and no method goes untested here', async (t) => {
   const tested = new Set<string>([
     ...UNARY, ...BINARY, ...LOGICAL, 'not', 'div', 'clip', 'astype', 'sum', 'prod', 'mean', 'max', 'min', 'argmax', 'argmin', 'all', 'any',
-    'var', 'std', 'reshape', 'flatten', 'dimshuffle', 'transpose', 'get', 'dot', 'matmul',
+    'var', 'std', 'reshape', 'flatten', 'dimshuffle', 'transpose', 'get', 'dot', 'matmul', 'squeeze', 'swapaxes', 'repeat', 'diagonal', 'trace',
   ]);
   const getters = ['T', 'shape', 'dtype', 'ndim', 'broadcastable'];
   for (const cls of [pt.TensorVariable, pt.TensorConstant, pt.TensorSharedVariable]) {

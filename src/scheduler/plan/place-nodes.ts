@@ -227,6 +227,10 @@ export function placeNodes(fg: FunctionGraph, inputs: readonly NdArray[], host: 
         // Viewed inputs are described relative to their own start; other inputs (indices) are the
         // small host values themselves, which view arithmetic reads.
         const sources = new Set(Object.values(op.viewMap).flat());
+        // An index the graph computes (not a host value) is known only when running: the view is
+        // planned in the next stage, once it is.
+        const computed = node.inputs.find((v, i) => !sources.has(i) && !valueOf(v));
+        if (computed) throw new StageBoundary(node, 'values', `the view ${node} depends on the value of ${computed}, which is computed by the graph`);
         const described = node.inputs.map((v, i) => {
           if (!sources.has(i)) return describe(v, inViews[i], dtypeOf(v));
           const d = views[inViews[i]!]!;

@@ -106,6 +106,13 @@ export interface TensorMethods {
   reshape(shape: ShapeLike): TensorVariable;
   flatten(ndim?: number): TensorVariable;
   dimshuffle(...pattern: Array<number | 'x'>): TensorVariable;
+  /** Without the given axes of length 1 (all of static length 1 by default). */
+  squeeze(options?: { readonly axis?: number | readonly number[] }): TensorVariable;
+  swapaxes(a: number, b: number): TensorVariable;
+  /** Each element repeated in place along the axis (the flattened array by default). */
+  repeat(repeats: number, options?: { readonly axis?: number }): TensorVariable;
+  diagonal(options?: { readonly offset?: number; readonly axis1?: number; readonly axis2?: number }): TensorVariable;
+  trace(): TensorVariable;
   transpose(...axes: number[]): TensorVariable;
   /** The transpose (axes reversed). */
   readonly T: TensorVariable;

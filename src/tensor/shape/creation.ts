@@ -1,5 +1,6 @@
 // ARange and Eye: new tensors from scalar arguments (symbolic or constant). arange follows
-// NumPy (length ceil((stop - start) / step), never negative); eye puts ones on the k-th diagonal.
+// NumPy (length ceil((stop - start) / step), never negative); eye puts ones on the k-th diagonal;
+// full and linspace are built on Alloc and arange.
 import { isDtype, isDiscreteDtype, isFloatDtype, type Dtype } from '../../kernels/dtype.js';
 import { arangeLength } from '../../kernels/creation.js';
 import type { TensorView } from '../../kernels/view.js';
@@ -7,11 +8,11 @@ import { Apply } from '../../graph/apply.js';
 import { disconnected } from '../../graph/gradient.js';
 import type { KernelCall, SymbolicShape } from '../../graph/op.js';
 import type { Variable } from '../../graph/variable.js';
-import { evalPointOrZeros, zerosLike } from './alloc.js';
+import { alloc, evalPointOrZeros, zerosLike } from './alloc.js';
 import { asTensorArgs, asTensorVariable, constant } from '../core/as-tensor.js';
 import { config } from '../core/config.js';
 import { upcast } from '../core/dtype.js';
-import { add, cast, ceil, maximum, mul, sub, trueDiv } from '../elemwise/math.js';
+import { add, cast, ceil, eq, maximum, mul, sub, trueDiv, where } from '../elemwise/math.js';
 import { TensorOp } from '../core/op.js';
 import { sum } from '../elemwise/reduce.js';
 import { asIntScalar, constantScalar, intConstant, shapeI, smallInputValues } from './shape.js';
@@ -202,6 +203,47 @@ export function eye(
     eyeOps.set(dtype, op);
   }
   return op.call(n, m ?? n, k);
+}
+
+export interface FullOptions {
+  /** The dtype (default: the value's, as NumPy's full). */
+  readonly dtype?: Dtype;
+}
+
+/** A new tensor of `shape` with every element `value` (NumPy's full). */
+export function full(shape: number | ReadonlyArray<number | TensorVariable>, value: TensorLike, options: FullOptions = {}): TensorVariable {
+  const v = asTensorVariable(value);
+  if (v.ndim !== 0) throw new TypeError(`full: the value must be a scalar, got ${v} (${v.type})`);
+  const lengths = typeof shape === 'number' ? [shape] : [...shape];
+  return alloc(options.dtype && options.dtype !== v.dtype ? cast(v, options.dtype) : v, ...lengths);
+}
+
+export interface LinspaceOptions {
+  /** Whether stop is the last value (default true, as NumPy). */
+  readonly endpoint?: boolean;
+  /** The dtype (default float64; float32 when both ends are float32). */
+  readonly dtype?: Dtype;
+}
+
+/**
+ * `num` evenly spaced values from start to stop (NumPy's linspace): start + i * step, with the
+ * last value stop itself when `endpoint` holds.
+ */
+export function linspace(start: TensorLike, stop: TensorLike, num: number, options: LinspaceOptions = {}): TensorVariable {
+  if (!Number.isInteger(num) || num < 0) throw new RangeError(`linspace: num must be a non-negative integer, got ${num}`);
+  const [a, b] = asTensorArgs([start, stop], 'linspace');
+  for (const [name, e] of [['start', a!], ['stop', b!]] as const) {
+    if (e.ndim !== 0) throw new TypeError(`linspace: ${name} must be a scalar, got ${e} (${e.type})`);
+  }
+  const dtype = options.dtype ?? (a!.dtype === 'float32' && b!.dtype === 'float32' ? 'float32' : 'float64');
+  const endpoint = options.endpoint ?? true;
+  const [lo, hi] = [cast(a!, 'float64'), cast(b!, 'float64')];
+  const divisions = endpoint ? num - 1 : num;
+  const i = arange(num, undefined, undefined, 'float64');
+  const step = trueDiv(sub(hi, lo), Math.max(divisions, 1));
+  let values = add(lo, mul(i, step));
+  if (endpoint && num > 1) values = where(eq(i, num - 1), hi, values);
+  return cast(values, dtype);
 }
 
 // Documents write these ops by their props (graph/prop-codec.ts).
