@@ -4,6 +4,7 @@
 // (builtin-core), products (matmul, tensordot, gemm), incSubtensor, the softmax family, and
 // kernels given as source. Element-wise loops register here.
 import './builtin-core.js';
+import './gather.js';
 import './inc-subtensor.js';
 import './inplace.js';
 import './products.js';

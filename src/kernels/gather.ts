@@ -44,100 +44,121 @@ export function gatheredShape(x: readonly number[], index: readonly number[], ax
   return [...x.slice(0, axis), ...index, ...x.slice(axis + count)];
 }
 
-/** For each axis of the gathered shape, where it comes from: an axis of x, or an axis of the index shape. */
-interface Walk {
-  readonly shape: readonly number[];
-  /** Element steps in x of the axes that are x's (0 on index axes). */
+/**
+ * The gathered elements as rows: the outer axes (x's axes before `axis`, then the index shape)
+ * pick a row start in x; the inner axes (x's axes after the indexed ones) are a row of `rowLength`
+ * elements at the offsets `inner` from it (none when the row is contiguous: offset t is t).
+ */
+interface Rows {
+  readonly outer: readonly number[];
+  /** Element steps in x of the outer axes that are x's (0 on index axes). */
   readonly xStep: readonly number[];
-  /** Element steps in each index array (broadcast: 0 where it has length 1 or lacks the axis). */
+  /** Element steps in each index array along the outer axes (0 where it broadcasts). */
   readonly indexSteps: ReadonlyArray<readonly number[]>;
+  readonly rowLength: number;
+  readonly inner: Int32Array | undefined;
 }
 
-function walkOf(x: TensorView, indices: readonly TensorView[], params: GatherParams, indexShape: readonly number[]): Walk {
+/** The element offsets of a view's trailing `shape` (strides `stride`), or undefined when they are 0, 1, 2, .... */
+function offsetsOf(shape: readonly number[], stride: readonly number[]): Int32Array | undefined {
+  let expected = 1;
+  let contiguous = true;
+  for (let d = shape.length - 1; d >= 0; d--) {
+    if (shape[d] !== 1 && stride[d] !== expected) contiguous = false;
+    expected *= shape[d]!;
+  }
+  if (contiguous) return undefined;
+  const out = new Int32Array(sizeOf(shape));
+  const at = Array<number>(shape.length).fill(0);
+  for (let t = 0, p = 0; t < out.length; t++) {
+    out[t] = p;
+    for (let d = shape.length - 1; d >= 0; d--) {
+      p += stride[d]!;
+      if (++at[d]! < shape[d]!) break;
+      p -= at[d]! * stride[d]!;
+      at[d] = 0;
+    }
+  }
+  return out;
+}
+
+function rowsOf(x: TensorView, indices: readonly TensorView[], params: GatherParams, indexShape: readonly number[]): Rows {
   const { axis, count } = params;
-  const shape = gatheredShape(x.shape, indexShape, axis, count);
+  const outer = [...x.shape.slice(0, axis), ...indexShape];
   const ni = indexShape.length;
-  const xStep = shape.map((_, d) => (d < axis ? x.stride[d]! : d < axis + ni ? 0 : x.stride[d - ni + count]!));
+  const xStep = outer.map((_, d) => (d < axis ? x.stride[d]! : 0));
   const indexSteps = indices.map((v) =>
-    shape.map((_, d) => {
-      if (d < axis || d >= axis + ni) return 0;
+    outer.map((_, d) => {
+      if (d < axis) return 0;
       const k = d - axis - (ni - v.shape.length);
       return k < 0 || v.shape[k] === 1 ? 0 : v.stride[k]!;
     }),
   );
-  return { shape, xStep, indexSteps };
+  const innerShape = x.shape.slice(axis + count);
+  return { outer, xStep, indexSteps, rowLength: sizeOf(innerShape), inner: offsetsOf(innerShape, x.stride.slice(axis + count)) };
 }
 
 /**
- * Calls `visit(xPosition, k)` for the gathered elements k in [start, end) in C order: the element
- * of x they select (each index read, wrapped if negative, and checked against its axis).
+ * Calls `visit(rowStart, k)` for the outer positions k in [start, end) in C order, rowStart being
+ * where in x the row they select begins (each index read, wrapped if negative, checked against its axis).
  */
-function eachSelected(x: TensorView, indices: readonly TensorView[], params: GatherParams, walk: Walk, start: number, end: number, visit: (p: number, k: number) => void): void {
-  const { shape, xStep, indexSteps } = walk;
-  const nd = shape.length;
+function eachRow(x: TensorView, indices: readonly TensorView[], params: GatherParams, rows: Rows, start: number, end: number, visit: (p: number, k: number) => void): void {
+  const { outer, xStep, indexSteps } = rows;
+  const nd = outer.length;
   const at = Array<number>(nd).fill(0);
   let rest = start;
   for (let d = nd - 1; d >= 0; d--) {
-    at[d] = rest % shape[d]!;
-    rest = Math.floor(rest / shape[d]!);
+    at[d] = rest % outer[d]!;
+    rest = Math.floor(rest / outer[d]!);
   }
   const lengths = indices.map((_, j) => x.shape[params.axis + j]!);
+  const strides = indices.map((_, j) => x.stride[params.axis + j]!);
   for (let k = start; k < end; k++) {
     let p = x.offset;
     for (let d = 0; d < nd; d++) p += at[d]! * xStep[d]!;
     for (let j = 0; j < indices.length; j++) {
       const v = indices[j]!;
-      let q = v.offset;
       const steps = indexSteps[j]!;
+      let q = v.offset;
       for (let d = 0; d < nd; d++) q += at[d]! * steps[d]!;
       let i = v.data[q]!;
       const len = lengths[j]!;
       if (i < -len || i >= len) throw new RangeError(`${params.op}: index ${i} is out of bounds for axis ${params.axis + j} with length ${len}`);
       if (i < 0) i += len;
-      p += i * x.stride[params.axis + j]!;
+      p += i * strides[j]!;
     }
     visit(p, k);
     for (let d = nd - 1; d >= 0; d--) {
-      if (++at[d]! < shape[d]!) break;
+      if (++at[d]! < outer[d]!) break;
       at[d] = 0;
     }
   }
 }
 
-/** The element position of flat index k (C order) of `v`. */
-function positionOf(v: TensorView, k: number): number {
-  let p = v.offset;
-  for (let d = v.shape.length - 1; d >= 0; d--) {
-    const n = v.shape[d]!;
-    p += (k % n) * v.stride[d]!;
-    k = Math.floor(k / n);
-  }
-  return p;
-}
-
 registerKernel('gather', ([x, ...indices], [out], params, range) => {
   const p = params as unknown as GatherParams;
-  const walk = walkOf(x!, indices, p, broadcastIndexShapes(indices.map((v) => v.shape), p.op));
-  const n = sizeOf(walk.shape);
+  const rows = rowsOf(x!, indices, p, broadcastIndexShapes(indices.map((v) => v.shape), p.op));
+  const { rowLength: n, inner } = rows;
   const o = out!;
-  eachSelected(x!, indices, p, walk, range?.start ?? 0, range?.end ?? n, (pos, k) => {
-    o.data[positionOf(o, k)] = x!.data[pos]!;
+  const [start, end] = [range?.start ?? 0, range?.end ?? sizeOf(o.shape)];
+  if (end <= start || n === 0) return;
+  // The output is a new, contiguous buffer: element e is row floor(e / n), offset e % n.
+  const [src, dst] = [x!.data, o.data];
+  eachRow(x!, indices, p, rows, Math.floor(start / n), Math.ceil(end / n), (at, k) => {
+    const t0 = Math.max(0, start - k * n);
+    const t1 = Math.min(n, end - k * n);
+    const base = o.offset + k * n;
+    if (inner) for (let t = t0; t < t1; t++) dst[base + t] = src[at + inner[t]!]!;
+    else for (let t = t0; t < t1; t++) dst[base + t] = src[at + t]!;
   });
 });
 
-/** y's element for gathered element k: y broadcast (right-aligned) onto the gathered shape. */
-function yReader(y: TensorView, shape: readonly number[]): (k: number) => number {
+/** y broadcast (right-aligned) onto the gathered shape: its element steps along the outer axes, and its row offsets. */
+function yLayout(y: TensorView, outer: readonly number[], innerShape: readonly number[]): { step: number[]; inner: Int32Array } {
+  const shape = [...outer, ...innerShape];
   const lead = shape.length - y.shape.length;
   const steps = shape.map((_, d) => (d < lead || y.shape[d - lead] === 1 ? 0 : y.stride[d - lead]!));
-  return (k) => {
-    let p = y.offset;
-    for (let d = shape.length - 1; d >= 0; d--) {
-      const n = shape[d]!;
-      p += (k % n) * steps[d]!;
-      k = Math.floor(k / n);
-    }
-    return y.data[p]!;
-  };
+  return { step: steps.slice(0, outer.length), inner: offsetsOf(innerShape, steps.slice(outer.length)) ?? Int32Array.from({ length: sizeOf(innerShape) }, (_, t) => t) };
 }
 
 registerKernel('scatter', ([x, y, ...indices], [out], params, range) => {
@@ -145,19 +166,33 @@ registerKernel('scatter', ([x, y, ...indices], [out], params, range) => {
   const o = out!;
   const total = sizeOf(o.shape);
   const [start, end] = [range?.start ?? 0, range?.end ?? total];
-  // This chunk's part of x, then the updates that land in it. The output is contiguous (a new
-  // buffer), so an element's flat index is its position less the offset.
+  if (end <= start) return;
+  // This chunk's part of x, then the updates that land in it, row by row in C order. The output
+  // is a new, contiguous buffer, so an element's flat index is its position less the offset.
   copyView(x!, o, { start, end });
-  const walk = walkOf(o, indices, p, broadcastIndexShapes(indices.map((v) => v.shape), p.op));
-  const read = yReader(y!, walk.shape);
+  const rows = rowsOf(o, indices, p, broadcastIndexShapes(indices.map((v) => v.shape), p.op));
+  const n = rows.rowLength;
+  const yl = yLayout(y!, rows.outer, o.shape.slice(p.axis + p.count));
+  const ys = y!.data;
   const data = o.data;
-  eachSelected(o, indices, p, walk, 0, sizeOf(walk.shape), (pos, k) => {
-    const flat = pos - o.offset;
-    if (flat < start || flat >= end) return;
-    const v = read(k);
-    if (p.set) data[pos] = v;
-    else if (p.asBool) data[pos] = data[pos]! || v ? 1 : 0;
-    else data[pos] = data[pos]! + v;
+  const at = Array<number>(rows.outer.length).fill(0);
+  eachRow(o, indices, p, rows, 0, sizeOf(rows.outer), (pos, k) => {
+    let q = y!.offset;
+    let rest = k;
+    for (let d = at.length - 1; d >= 0; d--) {
+      q += (rest % rows.outer[d]!) * yl.step[d]!;
+      rest = Math.floor(rest / rows.outer[d]!);
+    }
+    const first = pos - o.offset;
+    const t0 = Math.max(0, start - first);
+    const t1 = Math.min(n, end - first);
+    for (let t = t0; t < t1; t++) {
+      const v = ys[q + yl.inner[t]!]!;
+      const e = pos + t;
+      if (p.set) data[e] = v;
+      else if (p.asBool) data[e] = data[e]! || v ? 1 : 0;
+      else data[e] = data[e]! + v;
+    }
   });
 });
 

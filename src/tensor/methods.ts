@@ -7,7 +7,7 @@ import * as m from './elemwise/math.js';
 import * as r from './elemwise/reduce.js';
 import { flatten, reshape } from './shape/reshape.js';
 import { shape } from './shape/shape.js';
-import { get } from './shape/subtensor.js';
+import { get } from './shape/indexing.js';
 import { squeeze, swapaxes, type AxisOptions } from './shape/axes.js';
 import { repeat, type RepeatOptions } from './shape/rearrange.js';
 import { diagonal, trace, type DiagonalOptions } from './shape/masks.js';

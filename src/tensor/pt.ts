@@ -19,7 +19,7 @@ export { squeeze, expandDims, swapaxes, flip } from './shape/axes.js';
 export { roll, tile, repeat, pad, diff } from './shape/rearrange.js';
 export { tril, triu, oneHot, diagonal, trace, diag } from './shape/masks.js';
 export { shape } from './shape/shape.js';
-export { get, setSubtensor, incSubtensor } from './shape/subtensor.js';
+export { get, setSubtensor, incSubtensor, take } from './shape/indexing.js';
 export { dot, matmul, outer } from './linalg/linalg.js';
 export { softmax, logSoftmax, relu } from './nnet/nnet.js';
 export { TensorType } from './core/type.js';

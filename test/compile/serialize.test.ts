@@ -164,6 +164,7 @@ t.test('shapes, joins, creation and indexing', async (t) => {
     x.get(1), x.get(weft.slice(1, null), weft.slice(null, null, -1)), x.get(null, k, weft.slice(0, 3, 2)),
     v.get(weft.slice(k, null)), pt.setSubtensor(x.get(0, weft.slice(1, 3)), v.get(weft.slice(0, 2))),
     pt.incSubtensor(x.get(weft.slice(null, null, 2)), 10), pt.setSubtensor(allocEmpty('float64', 3, 4).get(weft.slice(null)), x),
+    x.get([2, 0, 2], weft.slice(1, null)), pt.incSubtensor(x.get(weft.slice(null), [3, 3]), v.get(weft.slice(0, 3)).dimshuffle(0, 'x')),
   ];
   const values = new Map<TV, unknown>([
     [x, r.normal([3, 4])],

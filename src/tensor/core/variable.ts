@@ -17,7 +17,9 @@ export type TensorLike = TensorVariable | number | boolean | NestedArray | NdArr
 export type TensorValue = NdArray | NdArray['data'] | NestedArray | number | boolean;
 
 /** One entry of `x.get(...)`: an integer (or scalar int variable), a slice, or null for a new axis. */
-export type IndexEntry = number | TensorVariable | Slice | null;
+/** An index array written as JS numbers (nested for several axes). */
+export type IndexArray = ReadonlyArray<number | IndexArray>;
+export type IndexEntry = number | TensorVariable | Slice | null | IndexArray;
 
 /** A shape argument: numbers and scalar int variables, or an int vector variable. */
 /** A shape: lengths (numbers or int scalars), an int vector variable, or one number for a vector (`zeros(3)`). */

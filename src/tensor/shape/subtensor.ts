@@ -303,7 +303,8 @@ export class Subtensor extends TensorOp {
 }
 
 /** The gradient of a region of shape `region.type` with respect to y, which was broadcast onto it. */
-function reduceToY(region: TensorVariable, y: TensorVariable): TensorVariable {
+/** `region` (the gradient at the indexed elements) summed over the axes y was broadcast along, in y's shape. */
+export function reduceToY(region: TensorVariable, y: TensorVariable): TensorVariable {
   const lead = region.ndim - y.ndim;
   const axes: number[] = [];
   for (let a = 0; a < region.ndim; a++) {
