@@ -22,5 +22,6 @@ export { shape } from './shape/shape.js';
 export { get, setSubtensor, incSubtensor, take } from './shape/indexing.js';
 export { dot, matmul, outer } from './linalg/linalg.js';
 export { softmax, logSoftmax, relu } from './nnet/nnet.js';
+export { categoricalCrossentropy, binaryCrossentropy } from './nnet/crossentropy.js';
 export { TensorType } from './core/type.js';
 export { TensorVariable, TensorConstant, TensorSharedVariable } from './core/variable.js';

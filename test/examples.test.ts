@@ -1,0 +1,11 @@
+// The examples run as a user runs them (tsx), briefly: examples/classifier.ts trains for three
+// epochs and fails unless its held-out accuracy passes 80%.
+import { execFileSync } from 'node:child_process';
+import t from 'tap';
+
+t.test('examples/classifier.ts learns (3 epochs)', async (t) => {
+  const out = execFileSync(process.execPath, ['--import=tsx', 'examples/classifier.ts', '3'], { encoding: 'utf8', timeout: 120_000, cwd: new URL('..', import.meta.url) });
+  const epochs = [...out.matchAll(/epoch (\d): mean loss ([\d.]+), held-out accuracy ([\d.]+) %/g)];
+  t.equal(epochs.length, 3, 'a line per epoch');
+  t.ok(Number(epochs[2]![3]) > 80, `held-out accuracy ${epochs[2]![3]} %`);
+});
