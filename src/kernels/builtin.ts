@@ -4,7 +4,9 @@
 // (builtin-core), products (matmul, tensordot, gemm), incSubtensor, the softmax family, and
 // kernels given as source. Element-wise loops register here.
 import './builtin-core.js';
+import './cumulate.js';
 import './gather.js';
+import './sorting.js';
 import './inc-subtensor.js';
 import './inplace.js';
 import './products.js';

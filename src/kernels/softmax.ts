@@ -7,6 +7,7 @@
 // (softmax-wasm.ts) with the same bits. Registered as 'softmax', 'logSoftmax' and 'softmaxGrad'
 // (params: { axis }), chunked by lanes along the axis.
 import { attachedMemoryOf, threadBlockOf } from './gemm-wasm.js';
+import { forEachLane } from './lanes.js';
 import { registerKernel } from './registry.js';
 import { sumRow } from './row-partials.js';
 import { scalarLib } from './scalar-lib.js';
@@ -21,54 +22,6 @@ let laneBuffer: Float64Array = new Float64Array(256);
 function laneScratch(n: number): Float64Array {
   if (laneBuffer.length < n) laneBuffer = new Float64Array(Math.max(n, laneBuffer.length * 2));
   return laneBuffer;
-}
-
-/** The number of lanes: the product of the lengths of the other axes. */
-export function laneCount(shape: readonly number[], axis: number): number {
-  let n = 1;
-  shape.forEach((d, a) => {
-    if (a !== axis) n *= d;
-  });
-  return n;
-}
-
-/**
- * Calls `lane(p0, p1, p2)` with the offset of the first element of every lane in `range` (all
- * lanes by default, in C order of the other axes) in each of up to three views of one shape.
- */
-function forEachLane(
-  views: readonly TensorView[],
-  axis: number,
-  range: Range | undefined,
-  lane: (p0: number, p1: number, p2: number) => void,
-): void {
-  const shape = views[0]!.shape;
-  if (shape[axis] === 0) return;
-  const outer = shape.flatMap((d, a) => (a === axis ? [] : [d]));
-  const strides = views.map((v) => v.stride.filter((_, a) => a !== axis));
-  const total = laneCount(shape, axis);
-  const start = Math.max(0, range?.start ?? 0);
-  const end = Math.min(total, range?.end ?? total);
-  if (start >= end) return;
-  const nd = outer.length;
-  const idx = new Array<number>(nd).fill(0);
-  const p = views.map((v) => v.offset);
-  for (let a = nd - 1, rem = start; a >= 0; a--) {
-    const i = rem % outer[a]!;
-    rem = (rem - i) / outer[a]!;
-    idx[a] = i;
-    for (let k = 0; k < p.length; k++) p[k] = p[k]! + i * strides[k]![a]!;
-  }
-  for (let l = start; l < end; l++) {
-    lane(p[0]!, p[1] ?? 0, p[2] ?? 0);
-    for (let a = nd - 1; a >= 0; a--) {
-      idx[a] = idx[a]! + 1;
-      for (let k = 0; k < p.length; k++) p[k] = p[k]! + strides[k]![a]!;
-      if (idx[a]! < outer[a]!) break;
-      idx[a] = 0;
-      for (let k = 0; k < p.length; k++) p[k] = p[k]! - outer[a]! * strides[k]![a]!;
-    }
-  }
 }
 
 /** The lane's maximum: IEEE's (NaN wins, +0 above -0), which does not depend on the order. */

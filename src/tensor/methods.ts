@@ -11,6 +11,8 @@ import { get } from './shape/indexing.js';
 import { squeeze, swapaxes, type AxisOptions } from './shape/axes.js';
 import { repeat, type RepeatOptions } from './shape/rearrange.js';
 import { diagonal, trace, type DiagonalOptions } from './shape/masks.js';
+import { cumprod, cumsum } from './extra/cumulative.js';
+import { argsort, sort } from './extra/sorting.js';
 import {
   TensorConstant,
   TensorSharedVariable,
@@ -98,6 +100,10 @@ const methods: Methods = {
   repeat(n: number, o?: RepeatOptions) { return repeat(this, n, o); },
   diagonal(o?: DiagonalOptions) { return diagonal(this, o); },
   trace() { return trace(this); },
+  cumsum(o?: { readonly axis?: number }) { return cumsum(this, o); },
+  cumprod(o?: { readonly axis?: number }) { return cumprod(this, o); },
+  sort(o?: { readonly axis?: number }) { return sort(this, o); },
+  argsort(o?: { readonly axis?: number }) { return argsort(this, o); },
   transpose(...axes: number[]) { return transpose(this, axes); },
   get(...index: IndexEntry[]) { return get(this, ...index); },
 

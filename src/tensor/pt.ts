@@ -23,5 +23,8 @@ export { get, setSubtensor, incSubtensor, take } from './shape/indexing.js';
 export { dot, matmul, outer } from './linalg/linalg.js';
 export { softmax, logSoftmax, relu } from './nnet/nnet.js';
 export { categoricalCrossentropy, binaryCrossentropy } from './nnet/crossentropy.js';
+export { cumsum, cumprod } from './extra/cumulative.js';
+export { sort, argsort, topk, argtopk, searchsorted } from './extra/sorting.js';
+export { bincount, unique } from './extra/counting.js';
 export { TensorType } from './core/type.js';
 export { TensorVariable, TensorConstant, TensorSharedVariable } from './core/variable.js';

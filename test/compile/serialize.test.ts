@@ -165,6 +165,8 @@ t.test('shapes, joins, creation and indexing', async (t) => {
     v.get(weft.slice(k, null)), pt.setSubtensor(x.get(0, weft.slice(1, 3)), v.get(weft.slice(0, 2))),
     pt.incSubtensor(x.get(weft.slice(null, null, 2)), 10), pt.setSubtensor(allocEmpty('float64', 3, 4).get(weft.slice(null)), x),
     x.get([2, 0, 2], weft.slice(1, null)), pt.incSubtensor(x.get(weft.slice(null), [3, 3]), v.get(weft.slice(0, 3)).dimshuffle(0, 'x')),
+    pt.cumsum(x, { axis: 1 }), (weft.grad(pt.cumprod(v).sum(), v) as TV), pt.sort(x), pt.argtopk(x, 2), pt.searchsorted(pt.sort(v), x),
+    pt.bincount(pt.cast(pt.abs(v.mul(3)), 'int32')).astype('float64'), pt.unique(x.mul(0)),
   ];
   const values = new Map<TV, unknown>([
     [x, r.normal([3, 4])],

@@ -41,6 +41,10 @@ const FLOAT_CASES: readonly Case[] = [
   ['repeat', (a) => a.repeat(2, { axis: 1 }), (a) => pt.repeat(a, 2, { axis: 1 })],
   ['diagonal', (a) => a.diagonal({ offset: 1 }), (a) => pt.diagonal(a, { offset: 1 })],
   ['trace', (a) => a.trace(), (a) => pt.trace(a)],
+  ['cumsum', (a) => a.cumsum({ axis: 1 }), (a) => pt.cumsum(a, { axis: 1 })],
+  ['cumprod', (a) => a.cumprod(), (a) => pt.cumprod(a)],
+  ['sort', (a) => a.sort({ axis: 0 }), (a) => pt.sort(a, { axis: 0 })],
+  ['argsort', (a) => a.argsort(), (a) => pt.argsort(a)],
   ['sum', (a) => a.sum(), (a) => pt.sum(a)],
   ['sum axis 0', (a) => a.sum({ axis: 0 }), (a) => pt.sum(a, { axis: 0 })],
   ['sum keepdims', (a) => a.sum({ axis: 1, keepdims: true }), (a) => pt.sum(a, { axis: 1, keepdims: true })],
@@ -111,7 +115,7 @@ async function checkCases(t: Test, cases: readonly Case[], av: number[][], bv: n
 t.test('every method exists on the three tensor variable classes, and no method goes untested here', async (t) => {
   const tested = new Set<string>([
     ...UNARY, ...BINARY, ...LOGICAL, 'not', 'div', 'clip', 'astype', 'sum', 'prod', 'mean', 'max', 'min', 'argmax', 'argmin', 'all', 'any',
-    'var', 'std', 'reshape', 'flatten', 'dimshuffle', 'transpose', 'get', 'dot', 'matmul', 'squeeze', 'swapaxes', 'repeat', 'diagonal', 'trace',
+    'var', 'std', 'reshape', 'flatten', 'dimshuffle', 'transpose', 'get', 'dot', 'matmul', 'squeeze', 'swapaxes', 'repeat', 'diagonal', 'trace', 'cumsum', 'cumprod', 'sort', 'argsort',
   ]);
   const getters = ['T', 'shape', 'dtype', 'ndim', 'broadcastable'];
   for (const cls of [pt.TensorVariable, pt.TensorConstant, pt.TensorSharedVariable]) {

@@ -115,6 +115,10 @@ export interface TensorMethods {
   repeat(repeats: number, options?: { readonly axis?: number }): TensorVariable;
   diagonal(options?: { readonly offset?: number; readonly axis1?: number; readonly axis2?: number }): TensorVariable;
   trace(): TensorVariable;
+  cumsum(options?: { readonly axis?: number }): TensorVariable;
+  cumprod(options?: { readonly axis?: number }): TensorVariable;
+  sort(options?: { readonly axis?: number }): TensorVariable;
+  argsort(options?: { readonly axis?: number }): TensorVariable;
   transpose(...axes: number[]): TensorVariable;
   /** The transpose (axes reversed). */
   readonly T: TensorVariable;

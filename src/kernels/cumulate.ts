@@ -1,0 +1,47 @@
+// Cumulative sums and products along an axis ('cumulate': each lane scanned in order, every
+// partial result stored in the output's dtype, so float32 sums round as NumPy's do), and the
+// gradient of a cumulative product ('cumprodGrad'), which holds where x has zeros: for y = cumprod(x),
+// dx_k = (x_0 ... x_{k-1}) * S_k with S_k = g_k + x_{k+1} S_{k+1}, no division. Chunked by lanes.
+import { forEachLane } from './lanes.js';
+import { registerKernel } from './registry.js';
+
+export interface CumulateParams {
+  readonly axis: number;
+  readonly mode: 'add' | 'mul';
+}
+
+registerKernel('cumulate', ([x], [out], params, range) => {
+  const { axis, mode } = params as unknown as CumulateParams;
+  const n = x!.shape[axis]!;
+  const [sx, so] = [x!.stride[axis]!, out!.stride[axis]!];
+  const [src, dst] = [x!.data, out!.data];
+  forEachLane([x!, out!], axis, range, (p, q) => {
+    let acc = mode === 'add' ? 0 : 1;
+    for (let i = 0; i < n; i++) {
+      const v = src[p + i * sx]!;
+      dst[q + i * so] = mode === 'add' ? acc + v : acc * v;
+      // The stored partial (rounded, or wrapped, as the output's dtype holds it) carries on.
+      acc = dst[q + i * so]!;
+    }
+  });
+});
+
+registerKernel('cumprodGrad', ([x, g], [out], params, range) => {
+  const { axis } = params as unknown as CumulateParams;
+  const n = x!.shape[axis]!;
+  const [sx, sg, so] = [x!.stride[axis]!, g!.stride[axis]!, out!.stride[axis]!];
+  const [xs, gs, dst] = [x!.data, g!.data, out!.data];
+  forEachLane([x!, g!, out!], axis, range, (p, q, r) => {
+    // S backwards into the output, then times the exclusive prefix products forwards.
+    let s = 0;
+    for (let i = n - 1; i >= 0; i--) {
+      s = gs[q + i * sg]! + (i + 1 < n ? xs[p + (i + 1) * sx]! * s : 0);
+      dst[r + i * so] = s;
+    }
+    let prefix = 1;
+    for (let i = 0; i < n; i++) {
+      dst[r + i * so] = prefix * dst[r + i * so]!;
+      prefix *= xs[p + i * sx]!;
+    }
+  });
+});

@@ -1,0 +1,127 @@
+// Cumulative sums and products along an axis (PyTensor's CumOp): cumsum's gradient is the
+// reversed cumsum of the output gradient; cumprod's is CumprodGrad, a kernel that holds where x
+// has zeros (PyTensor's formula divides by x). Kernels: kernels/cumulate.ts, chunked by lanes.
+import { isDiscreteDtype, isFloatDtype, type Dtype } from '../../kernels/dtype.js';
+import type { TensorView } from '../../kernels/view.js';
+import { Apply } from '../../graph/apply.js';
+import type { KernelCall, SymbolicShape } from '../../graph/op.js';
+import type { Variable } from '../../graph/variable.js';
+import { registerOpCodec } from '../../graph/op-codecs.js';
+import { propKinds } from '../../graph/prop-kinds.js';
+import { asTensorArgs, asTensorVariable } from '../core/as-tensor.js';
+import { TensorOp } from '../core/op.js';
+import { tensorPropKinds } from '../core/prop-kinds.js';
+import { TensorType } from '../core/type.js';
+import type { TensorLike, TensorVariable } from '../core/variable.js';
+import { normalizeAxes } from '../elemwise/reduce.js';
+import { zerosLike } from '../shape/alloc.js';
+import { flip } from '../shape/axes.js';
+import { flatten } from '../shape/reshape.js';
+
+/** NumPy's accumulation dtype: floats keep theirs, smaller integers and bools widen (to int32 or uint32). */
+function cumulativeDtype(d: Dtype): Dtype {
+  if (isFloatDtype(d)) return d;
+  return d === 'uint8' || d === 'uint16' || d === 'uint32' ? 'uint32' : 'int32';
+}
+
+export class CumOp extends TensorOp {
+  static override readonly props = ['axis', 'mode'] as const;
+  static override readonly propKinds = { axis: tensorPropKinds.axis, mode: propKinds.oneOf<'add' | 'mul'>(['add', 'mul']) };
+
+  constructor(
+    readonly axis: number,
+    readonly mode: 'add' | 'mul',
+  ) {
+    super();
+    if (!Number.isInteger(axis) || axis < 0) throw new RangeError(`CumOp: axis must be a non-negative integer, got ${axis}`);
+    if (mode !== 'add' && mode !== 'mul') throw new TypeError(`CumOp: mode must be 'add' or 'mul', got ${JSON.stringify(mode)}`);
+  }
+
+  override makeNode(x: unknown): Apply {
+    const v = asTensorVariable(x as TensorLike);
+    if (this.axis >= v.ndim) throw new RangeError(`${this}: axis ${this.axis} is out of range for ${v} (${v.type})`);
+    return new Apply(this, [v], [new TensorType(cumulativeDtype(v.dtype), v.type.shape).makeVariable()]);
+  }
+
+  override kernel(): KernelCall {
+    return { name: 'cumulate', params: { axis: this.axis, mode: this.mode }, chunking: { by: 'lanes', axis: this.axis } };
+  }
+
+  override outputShapes(_node: Apply, [x]: readonly TensorView[]): number[][] {
+    return [[...x!.shape]];
+  }
+
+  override inferShape(_node: Apply, [xs]: readonly SymbolicShape[]): SymbolicShape[] {
+    return [xs!];
+  }
+
+  override grad([x]: readonly TensorVariable[], [gz]: readonly TensorVariable[]): Variable[] {
+    if (isDiscreteDtype(x!.dtype)) return [zerosLike(x!)];
+    if (this.mode === 'add') return [flip(this.call(flip(gz!, { axis: this.axis })) as TensorVariable, { axis: this.axis })];
+    return [new CumprodGrad(this.axis).call(x!, gz!)];
+  }
+
+  override rop([x]: readonly TensorVariable[], [ev]: readonly Variable[]): Variable[] {
+    if (this.mode === 'add') return [this.call(ev)];
+    // d cumprod(x) = cumsum of (d x_k times the product of the others): the Lop's transpose is not
+    // a cumulation; written out, y_i' = y_{i-1}' x_i + y_{i-1} ev_i, a scan PyTensor does not offer either.
+    throw new TypeError(`${this}: Rop is not implemented for cumulative products (of ${x})`);
+  }
+
+  override toString(): string {
+    return `${this.mode === 'add' ? 'Cumsum' : 'Cumprod'}{axis=${this.axis}}`;
+  }
+}
+
+/** The gradient of cumprod(x) along `axis` for output gradient g, computed without dividing by x. */
+export class CumprodGrad extends TensorOp {
+  static override readonly props = ['axis'] as const;
+  static override readonly propKinds = { axis: tensorPropKinds.axis };
+
+  constructor(readonly axis: number) {
+    super();
+  }
+
+  override makeNode(x: unknown, g: unknown): Apply {
+    const [xv, gv] = asTensorArgs([x as TensorLike, g as TensorLike], String(this)) as [TensorVariable, TensorVariable];
+    if (xv.ndim !== gv.ndim) throw new TypeError(`${this}: x (${xv.type}) and its output gradient (${gv.type}) must have the same axes`);
+    return new Apply(this, [xv, gv], [new TensorType(gv.dtype, xv.type.shape).makeVariable()]);
+  }
+
+  override kernel(): KernelCall {
+    return { name: 'cumprodGrad', params: { axis: this.axis, mode: 'mul' }, chunking: { by: 'lanes', axis: this.axis } };
+  }
+
+  override outputShapes(_node: Apply, [x]: readonly TensorView[]): number[][] {
+    return [[...x!.shape]];
+  }
+
+  override inferShape(_node: Apply, [xs]: readonly SymbolicShape[]): SymbolicShape[] {
+    return [xs!];
+  }
+
+  override toString(): string {
+    return `CumprodGrad{axis=${this.axis}}`;
+  }
+}
+
+function cumulative(x: TensorLike, axis: number | undefined, mode: 'add' | 'mul', name: string): TensorVariable {
+  const v = asTensorVariable(x);
+  if (axis === undefined) return new CumOp(0, mode).call(flatten(v)) as TensorVariable;
+  const [a] = normalizeAxes(axis, v.ndim, name);
+  return new CumOp(a!, mode).call(v) as TensorVariable;
+}
+
+/** The running sums along the axis (of the flattened array when axis is omitted), NumPy's cumsum. */
+export function cumsum(x: TensorLike, options: { readonly axis?: number } = {}): TensorVariable {
+  return cumulative(x, options.axis, 'add', 'cumsum');
+}
+
+/** The running products along the axis (of the flattened array when axis is omitted), NumPy's cumprod. */
+export function cumprod(x: TensorLike, options: { readonly axis?: number } = {}): TensorVariable {
+  return cumulative(x, options.axis, 'mul', 'cumprod');
+}
+
+// Documents write these ops by their props (graph/prop-codec.ts).
+registerOpCodec(CumOp);
+registerOpCodec(CumprodGrad);
