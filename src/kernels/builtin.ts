@@ -4,11 +4,13 @@
 // (builtin-core), products (matmul, tensordot, gemm), incSubtensor, the softmax family, and
 // kernels given as source. Element-wise loops register here.
 import './builtin-core.js';
+import './conv.js';
 import './cumulate.js';
 import './gather.js';
 import './sorting.js';
 import './inc-subtensor.js';
 import './inplace.js';
+import './pool.js';
 import './products.js';
 import './softmax.js';
 import './source-kernel.js';

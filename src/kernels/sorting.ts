@@ -4,7 +4,7 @@
 // first such place ('left') or the last ('right'), chunked over the values).
 import { forEachLane } from './lanes.js';
 import { registerKernel } from './registry.js';
-import { sizeOf } from './view.js';
+import { sizeOf, type Range, type TensorView } from './view.js';
 
 export interface SortParams {
   readonly axis: number;
@@ -39,26 +39,26 @@ function laneOrder(n: number, descending: boolean): Int32Array {
   return order;
 }
 
-registerKernel('sort', ([x], [out], params, range) => {
-  const { axis, descending = false } = params as unknown as SortParams;
-  const n = x!.shape[axis]!;
+/** Visits each lane of x in `range` with its stable order; `write(q, so, order, n)` stores the result at the output's lane. */
+function sortLanes(x: TensorView, out: TensorView, params: SortParams, range: Range | undefined, write: (q: number, so: number, order: Int32Array, n: number) => void): void {
+  const { axis, descending = false } = params;
+  const n = x.shape[axis]!;
   scratch(n);
-  const [sx, so] = [x!.stride[axis]!, out!.stride[axis]!];
-  forEachLane([x!, out!], axis, range, (p, q) => {
-    for (let i = 0; i < n; i++) lane[i] = x!.data[p + i * sx]!;
-    const o = laneOrder(n, descending);
+  const [sx, so] = [x.stride[axis]!, out.stride[axis]!];
+  forEachLane([x, out], axis, range, (p, q) => {
+    for (let i = 0; i < n; i++) lane[i] = x.data[p + i * sx]!;
+    write(q, so, laneOrder(n, descending), n);
+  });
+}
+
+registerKernel('sort', ([x], [out], params, range) => {
+  sortLanes(x!, out!, params as unknown as SortParams, range, (q, so, o, n) => {
     for (let i = 0; i < n; i++) out!.data[q + i * so] = lane[o[i]!]!;
   });
 });
 
 registerKernel('argsort', ([x], [out], params, range) => {
-  const { axis, descending = false } = params as unknown as SortParams;
-  const n = x!.shape[axis]!;
-  scratch(n);
-  const [sx, so] = [x!.stride[axis]!, out!.stride[axis]!];
-  forEachLane([x!, out!], axis, range, (p, q) => {
-    for (let i = 0; i < n; i++) lane[i] = x!.data[p + i * sx]!;
-    const o = laneOrder(n, descending);
+  sortLanes(x!, out!, params as unknown as SortParams, range, (q, so, o, n) => {
     for (let i = 0; i < n; i++) out!.data[q + i * so] = o[i]!;
   });
 });

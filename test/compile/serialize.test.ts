@@ -212,6 +212,18 @@ t.test('linear algebra, networks, identities, Gemm and a hand-built Composite', 
   await roundTrip(t, outs, values);
 });
 
+t.test('convolution, pooling and masks, with their gradients', async (t) => {
+  const x = pt.tensor4('x');
+  const w = pt.tensor4('w');
+  const y = pt.conv2d(x, w, { borderMode: [1, 0], subsample: [2, 1], filterDilation: [1, 2], filterFlip: false });
+  const p = pt.pool2d(x, { ws: [2, 2], stride: [1, 2], mode: 'average_exc_pad' });
+  const m = pt.pool2d(x, { ws: [3, 2], ignoreBorder: false });
+  const [gx, gw] = weft.grad(y.sum().add(p.sum()).add(m.sum()), [x, w]) as TV[];
+  const v = pt.vector('v');
+  const outs: TV[] = [y, p, m, gx!, gw!, v.get(v.gt(0)), pt.nonzero(pt.tril(pt.ones([3, 3])))[1]!];
+  await roundTrip(t, outs, new Map<TV, unknown>([[x, r.normal([2, 2, 6, 7])], [w, r.normal([3, 2, 3, 2])], [v, r.normal([8])]]));
+});
+
 t.test('shared variables: stored values, fresh variables, names and types', async (t) => {
   const w = weft.shared(r.normal([2, 3], { dtype: 'float32' }), { name: 'w', shape: [2, 3] });
   const s = weft.shared(7, { name: 's', dtype: 'int16' });

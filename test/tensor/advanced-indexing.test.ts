@@ -56,6 +56,27 @@ t.test('setSubtensor and incSubtensor on the result: repeated indices accumulate
   t.equal(got, Math.fround(Math.fround(Math.fround(1 + Math.fround(0.1)) + Math.fround(0.2)) + Math.fround(0.3)), 'float32 sums in index order, each rounded');
 });
 
+t.test('boolean masks: NumPy values (a mask of k axes is the index arrays of its true elements), set through them, gradients', async (t) => {
+  const m = pt.matrix('m');
+  const v = pt.vector('v');
+  t.same(await value([v], v.get(v.gt(2)), [[1, 5, 2, 7]]), [5, 7]);
+  t.same(await value([v], v.get([true, false, true, false]), [[1, 5, 2, 7]]), [1, 2], 'a JS array of booleans');
+  t.same(await value([m], m.get(m.gt(5)), [m34]), [6, 7, 8, 9, 10, 11], 'a 2-d mask gives a vector, in C order');
+  t.same(await value([m], m.get(weft.slice(null), [true, false, false, true]), [m34]), [[0, 3], [4, 7], [8, 11]], 'a mask of axis 1');
+  t.same(await value([m], m.get([false, true, true]), [m34]), [[4, 5, 6, 7], [8, 9, 10, 11]], 'rows');
+  t.same(await value([m], m.get(m.gt(100)), [m34]), [], 'nothing selected');
+  t.same(await value([v], pt.setSubtensor(v.get(v.lt(0)), 0), [[-1, 2, -3, 4]]), [0, 2, 0, 4], "relu by a mask: x[x < 0] = 0");
+  t.same(await value([v], pt.incSubtensor(v.get(v.gt(1)), 10), [[-1, 2, -3, 4]]), [-1, 12, -3, 14]);
+  const a = r.normal([4, 5]);
+  const mask = pt.constant(Array.from({ length: 20 }, (_, k) => (k % 3 === 0 ? 1 : 0)), { dtype: 'bool' }).reshape([4, 5]);
+  await weft.verifyGrad((x: TV) => x.get(mask), [a], { rng: rng(9) });
+  await weft.verifyGrad((x: TV) => pt.setSubtensor(x.get(mask), 1).sum({ axis: 0 }), [a], { rng: rng(10) });
+  for (const workers of [0, 2]) t.same(await value([v], v.get(v.gt(0)).sum(), [[1, -2, 3]], { workers }), 4, `a plan stops at the mask and goes on (workers ${workers})`);
+  await throwsExactly(t, () => pt.tensor({ name: 'y', shape: [3, 4] }).get([true, false]), RangeError, 'get: the mask at entry 0 has length 2 on its axis 0 but axis 0 of y has length 3');
+  await throwsExactly(t, () => v.get([true, 1]), TypeError, 'get: entry 0 mixes booleans with 1; a mask holds booleans only');
+  t.same((pt.nonzero(pt.constant([[0, 1], [1, 1]]))).length, 2, 'pt.nonzero: one vector per axis');
+});
+
 t.test('gradients (the gather\'s is the accumulating scatter), Rop, inferShape', async (t) => {
   const a = r.normal([4, 5]);
   const idx = pt.constant([3, 0, 3, 1], { dtype: 'int32' });

@@ -17,8 +17,8 @@ export type TensorLike = TensorVariable | number | boolean | NestedArray | NdArr
 export type TensorValue = NdArray | NdArray['data'] | NestedArray | number | boolean;
 
 /** One entry of `x.get(...)`: an integer (or scalar int variable), a slice, or null for a new axis. */
-/** An index array written as JS numbers (nested for several axes). */
-export type IndexArray = ReadonlyArray<number | IndexArray>;
+/** An index array (integers) or a mask (booleans) written in JS, nested for several axes. */
+export type IndexArray = ReadonlyArray<number | boolean | IndexArray>;
 export type IndexEntry = number | TensorVariable | Slice | null | IndexArray;
 
 /** A shape argument: numbers and scalar int variables, or an int vector variable. */

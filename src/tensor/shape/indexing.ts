@@ -1,5 +1,5 @@
 // The public indexing functions, NumPy's x[...]: `get` with basic entries (integers, slices, null:
-// Subtensor, a view) or with integer arrays too (AdvancedSubtensor after the slices, the indexed
+// Subtensor, a view) or with integer arrays and boolean masks too (AdvancedSubtensor after the slices, the indexed
 // axes moved first when they are not adjacent, as NumPy does), and setSubtensor / incSubtensor on
 // either's result, which rebuild the tensor that was indexed.
 import { isIntDtype } from '../../kernels/dtype.js';
@@ -9,6 +9,7 @@ import { isTensorVariable, type IndexEntry, type TensorLike, type TensorVariable
 import { normalizeAxes } from '../elemwise/reduce.js';
 import { AdvancedIncSubtensor, AdvancedSubtensor } from './advanced-subtensor.js';
 import { dimshuffle } from './dimshuffle.js';
+import { nonzero } from './nonzero.js';
 import { flatten } from './reshape.js';
 import * as basic from './subtensor.js';
 
@@ -28,6 +29,36 @@ function isIndexArray(e: unknown): boolean {
   return Array.isArray(e) || (isTensorVariable(e) && e.ndim > 0);
 }
 
+/** A boolean mask: a bool tensor with axes, or a JS array of booleans (nested for several axes). */
+function isMask(e: unknown): boolean {
+  if (isTensorVariable(e)) return e.dtype === 'bool' && e.ndim > 0;
+  return Array.isArray(e) && (e as unknown[]).flat(Infinity as 1).some((v) => typeof v === 'boolean');
+}
+
+/** The index arrays a mask at entry `k`, over x's axes from `axis`, stands for: its true elements' positions. */
+function maskArrays(e: unknown, k: number, x: TensorVariable, axis: number): TensorVariable[] {
+  let mask: TensorVariable;
+  if (Array.isArray(e)) {
+    const bad = (e as unknown[]).flat(Infinity as 1).find((v) => typeof v !== 'boolean');
+    if (bad !== undefined) throw new TypeError(`get: entry ${k} mixes booleans with ${JSON.stringify(bad)}; a mask holds booleans only`);
+    mask = constant((e as unknown[]).flat(Infinity as 1).map((b) => (b ? 1 : 0)), { dtype: 'bool' }).reshape(nestedShape(e));
+  } else mask = e as TensorVariable;
+  if (axis + mask.ndim > x.ndim) throw new TypeError(`get: the mask at entry ${k} has ${mask.ndim} axes but ${x} (${x.type}) has ${x.ndim - axis} left from axis ${axis}`);
+  mask.type.shape.forEach((d, i) => {
+    const n = x.type.shape[axis + i];
+    if (d !== null && n !== null && n !== undefined && d !== n) {
+      throw new RangeError(`get: the mask at entry ${k} has length ${d} on its axis ${i} but axis ${axis + i} of ${x} has length ${n}`);
+    }
+  });
+  return nonzero(mask);
+}
+
+function nestedShape(e: unknown): number[] {
+  const shape: number[] = [];
+  for (let v = e; Array.isArray(v); v = v[0]) shape.push(v.length);
+  return shape;
+}
+
 /** An integer index array from entry `k`: a tensor of an integer dtype, or a JS array of integers. */
 function indexArray(e: unknown, k: number): TensorVariable {
   if (Array.isArray(e)) {
@@ -42,9 +73,20 @@ function indexArray(e: unknown, k: number): TensorVariable {
 }
 
 /** `x.get(...)`: basic indexing (a view), or NumPy's advanced indexing when an entry is an integer array. */
-export function get(x: TensorLike, ...index: IndexEntry[]): TensorVariable {
+export function get(x: TensorLike, ...entries: IndexEntry[]): TensorVariable {
   const v = asTensorVariable(x);
-  if (!index.some(isIndexArray)) return basic.get(v, ...index);
+  if (!entries.some(isIndexArray)) return basic.get(v, ...entries);
+  // A mask of k axes stands for the k index arrays of its true elements (NumPy's rule).
+  let consumed = 0;
+  const index = entries.flatMap((e, k): IndexEntry[] => {
+    if (!isMask(e)) {
+      if (e !== null) consumed++;
+      return [e];
+    }
+    const arrays = maskArrays(e, k, v, consumed);
+    consumed += arrays.length;
+    return arrays;
+  });
   if (index.some((e) => e === null)) throw new TypeError('get: null (a new axis) cannot be mixed with index arrays; use pt.expandDims first');
   if (index.length > v.ndim) throw new TypeError(`get: too many indices for ${v} (${v.type}): it has ${v.ndim} axes but ${index.length} were indexed`);
   // Integers among index arrays are 0-d index arrays (NumPy: they take part in the broadcast).
