@@ -13,7 +13,7 @@ export { sum, prod, mean, max, min, argmax, argmin, all, any, variance as var, s
 export { reshape, flatten } from './shape/reshape.js';
 export { dimshuffle, transpose } from './shape/dimshuffle.js';
 export { concatenate, stack, split } from './shape/join.js';
-export { alloc, zeros, ones, zerosLike, onesLike } from './shape/alloc.js';
+export { alloc, zeros, ones, zerosLike, onesLike, broadcastTo } from './shape/alloc.js';
 export { arange, eye, full, linspace } from './shape/creation.js';
 export { squeeze, expandDims, swapaxes, flip } from './shape/axes.js';
 export { roll, tile, repeat, pad, diff } from './shape/rearrange.js';

@@ -149,6 +149,17 @@ t.test('as methods, as PyTensor variables have them', async (t) => {
   t.same(await value([m], pt.expandDims(m, 0).squeeze(), [a]), a);
 });
 
+t.test('broadcastTo: NumPy values, gradient (summed back), shapes, errors', async (t) => {
+  const v = pt.vector('v');
+  const c = pt.tensor({ name: 'c', shape: [null, 1] });
+  t.same(await value([v], pt.broadcastTo(v, [2, 3]), [[1, 2, 3]]), [[1, 2, 3], [1, 2, 3]]);
+  t.same(await value([c], pt.broadcastTo(c, [2, 3]), [[[1], [2]]]), [[1, 1, 1], [2, 2, 2]]);
+  await weft.verifyGrad((a: TV) => pt.broadcastTo(a, [4, 3]), [r.normal([3])], { rng: rng(6) });
+  await weft.checkInferShape([v], [pt.broadcastTo(v, [2, v.shape.get(0)])], [r.normal([3])]);
+  await throwsExactly(t, () => pt.broadcastTo(pt.matrix('m'), [3]), TypeError, 'broadcastTo: m (TensorType(float64, (?, ?))) has 2 axes, more than the 1 of the shape');
+  await throwsExactly(t, () => pt.broadcastTo(pt.tensor({ name: 'w', shape: [2] }), [3]), TypeError, 'Alloc: the value w (TensorType(float64, (2,))) cannot be broadcast to length 3 on axis 0');
+});
+
 t.test('full and linspace: NumPy values and dtypes', async (t) => {
   t.same(weft.tolist((await (await weft.compile([], pt.full([2, 3], 7)))()) as weft.NdArray), [[7, 7, 7], [7, 7, 7]]);
   t.equal(pt.full([2], 7, { dtype: 'float32' }).dtype, 'float32');

@@ -3,6 +3,7 @@
 import './shape.js';
 import './canonicalize.js';
 import './stabilize.js';
+import './subtensor-lift.js';
 import './specialize.js';
 import './fusion.js';
 import './inplace.js';

@@ -1,6 +1,6 @@
 // Numerically stable forms: log(1 + x) -> log1p(x) (float sums), exp(x) - 1 -> expm1(x),
 // log(sigmoid(x)) -> -softplus(-x), log(1 - sigmoid(x)) -> -softplus(x), log(softmax(x)) ->
-// logSoftmax(x), exp(x) / sum(exp(x)) -> softmax(x), and the gradient of log(softmax(x))
+// logSoftmax(x) (also indexed: log(softmax(x)[idx]) -> logSoftmax(x)[idx]), exp(x) / sum(exp(x)) -> softmax(x), and the gradient of log(softmax(x))
 // without its division by probabilities.
 import type { Apply } from '../../graph/apply.js';
 import type { FunctionGraph } from '../../graph/fgraph.js';
@@ -8,6 +8,8 @@ import { isFloatDtype } from '../../kernels/dtype.js';
 import { nodeRewriter } from '../../graph/rewriting/rewriter.js';
 import { registerStabilize } from '../../graph/rewriting/optdb.js';
 import { DimShuffle } from '../shape/dimshuffle.js';
+import { AdvancedSubtensor } from '../shape/advanced-subtensor.js';
+import { Subtensor } from '../shape/subtensor.js';
 import { add, cast, expm1, log1p, mul, neg, softplus, sub } from '../elemwise/math.js';
 import { LogSoftmax, Softmax, SoftmaxGrad } from '../nnet/nnet.js';
 import { CAReduce, sum } from '../elemwise/reduce.js';
@@ -61,8 +63,13 @@ registerStabilize(
 registerStabilize(
   nodeRewriter('log_softmax', [elemwiseOf(S.log)], (node, fg) => {
     const s = node.inputs[0]!.owner;
-    if (!s || !(s.op instanceof Softmax)) return false;
-    return fit(new LogSoftmax(s.op.axis).call(s.inputs[0]!), node, fg);
+    if (s && s.op instanceof Softmax) return fit(new LogSoftmax(s.op.axis).call(s.inputs[0]!), node, fg);
+    // log(softmax(x)[idx]), a softmax indexed by labels (basic or integer-array indexing): the
+    // same index of logSoftmax(x), which stays finite where the picked probability underflows.
+    if (!s || !(s.op instanceof Subtensor || s.op instanceof AdvancedSubtensor)) return false;
+    const inner = s.inputs[0]!.owner;
+    if (!inner || !(inner.op instanceof Softmax)) return false;
+    return fit(s.op.call(new LogSoftmax(inner.op.axis).call(inner.inputs[0]!), ...s.inputs.slice(1)) as TensorVariable, node, fg);
   }),
   'stability',
 );

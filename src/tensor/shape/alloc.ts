@@ -218,6 +218,17 @@ export function broadcastLike(value: TensorVariable, like: TensorVariable): Tens
   return alloc(value, ...shapeOf(like));
 }
 
+/**
+ * NumPy's broadcast_to: `x` with its axes of length 1 (and new leading ones) repeated to `shape`.
+ * A new array (NumPy's is a read-only view; weft's values never change in place, so only the
+ * memory differs).
+ */
+export function broadcastTo(x: TensorLike, shape: ReadonlyArray<number | Variable>): TensorVariable {
+  const v = asTensorVariable(x);
+  if (shape.length < v.ndim) throw new TypeError(`broadcastTo: ${v} (${v.type}) has ${v.ndim} axes, more than the ${shape.length} of the shape`);
+  return alloc(v, ...shape);
+}
+
 // Documents write these ops by their props (graph/prop-codec.ts).
 registerOpCodec(Alloc);
 registerOpCodec(AllocEmpty);
