@@ -8,7 +8,8 @@ import { isFloatDtype } from '../../kernels/dtype.js';
 import { nodeRewriter } from '../../graph/rewriting/rewriter.js';
 import { registerStabilize } from '../../graph/rewriting/optdb.js';
 import { DimShuffle } from '../shape/dimshuffle.js';
-import { AdvancedSubtensor } from '../shape/advanced-subtensor.js';
+import { AdvancedIncSubtensor, AdvancedSubtensor } from '../shape/advanced-subtensor.js';
+import { Alloc } from '../shape/alloc.js';
 import { Subtensor } from '../shape/subtensor.js';
 import { add, cast, expm1, log1p, mul, neg, softplus, sub } from '../elemwise/math.js';
 import { LogSoftmax, Softmax, SoftmaxGrad } from '../nnet/nnet.js';
@@ -130,3 +131,34 @@ registerStabilize(
   }),
   'stability',
 );
+
+/**
+ * The same for a softmax indexed by labels: the gradient of log(softmax(x)[idx]) comes out as
+ * SoftmaxGrad(scatter(zeros, gz / sm[idx], idx), sm). With G = scatter(zeros, gz, idx) (the
+ * division cancels: each picked element is multiplied back by its probability), it is
+ * G - sum(G) * sm, finite where the picked probability underflows.
+ */
+registerStabilize(
+  nodeRewriter('softmax_grad_of_log_indexed', [SoftmaxGrad], (node, fg) => {
+    const [dy, sm] = node.inputs as TensorVariable[];
+    const scatter = dy!.owner;
+    if (!scatter || !(scatter.op instanceof AdvancedIncSubtensor) || scatter.op.set) return false;
+    const [zeros, y, ...idx] = scatter.inputs as TensorVariable[];
+    if (!isZeros(zeros!)) return false;
+    const div = ownerIs(y!, S.trueDiv);
+    const picked = div?.inputs[1]?.owner;
+    if (!div || !picked || !(picked.op instanceof AdvancedSubtensor) || picked.inputs[0] !== sm) return false;
+    const op = scatter.op;
+    if (picked.op.axis !== op.axis || picked.op.count !== op.count || picked.inputs.slice(1).some((v, k) => v !== idx[k])) return false;
+    const g = new AdvancedIncSubtensor(op.axis, op.count, false).call(zeros!, div.inputs[0]!, ...idx) as TensorVariable;
+    const axis = (node.op as SoftmaxGrad).axis;
+    return fit(sub(g, mul(sum(g, { axis, keepdims: true }), sm!)), node, fg);
+  }),
+  'stability',
+);
+
+/** Whether v is all zeros: an Alloc of the constant 0. */
+function isZeros(v: TensorVariable): boolean {
+  const a = v.owner;
+  return !!a && a.op instanceof Alloc && scalarConstantValue(a.inputs[0] as TensorVariable) === 0;
+}
