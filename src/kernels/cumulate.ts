@@ -1,7 +1,8 @@
 // Cumulative sums and products along an axis ('cumulate': each lane scanned in order, every
 // partial result stored in the output's dtype, so float32 sums round as NumPy's do), and the
 // gradient of a cumulative product ('cumprodGrad'), which holds where x has zeros: for y = cumprod(x),
-// dx_k = (x_0 ... x_{k-1}) * S_k with S_k = g_k + x_{k+1} S_{k+1}, no division. Chunked by lanes.
+// dx_k = (x_0 ... x_{k-1}) * S_k with S_k = g_k + x_{k+1} S_{k+1}, no division; and its Rop
+// ('cumprodRop', the product rule along the lane). Chunked by lanes.
 import { forEachLane } from './lanes.js';
 import { registerKernel } from './registry.js';
 
@@ -42,6 +43,23 @@ registerKernel('cumprodGrad', ([x, g], [out], params, range) => {
     for (let i = 0; i < n; i++) {
       dst[r + i * so] = prefix * dst[r + i * so]!;
       prefix *= xs[p + i * sx]!;
+    }
+  });
+});
+
+registerKernel('cumprodRop', ([x, ev], [out], params, range) => {
+  const { axis } = params as unknown as CumulateParams;
+  const n = x!.shape[axis]!;
+  const [sx, se, so] = [x!.stride[axis]!, ev!.stride[axis]!, out!.stride[axis]!];
+  const [xs, es, dst] = [x!.data, ev!.data, out!.data];
+  forEachLane([x!, ev!, out!], axis, range, (p, q, r) => {
+    // The product rule along the lane: d_i = d_{i-1} x_i + y_{i-1} e_i, with y the running product.
+    let [y, d] = [1, 0];
+    for (let i = 0; i < n; i++) {
+      const v = xs[p + i * sx]!;
+      d = d * v + y * es[q + i * se]!;
+      y *= v;
+      dst[r + i * so] = d;
     }
   });
 });

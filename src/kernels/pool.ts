@@ -4,7 +4,8 @@
 // coordinates from r * stride, cut at the padded edge, and (but for average_inc_pad) to the real
 // elements. 'pool2d' computes each output element; 'pool2dGrad' each input element's gradient, a
 // sum over the windows that hold it in a fixed order (max: every element equal to its window's
-// maximum gets the window's gradient, as PyTensor's MaxPoolGrad). Chunked by elements.
+// maximum gets the window's gradient, as PyTensor's MaxPoolGrad); 'maxPool2dRop' the eval point at
+// each window's first maximum. Chunked by elements.
 import { registerKernel } from './registry.js';
 import { sizeOf, type TensorView } from './view.js';
 
@@ -115,5 +116,33 @@ registerKernel('pool2dGrad', ([x, maxout, gz], [out], params, range) => {
       }
     }
     o.data[o.offset + e] = acc;
+  }
+});
+
+registerKernel('maxPool2dRop', ([x, ev], [out], params, range) => {
+  const p = params as unknown as PoolParams;
+  const nd = x!.shape.length;
+  const [H, W] = [x!.shape[nd - 2]!, x!.shape[nd - 1]!];
+  const [HO, WO] = [out!.shape[nd - 2]!, out!.shape[nd - 1]!];
+  const [s0, s1] = [x!.stride[nd - 2]!, x!.stride[nd - 1]!];
+  const [e0, e1] = [ev!.stride[nd - 2]!, ev!.stride[nd - 1]!];
+  const [ph, pw] = p.pad;
+  const o = out!;
+  for (let e = range?.start ?? 0, end = range?.end ?? sizeOf(o.shape); e < end; e++) {
+    const j = e % WO;
+    const i = Math.floor(e / WO) % HO;
+    const plane = Math.floor(e / (WO * HO));
+    const [base, eb] = [planeOffset(x!, plane), planeOffset(ev!, plane)];
+    const [r0, r1] = windowOf(i, H, p, 0);
+    const [c0, c1] = windowOf(j, W, p, 1);
+    // The eval point at the window's first maximum (max windows hold only real elements).
+    let [best, at] = [-Infinity, -1];
+    for (let y = r0; y < r1; y++) {
+      for (let z = c0; z < c1; z++) {
+        const v = x!.data[base + (y - ph) * s0 + (z - pw) * s1]!;
+        if (v > best || (at < 0 && v !== v)) [best, at] = [v, (y - ph) * e0 + (z - pw) * e1];
+      }
+    }
+    o.data[o.offset + e] = at < 0 ? 0 : ev!.data[eb + at]!;
   }
 });

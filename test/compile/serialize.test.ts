@@ -220,7 +220,8 @@ t.test('convolution, pooling and masks, with their gradients', async (t) => {
   const m = pt.pool2d(x, { ws: [3, 2], ignoreBorder: false });
   const [gx, gw] = weft.grad(y.sum().add(p.sum()).add(m.sum()), [x, w]) as TV[];
   const v = pt.vector('v');
-  const outs: TV[] = [y, p, m, gx!, gw!, v.get(v.gt(0)), pt.nonzero(pt.tril(pt.ones([3, 3])))[1]!];
+  const rops = weft.Rop([m, pt.cumprod(v)], [x, v], [x.mul(2), v.neg()]) as TV[];
+  const outs: TV[] = [y, p, m, gx!, gw!, v.get(v.gt(0)), pt.nonzero(pt.tril(pt.ones([3, 3])))[1]!, ...rops];
   await roundTrip(t, outs, new Map<TV, unknown>([[x, r.normal([2, 2, 6, 7])], [w, r.normal([3, 2, 3, 2])], [v, r.normal([8])]]));
 });
 

@@ -1,6 +1,6 @@
 // NumPy's and PyTensor's extra ops (issue 14), after PyTensor's test_extra_ops.py (TestCumOp,
 // TestSearchsortedOp, TestBinCount, TestUnique) and test_sort.py (TestSort, TestTopK): cumsum and
-// cumprod (gradients, the cumprod gradient where x has zeros), sort, argsort (stable, NaN last),
+// cumprod (gradients and Rop, the cumprod gradient where x has zeros), sort, argsort (stable, NaN last),
 // topk and argtopk (largest first; negative k the smallest), searchsorted, bincount, unique:
 // values against NumPy's, verifyGrad, Rop, inferShape, 0 and 2 workers, bad inputs.
 import t from 'tap';
@@ -33,6 +33,7 @@ t.test('cumsum and cumprod: NumPy values, dtypes, gradients (zeros too), Rop, in
     await weft.verifyGrad((v: TV) => pt.cumsum(v, { axis }), [x], { rng: rng(1) });
     await weft.verifyGrad((v: TV) => pt.cumprod(v, { axis }), [x], { rng: rng(2) });
     await weft.checkRop((v: TV) => pt.cumsum(v, { axis }), [x]);
+    await weft.checkRop((v: TV) => pt.cumprod(v, { axis }), [x]);
     await weft.checkInferShape([m], [pt.cumsum(m, { axis }), pt.cumprod(m, { axis })], [x]);
   }
   // The gradient of cumprod where x has zeros (PyTensor's divides by x and gives NaN).

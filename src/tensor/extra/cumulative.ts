@@ -14,7 +14,7 @@ import { tensorPropKinds } from '../core/prop-kinds.js';
 import { TensorType } from '../core/type.js';
 import type { TensorLike, TensorVariable } from '../core/variable.js';
 import { normalizeAxes } from '../elemwise/reduce.js';
-import { zerosLike } from '../shape/alloc.js';
+import { evalPointOrZeros, zerosLike } from '../shape/alloc.js';
 import { flip } from '../shape/axes.js';
 import { flatten } from '../shape/reshape.js';
 
@@ -62,10 +62,8 @@ export class CumOp extends TensorOp {
   }
 
   override rop([x]: readonly TensorVariable[], [ev]: readonly Variable[]): Variable[] {
-    if (this.mode === 'add') return [this.call(ev)];
-    // d cumprod(x) = cumsum of (d x_k times the product of the others): the Lop's transpose is not
-    // a cumulation; written out, y_i' = y_{i-1}' x_i + y_{i-1} ev_i, a scan PyTensor does not offer either.
-    throw new TypeError(`${this}: Rop is not implemented for cumulative products (of ${x})`);
+    if (this.mode === 'add') return [this.call(evalPointOrZeros(ev!, x!))];
+    return [new CumprodRop(this.axis).call(x!, evalPointOrZeros(ev!, x!))];
   }
 
   override toString(): string {
@@ -122,6 +120,18 @@ export function cumprod(x: TensorLike, options: { readonly axis?: number } = {})
   return cumulative(x, options.axis, 'mul', 'cumprod');
 }
 
+/** The Rop of cumprod(x) along `axis` for eval point ev: y'_i = y'_{i-1} x_i + y_{i-1} ev_i. */
+export class CumprodRop extends CumprodGrad {
+  override kernel(): KernelCall {
+    return { name: 'cumprodRop', params: { axis: this.axis, mode: 'mul' }, chunking: { by: 'lanes', axis: this.axis } };
+  }
+
+  override toString(): string {
+    return `CumprodRop{axis=${this.axis}}`;
+  }
+}
+
 // Documents write these ops by their props (graph/prop-codec.ts).
 registerOpCodec(CumOp);
 registerOpCodec(CumprodGrad);
+registerOpCodec(CumprodRop);

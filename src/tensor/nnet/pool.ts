@@ -1,7 +1,8 @@
 // pool2d (PyTensor's pool_2d): windows of `ws` over the last two axes every `stride` (ws by
 // default), optional zero padding, max / sum / average_inc_pad / average_exc_pad, ignoreBorder
 // (partial windows at the end kept when false). Pool's gradient is PoolGrad (max: to every
-// element equal to its window's maximum, as PyTensor's MaxPoolGrad). Kernels: kernels/pool.ts.
+// element equal to its window's maximum, as PyTensor's MaxPoolGrad); max pooling's Rop is
+// MaxPoolRop (the eval point at each window's maximum). Kernels: kernels/pool.ts.
 import { poolLength, type PoolMode, type PoolParams } from '../../kernels/pool.js';
 import type { TensorView } from '../../kernels/view.js';
 import { Apply } from '../../graph/apply.js';
@@ -14,6 +15,7 @@ import { TensorOp } from '../core/op.js';
 import { TensorType } from '../core/type.js';
 import type { TensorLike, TensorVariable } from '../core/variable.js';
 import { add, intDiv, maximum, sub } from '../elemwise/math.js';
+import { evalPointOrZeros } from '../shape/alloc.js';
 
 export interface Pool2dOptions {
   /** The window: rows and columns. */
@@ -105,13 +107,39 @@ export class Pool extends PoolOp {
     return [new PoolGrad(this.ws, this.stride, this.pad, this.ignoreBorder, this.mode).call(x!, out!, gz!)];
   }
 
-  override rop(_inputs: readonly TensorVariable[], [ev]: readonly Variable[]): Variable[] {
-    if (this.mode === 'max') throw new TypeError(`${this}: Rop is not implemented for max pooling`);
-    return [this.call(ev)];
+  override rop([x]: readonly TensorVariable[], [ev]: readonly Variable[]): Variable[] {
+    const e = evalPointOrZeros(ev!, x!);
+    if (this.mode === 'max') return [new MaxPoolRop(this.ws, this.stride, this.pad, this.ignoreBorder, this.mode).call(x!, e)];
+    return [this.call(e)];
   }
 
   override toString(): string {
     return this.label('Pool');
+  }
+}
+
+/** The Rop of max pooling: of (x, ev), ev at each window's first maximum of x, in the pooled shape. */
+export class MaxPoolRop extends PoolOp {
+  override makeNode(x: unknown, ev: unknown): Apply {
+    const [xv, ev_] = asTensorArgs([x as TensorLike, ev as TensorLike], String(this)) as [TensorVariable, TensorVariable];
+    const pooled = new Pool(this.ws, this.stride, this.pad, this.ignoreBorder, this.mode).makeNode(xv).outputs[0]!.type as TensorType;
+    return new Apply(this, [xv, ev_], [new TensorType(ev_.dtype, pooled.shape).makeVariable()]);
+  }
+
+  override kernel(): KernelCall {
+    return { name: 'maxPool2dRop', params: { ...this.params }, chunking: { by: 'elements', minUnits: 256 } };
+  }
+
+  override outputShapes(node: Apply, [x]: readonly TensorView[]): number[][] {
+    return new Pool(this.ws, this.stride, this.pad, this.ignoreBorder, this.mode).outputShapes(node, [x!]);
+  }
+
+  override inferShape(node: Apply, [xs]: readonly SymbolicShape[]): SymbolicShape[] {
+    return new Pool(this.ws, this.stride, this.pad, this.ignoreBorder, this.mode).inferShape(node, [xs!]);
+  }
+
+  override toString(): string {
+    return this.label('MaxPoolRop');
   }
 }
 
@@ -153,3 +181,4 @@ export function pool2d(input: TensorLike, options: Pool2dOptions): TensorVariabl
 // Documents write these ops by their props (graph/prop-codec.ts).
 registerOpCodec(Pool);
 registerOpCodec(PoolGrad);
+registerOpCodec(MaxPoolRop);
