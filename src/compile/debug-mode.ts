@@ -479,7 +479,7 @@ class DebugRuntime implements ModeRuntime {
           );
         });
       }
-      this.#checkSharedMemory(node, kernel, kernelInputs, got, call, fail);
+      this.#checkSharedMemory(node, kernel, kernelInputs, got, call, who, fail);
     } else {
       this.#checkInputsKept(node, k, args, inputs, who);
     }
@@ -501,11 +501,10 @@ class DebugRuntime implements ModeRuntime {
    * scalar op runs its wasm form there): the same call on copies in shared memory must give the
    * bits it gives on ordinary memory, where the JS loops run.
    */
-  #checkSharedMemory(node: Apply, kernel: Kernel, inputs: readonly NdArray[], want: readonly NdArray[], call: KernelCall, fail: (m: string) => never): void {
+  #checkSharedMemory(node: Apply, kernel: Kernel, inputs: readonly NdArray[], want: readonly NdArray[], call: KernelCall, who: string, fail: (m: string) => never): void {
     if (!inputs.every(isTypedNdArray) || !want.every(isTypedNdArray)) return;
     const arena = inlineArena();
     const outs = want.map((w) => makeNdArray(arena.array(storageDtype(w), sizeOf(w.shape)), w.shape));
-    const who = `its kernel '${call.name}'`;
     try {
       kernel(inputs.map((x) => makeNdArray(copyInto(arena, x), x.shape, x.stride, x.offset)), outs, call.params);
     } catch (e) {

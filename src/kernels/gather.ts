@@ -6,7 +6,7 @@
 // (hence the bits) is the same on any number of workers.
 import { copyView } from './copy.js';
 import { registerKernel } from './registry.js';
-import { sizeOf, type Range, type TensorView } from './view.js';
+import { isContiguous, positionOf, sizeOf, type TensorView } from './view.js';
 
 export interface GatherParams {
   /** The first indexed axis of x. */
@@ -61,13 +61,7 @@ interface Rows {
 
 /** The element offsets of a view's trailing `shape` (strides `stride`), or undefined when they are 0, 1, 2, .... */
 function offsetsOf(shape: readonly number[], stride: readonly number[]): Int32Array | undefined {
-  let expected = 1;
-  let contiguous = true;
-  for (let d = shape.length - 1; d >= 0; d--) {
-    if (shape[d] !== 1 && stride[d] !== expected) contiguous = false;
-    expected *= shape[d]!;
-  }
-  if (contiguous) return undefined;
+  if (isContiguous({ shape, stride })) return undefined;
   const out = new Int32Array(sizeOf(shape));
   const at = Array<number>(shape.length).fill(0);
   for (let t = 0, p = 0; t < out.length; t++) {
@@ -175,14 +169,8 @@ registerKernel('scatter', ([x, y, ...indices], [out], params, range) => {
   const yl = yLayout(y!, rows.outer, o.shape.slice(p.axis + p.count));
   const ys = y!.data;
   const data = o.data;
-  const at = Array<number>(rows.outer.length).fill(0);
   eachRow(o, indices, p, rows, 0, sizeOf(rows.outer), (pos, k) => {
-    let q = y!.offset;
-    let rest = k;
-    for (let d = at.length - 1; d >= 0; d--) {
-      q += (rest % rows.outer[d]!) * yl.step[d]!;
-      rest = Math.floor(rest / rows.outer[d]!);
-    }
+    const q = positionOf(rows.outer, yl.step, y!.offset, k);
     const first = pos - o.offset;
     const t0 = Math.max(0, start - first);
     const t1 = Math.min(n, end - first);
@@ -196,4 +184,3 @@ registerKernel('scatter', ([x, y, ...indices], [out], params, range) => {
   });
 });
 
-export type { Range };

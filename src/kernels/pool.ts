@@ -7,7 +7,7 @@
 // maximum gets the window's gradient, as PyTensor's MaxPoolGrad); 'maxPool2dRop' the eval point at
 // each window's first maximum. Chunked by elements.
 import { registerKernel } from './registry.js';
-import { sizeOf, type TensorView } from './view.js';
+import { positionOf, sizeOf, type TensorView } from './view.js';
 
 export type PoolMode = 'max' | 'sum' | 'average_inc_pad' | 'average_exc_pad';
 
@@ -38,15 +38,9 @@ function windowOf(r: number, n: number, p: PoolParams, a: 0 | 1): [number, numbe
   return [start, end];
 }
 
-/** The view's lanes of its last two axes: the offset of plane k (C order of the leading axes). */
+/** Where plane k (in C order of the leading axes) of a view's last two axes starts. */
 function planeOffset(v: TensorView, k: number): number {
-  let p = v.offset;
-  for (let d = v.shape.length - 3; d >= 0; d--) {
-    const n = v.shape[d]!;
-    p += (k % n) * v.stride[d]!;
-    k = Math.floor(k / n);
-  }
-  return p;
+  return positionOf(v.shape, v.stride, v.offset, k, v.shape.length - 2);
 }
 
 registerKernel('pool2d', ([x], [out], params, range) => {

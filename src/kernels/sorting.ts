@@ -4,7 +4,7 @@
 // first such place ('left') or the last ('right'), chunked over the values).
 import { forEachLane } from './lanes.js';
 import { registerKernel } from './registry.js';
-import { sizeOf, type Range, type TensorView } from './view.js';
+import { positionOf, sizeOf, type Range, type TensorView } from './view.js';
 
 export interface SortParams {
   readonly axis: number;
@@ -72,15 +72,9 @@ registerKernel('searchsorted', ([sorted, values], [out], params, range) => {
   const o = out!;
   const total = sizeOf(o.shape);
   const [start, end] = [range?.start ?? 0, range?.end ?? total];
-  const nd = v.shape.length;
   for (let k = start; k < end; k++) {
     // Element k of values (and of the output, a new contiguous buffer), in C order.
-    let p = v.offset;
-    for (let d = nd - 1, rest = k; d >= 0; d--) {
-      p += (rest % v.shape[d]!) * v.stride[d]!;
-      rest = Math.floor(rest / v.shape[d]!);
-    }
-    const x = v.data[p]!;
+    const x = v.data[positionOf(v.shape, v.stride, v.offset, k)]!;
     // The first i with sorted[i] >= x (left) or > x (right); NaN goes after every number.
     let [lo, hi] = [0, n];
     while (lo < hi) {

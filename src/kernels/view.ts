@@ -35,6 +35,20 @@ export function contiguousStrides(shape: readonly number[]): number[] {
   return s;
 }
 
+/**
+ * Where element k (in C order) of the first `axes` axes of a layout lies: `offset` plus each
+ * axis's index times its stride.
+ */
+export function positionOf(shape: readonly number[], stride: readonly number[], offset: number, k: number, axes = shape.length): number {
+  let p = offset;
+  for (let d = axes - 1; d >= 0; d--) {
+    const n = shape[d]!;
+    p += (k % n) * stride[d]!;
+    k = Math.floor(k / n);
+  }
+  return p;
+}
+
 /** Is the view laid out C-contiguously (axes of length 1 may have any stride)? */
 export function isContiguous(v: Pick<TensorView, 'shape' | 'stride'>): boolean {
   let acc = 1;

@@ -7,22 +7,10 @@ import type { FunctionGraph } from '../graph/fgraph.js';
 import { isConstant, type Variable } from '../graph/variable.js';
 import { flatValues, type NdArray } from '../tensor/core/ndarray.js';
 import { Shape, ShapeI } from '../tensor/shape/shape.js';
-import { HOST_VALUE_ELEMENTS, isHostValueType, TensorType } from '../tensor/core/type.js';
+import { isHostValueType, isSmallTensor } from '../tensor/core/type.js';
 
 /** Small integer tensors of static shape (lengths, indices, shapes). */
 export const isSmallInt = isHostValueType;
-
-/** Small tensors of static shape, of any dtype. */
-function isSmall(v: Variable): boolean {
-  const t = v.type;
-  if (!(t instanceof TensorType)) return false;
-  let n = 1;
-  for (const d of t.shape) {
-    if (d === null) return false;
-    n *= d;
-  }
-  return n <= HOST_VALUE_ELEMENTS;
-}
 
 export class HostValues {
   /** Variables the calling thread computes while planning. */
@@ -43,8 +31,8 @@ export class HostValues {
       const shapeOnly = node.op instanceof Shape || node.op instanceof ShapeI;
       // Arithmetic on known values may pass through floats (a length's ceil, a mean's count):
       // small values of any dtype computed from known ones and constants are known too.
-      const fromKnown = node.inputs.every((v) => known.has(v) || (isConstant(v) && isSmall(v)));
-      if ((shapeOnly && node.outputs.every(isSmallInt)) || (fromKnown && node.outputs.every(isSmall))) for (const o of node.outputs) known.add(o);
+      const fromKnown = node.inputs.every((v) => known.has(v) || (isConstant(v) && isSmallTensor(v)));
+      if ((shapeOnly && node.outputs.every(isSmallInt)) || (fromKnown && node.outputs.every(isSmallTensor))) for (const o of node.outputs) known.add(o);
     }
     this.known = known;
     this.valueInputs = valueInputs;

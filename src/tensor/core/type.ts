@@ -262,7 +262,13 @@ export const HOST_VALUE_ELEMENTS = 64;
  */
 export function isHostValueType(v: Variable): boolean {
   const t = v.type;
-  if (!(t instanceof TensorType) || !(isIntDtype(t.dtype) || t.dtype === 'bool')) return false;
+  return t instanceof TensorType && (isIntDtype(t.dtype) || t.dtype === 'bool') && isSmallTensor(v);
+}
+
+/** Is `v` a tensor of static shape with at most HOST_VALUE_ELEMENTS elements, of any dtype? */
+export function isSmallTensor(v: Variable): boolean {
+  const t = v.type;
+  if (!(t instanceof TensorType)) return false;
   let n = 1;
   for (const d of t.shape) {
     if (d === null) return false;

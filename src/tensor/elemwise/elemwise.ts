@@ -94,7 +94,7 @@ export class Elemwise extends TensorOp {
     const shape = broadcastStaticShapes(padded.map((x) => x.type.shape), String(this), inputs);
     const dtype = spec.outputDtype(padded.map((x) => x.dtype));
     // A user's WebAssembly form that is not an exact program is refused here, where the graph is built.
-    this.scalarOp.program(padded.map((x) => x.dtype), dtype);
+    if (typeof spec.wasm === 'function') this.scalarOp.programSteps(padded.map((x) => x.dtype), dtype);
     return new Apply(this, padded, [new TensorType(dtype, shape).makeVariable()]);
   }
 

@@ -41,7 +41,7 @@ function maskArrays(e: unknown, k: number, x: TensorVariable, axis: number): Ten
   if (Array.isArray(e)) {
     const bad = (e as unknown[]).flat(Infinity as 1).find((v) => typeof v !== 'boolean');
     if (bad !== undefined) throw new TypeError(`get: entry ${k} mixes booleans with ${JSON.stringify(bad)}; a mask holds booleans only`);
-    mask = constant((e as unknown[]).flat(Infinity as 1).map((b) => (b ? 1 : 0)), { dtype: 'bool' }).reshape(nestedShape(e));
+    mask = constant(e as unknown as number[], { dtype: 'bool' });
   } else mask = e as TensorVariable;
   if (axis + mask.ndim > x.ndim) throw new TypeError(`get: the mask at entry ${k} has ${mask.ndim} axes but ${x} (${x.type}) has ${x.ndim - axis} left from axis ${axis}`);
   mask.type.shape.forEach((d, i) => {
@@ -53,11 +53,6 @@ function maskArrays(e: unknown, k: number, x: TensorVariable, axis: number): Ten
   return nonzero(mask);
 }
 
-function nestedShape(e: unknown): number[] {
-  const shape: number[] = [];
-  for (let v = e; Array.isArray(v); v = v[0]) shape.push(v.length);
-  return shape;
-}
 
 /** An integer index array from entry `k`: a tensor of an integer dtype, or a JS array of integers. */
 function indexArray(e: unknown, k: number): TensorVariable {

@@ -102,8 +102,8 @@ export function diag(x: TensorLike, k = 0): TensorVariable {
   if (v.ndim !== 1) throw new TypeError(`diag: expected a vector or a matrix, got ${v} (${v.type})`);
   const size = add(shapeOf(v)[0]!, Math.abs(k));
   const flat = alloc(cast(0, v.dtype), mul(size, size));
-  const start = k >= 0 ? k : -k * 1;
-  const first = k >= 0 ? asIntScalar(start, 'diag') : mul(start, size);
+  // Diagonal k starts at column k of row 0 (k >= 0), or at row -k of column 0.
+  const first = k >= 0 ? asIntScalar(k, 'diag') : mul(-k, size);
   const step = add(size, 1);
   const filled = setSubtensor(get(flat, slice(first, add(first, mul(shapeOf(v)[0]!, step)), step)), v);
   return reshape(filled, [size, size]);
