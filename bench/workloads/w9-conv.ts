@@ -1,19 +1,32 @@
 // W9: conv2d forward and backward, a batch of 32 images 1x28x28 through 16 filters 5x5 (float32,
 // valid, flipped as PyTensor's): the output, and the gradients with respect to the input and the
-// filters of sum(output^2) / 2 (so the output gradient is the output). Figures are ms per call;
-// the reference row is tfjs cpu (its conv2d and tf.grads: tfjs's wasm backend has no kernel for
-// the filters' gradient, Conv2DBackpropFilter); BENCH.md's goal, 1.5x tfjs wasm, is measured against it.
+// filters of sum(output^2) / 2 (so the output gradient is the output). Figures are ms per call.
+// Forward and backward: weft (im2col + gemm, and its direct kernels for comparison), jax-js
+// (jit of the forward and of the gradient) and tfjs cpu, the reference (tfjs's wasm backend has
+// no kernel for the filters' gradient, Conv2DBackpropFilter). Forward alone: weft, tfjs wasm
+// (the reference, BENCH.md's peer for the 1.5x goal), tfjs cpu, jax-js, onnxruntime-node.
 import { compare, type CheckResult } from '../lib/check.js';
 import { uniform } from '../lib/data.js';
 import type { Suite } from '../lib/suite.js';
 import type { Workload } from '../lib/workload.js';
+import { loadJax } from '../peers/jax.js';
+import { loadOnnx } from '../peers/onnx.js';
 import { loadTfjs } from '../peers/tfjs.js';
 import { float32Data, pt, weft, workersLabel, type TV } from '../peers/weft.js';
 
 const [N, H, O, K] = [32, 28, 16, 5];
 const HO = H - K + 1;
 const GROUP = 'W9 conv2d forward+backward';
+const FORWARD = 'W9 conv2d forward';
 const TFJS = { group: GROUP, system: 'tfjs cpu', config: 'eager, 1 thread' };
+const TFJS_WASM = { group: FORWARD, system: 'tfjs wasm', config: 'eager, 1 thread' };
+
+/** The filters for peers that cross-correlate (tfjs, onnxruntime, jax-js): each one turned by 180 degrees, OIHW. */
+function flippedOIHW(w: Float32Array): Float32Array {
+  const out = new Float32Array(O * K * K);
+  for (let o = 0; o < O; o++) for (let a = 0; a < K; a++) for (let b = 0; b < K; b++) out[(o * K + a) * K + b] = w[(o * K + (K - 1 - a)) * K + (K - 1 - b)]!;
+  return out;
+}
 
 /** The convolution by its definition in float64: output, input gradient, filter gradient of sum(y^2)/2. */
 function reference(x: Float32Array, w: Float32Array): [Float64Array, Float64Array, Float64Array] {
@@ -44,6 +57,8 @@ async function run(suite: Suite): Promise<void> {
     return parts.find((p) => !p.ok) ?? parts[0]!;
   };
   const common = { group: GROUP, unit: 'ms' as const, figure: (ms: number) => ms, check };
+  const forward = { group: FORWARD, unit: 'ms' as const, figure: (ms: number) => ms, check: (got: Float32Array) => compare('y', got, wantY, { rtol: 1e-4, floor: 1e-4 }) };
+  const wFlipped = flippedOIHW(w);
 
   const xs = pt.tensor4('x', 'float32');
   const ws = pt.tensor4('w', 'float32');
@@ -52,15 +67,29 @@ async function run(suite: Suite): Promise<void> {
   const pool = weft.createPool({ workers: 2 });
   try {
     const resident = [pool.from(weft.ndarray(x, [N, 1, H, H])), pool.from(weft.ndarray(w, [O, 1, K, K]))] as const;
-    for (const workers of [0, 1, 2]) {
+    const direct = new weft.Mode({ excluding: ['conv_gemm'] });
+    for (const [workers, mode] of [[0, undefined], [1, undefined], [2, undefined], [1, direct], [2, direct]] as const) {
       await suite.measure({
         ...common,
         system: 'weft',
-        config: `${workersLabel(workers)}, inputs from pool.from`,
-        goals: workers === 2 ? [{ kind: 'speedup', label: '1.5x tfjs', vs: TFJS, atLeast: 1.5 }] : undefined,
+        config: `${workersLabel(workers)}, inputs from pool.from${mode ? ', direct kernels (no im2col)' : ''}`,
+        counts: mode ? { runs: 5, minRuns: 3 } : undefined,
+        goals: workers === 2 && !mode ? [{ kind: 'speedup', label: '1.5x tfjs', vs: TFJS, atLeast: 1.5 }] : undefined,
         setup: async () => {
-          const fn = await weft.compile([xs, ws], [y, gx!, gw!], { pool, workers });
+          const fn = await weft.compile([xs, ws], [y, gx!, gw!], { pool, workers, mode });
           return { run: async () => ((await fn(...resident)) as weft.NdArray[]).map(float32Data), dispose: () => fn.dispose() };
+        },
+      });
+    }
+    for (const workers of [1, 2]) {
+      await suite.measure({
+        ...forward,
+        system: 'weft',
+        config: `${workersLabel(workers)}, inputs from pool.from`,
+        goals: workers === 2 ? [{ kind: 'speedup', label: '1.5x tfjs wasm', vs: TFJS_WASM, atLeast: 1.5 }, { kind: 'speedup', label: '3x tfjs wasm (goal)', vs: TFJS_WASM, atLeast: 3 }] : undefined,
+        setup: async () => {
+          const fn = await weft.compile([xs, ws], y, { pool, workers });
+          return { run: async () => float32Data(await fn(...resident)), dispose: () => fn.dispose() };
         },
       });
     }
@@ -98,6 +127,105 @@ async function run(suite: Suite): Promise<void> {
       };
     },
   });
+
+  await suite.measure({
+    ...common,
+    system: 'jax-js wasm',
+    config: 'jit of the forward and of grad, 1 thread',
+    setup: async () => {
+      const jax = await loadJax();
+      const np = jax.numpy;
+      type A = InstanceType<typeof jax.Array>;
+      const conv = (a: A, b: A): A => jax.lax.conv(a, b, [1, 1], 'VALID');
+      const fwd = jax.jit(conv);
+      const grads = jax.jit(jax.grad((a: A, b: A) => {
+        const yv = conv(a, b);
+        return yv.ref.mul(yv).sum().mul(0.5);
+      }, { argnums: [0, 1] }) as (a: A, b: A) => A[]);
+      const [ja, jb] = [np.array(x).reshape([N, 1, H, H]), np.array(wFlipped).reshape([O, 1, K, K])];
+      return {
+        run: () => {
+          const yd = fwd(ja.ref, jb.ref).dataSync() as Float32Array;
+          const [ga, gb] = grads(ja.ref, jb.ref);
+          return [yd, ga!.dataSync() as Float32Array, flippedOIHW(gb!.dataSync() as Float32Array)];
+        },
+        dispose: () => {
+          ja.dispose();
+          jb.dispose();
+          fwd.dispose();
+          grads.dispose();
+        },
+      };
+    },
+  });
+
+  for (const backend of ['wasm', 'cpu'] as const) {
+    await suite.measure({
+      ...forward,
+      system: `tfjs ${backend}`,
+      config: 'eager, 1 thread',
+      reference: backend === 'wasm',
+      setup: async () => {
+        const tf = await (await loadTfjs()).use(backend);
+        const hwio = new Float32Array(K * K * O);
+        for (let o = 0; o < O; o++) for (let a = 0; a < K; a++) for (let b = 0; b < K; b++) hwio[(a * K + b) * O + o] = wFlipped[(o * K + a) * K + b]!;
+        const tx = tf.tensor4d(x, [N, H, H, 1]);
+        const tw = tf.tensor4d(hwio, [K, K, 1, O]);
+        return {
+          run: () => {
+            const yd = tf.tidy(() => tf.conv2d(tx, tw, 1, 'valid').transpose([0, 3, 1, 2]));
+            const data = yd.dataSync() as Float32Array;
+            yd.dispose();
+            return data;
+          },
+          dispose: () => tf.dispose([tx, tw]),
+        };
+      },
+    });
+  }
+
+  await suite.measure({
+    ...forward,
+    system: 'jax-js wasm',
+    config: 'jit, 1 thread',
+    setup: async () => {
+      const jax = await loadJax();
+      const np = jax.numpy;
+      type A = InstanceType<typeof jax.Array>;
+      const fwd = jax.jit((a: A, b: A): A => jax.lax.conv(a, b, [1, 1], 'VALID'));
+      const [ja, jb] = [np.array(x).reshape([N, 1, H, H]), np.array(wFlipped).reshape([O, 1, K, K])];
+      return {
+        run: () => fwd(ja.ref, jb.ref).dataSync() as Float32Array,
+        dispose: () => {
+          ja.dispose();
+          jb.dispose();
+          fwd.dispose();
+        },
+      };
+    },
+  });
+
+  for (const threads of [1, 2]) {
+    await suite.measure({
+      ...forward,
+      system: 'onnxruntime-node',
+      config: `${threads} thread${threads === 1 ? '' : 's'}`,
+      setup: async () => {
+        const ort = await loadOnnx();
+        const session = await ort.session(
+          {
+            name: 'w9',
+            inputs: [{ name: 'x', shape: [N, 1, H, H] }, { name: 'w', shape: [O, 1, K, K] }],
+            outputs: [{ name: 'y', shape: [N, O, HO, HO] }],
+            nodes: [{ op: 'Conv', inputs: ['x', 'w'], outputs: ['y'] }],
+          },
+          threads,
+        );
+        const feeds = [session.tensor(x, [N, 1, H, H]), session.tensor(wFlipped, [O, 1, K, K])];
+        return { run: () => session.run(feeds), dispose: () => session.release() };
+      },
+    });
+  }
 }
 
 export const w9: Workload = { id: 'W9', title: 'conv2d forward+backward, 32x1x28x28 through 16 filters 5x5, float32 (ms)', run };

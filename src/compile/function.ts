@@ -205,17 +205,31 @@ function defaultUpdates(
   });
 }
 
+/** The variable whose memory `v` shares: itself, or what it is a view of (through viewMap, repeatedly). */
+function memoryRoot(v: Variable): Variable {
+  let r = v;
+  for (let node = r.owner; node; node = r.owner) {
+    const source = node.op.viewMap[r.index]?.[0];
+    if (source === undefined) break;
+    r = node.inputs[source]!;
+  }
+  return r;
+}
+
 /**
- * Outputs that would hand the caller memory weft or the caller still uses get a DeepCopyOp. An
- * output written over an input (destroyMap) needs none: the destroy handler refuses graphs that
- * return a value that is overwritten, and executors copy the inputs that nodes overwrite.
+ * Outputs that would hand the caller memory weft or the caller still uses get a DeepCopyOp: an
+ * input or a constant (or a view of one), or memory another output already hands out. A view
+ * of a value computed in the call needs none (PyTensor copies views of inputs only): the value's
+ * memory goes to the caller with it. An output written over an input (destroyMap) needs none
+ * either: the destroy handler refuses graphs that return a value that is overwritten, and
+ * executors copy the inputs that nodes overwrite.
  */
 function protectOutputs(fg: FunctionGraph): void {
-  const seen = new Set<Variable>();
+  const handedOut = new Set<Variable>();
   fg.outputs.forEach((v, i) => {
-    const node = v.owner;
-    const aliases = fg.isInput(v) || isConstant(v) || seen.has(v) || (node !== null && (node.op.viewMap[v.index]?.length ?? 0) > 0);
-    seen.add(v);
+    const root = memoryRoot(v);
+    const aliases = fg.isInput(root) || isConstant(root) || handedOut.has(root);
+    handedOut.add(root);
     // Values of other Types are copied by the wrapper (their Type's copyValue), not by a node.
     if (aliases && isTensorVariable(v)) fg.changeInput({ kind: 'output', index: i }, deepCopy(v), 'protect output');
   });

@@ -51,6 +51,19 @@ function viewRoots(order: readonly Apply[]): Map<Variable, Variable> {
   return root;
 }
 
+/** The views (and views of views) whose elements share memory (op.repeatsElements): not to be overwritten. */
+function repeatedViews(order: readonly Apply[]): Set<Variable> {
+  const repeated = new Set<Variable>();
+  for (const node of order) {
+    for (const [o, ins] of Object.entries(node.op.viewMap)) {
+      const v = ins[0] === undefined ? undefined : node.inputs[ins[0]];
+      const out = node.outputs[Number(o)];
+      if (v && out && (node.op.repeatsElements || repeated.has(v))) repeated.add(out);
+    }
+  }
+  return repeated;
+}
+
 /**
  * The inputs of `fg` whose memory some node overwrites (directly or through a view): an
  * executor that works on the caller's values must copy these before it runs the graph.
@@ -139,6 +152,7 @@ export class DestroyHandler implements Feature {
     const orderings = new Map<Apply, Apply[]>();
     const order = ioToposort(fg.inputs, fg.outputs);
     const root = viewRoots(order);
+    const repeated = repeatedViews(order);
     const rootOf = (v: Variable): Variable => root.get(v) ?? v;
     for (const v of fg.variables) {
       const r = rootOf(v);
@@ -155,6 +169,7 @@ export class DestroyHandler implements Feature {
           const r = rootOf(v);
           const what = r === v ? `${v}` : `${v}, a view of ${r}`;
           if (isConstant(r)) throw new InconsistencyError(`${describeNode(node)} would overwrite ${what}, which is a constant`);
+          if (repeated.has(v)) throw new InconsistencyError(`${describeNode(node)} would overwrite ${what}, through a broadcast view whose elements share memory`);
           const refusal = this.#inputRefusal(fg, r);
           if (refusal) throw new InconsistencyError(`${describeNode(node)} would overwrite ${what}, ${refusal}`);
           if (destroyed.has(r)) throw new InconsistencyError(`${describeNode(node)} would overwrite ${r} twice, through two of its inputs`);

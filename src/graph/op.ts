@@ -60,6 +60,12 @@ export interface KernelCall {
    * work in multiply-adds, which planners cut into tasks instead of the elements touched.
    */
   readonly contracted?: { readonly input: number; readonly axes?: readonly number[] };
+  /**
+   * Its fast path is a WebAssembly kernel over the pool's memory (float32 products): its outputs
+   * stay in the call's region and are copied out afterwards, rather than written straight into
+   * fresh memory the caller then owns, where only the plain JS path could run.
+   */
+  readonly outputsInArena?: boolean;
 }
 
 /** What a planner gives `Op.kernel`: the inputs it plans for, and a way to plan an inner graph. */
@@ -96,6 +102,11 @@ export abstract class Op<Out = Variable | Variable[]> {
   readonly viewMap: IndexMap = {};
   /** Outputs that overwrite inputs, e.g. `{ 0: [0] }`: output 0 is written into input 0. */
   readonly destroyMap: IndexMap = {};
+  /**
+   * Whether the output views hold some input elements more than once (stride 0 along an axis
+   * longer than 1, as broadcastTo's): nothing may overwrite them, or views of them, in place.
+   */
+  readonly repeatsElements: boolean = false;
 
   #key: string | undefined;
 

@@ -12,14 +12,14 @@ export function laneCount(shape: readonly number[], axis: number): number {
 }
 
 /**
- * Calls `lane(p0, p1, p2)` with the offset of the first element of every lane in `range` (all
- * lanes by default, in C order of the other axes) in each of up to three views of one shape.
+ * Calls `lane(p0, p1, p2, p3)` with the offset of the first element of every lane in `range` (all
+ * lanes by default, in C order of the other axes) in each of up to four views of one shape.
  */
 export function forEachLane(
   views: readonly TensorView[],
   axis: number,
   range: Range | undefined,
-  lane: (p0: number, p1: number, p2: number) => void,
+  lane: (p0: number, p1: number, p2: number, p3: number) => void,
 ): void {
   const shape = views[0]!.shape;
   if (shape[axis] === 0) return;
@@ -39,7 +39,7 @@ export function forEachLane(
     for (let k = 0; k < p.length; k++) p[k] = p[k]! + i * strides[k]![a]!;
   }
   for (let l = start; l < end; l++) {
-    lane(p[0]!, p[1] ?? 0, p[2] ?? 0);
+    lane(p[0]!, p[1] ?? 0, p[2] ?? 0, p[3] ?? 0);
     for (let a = nd - 1; a >= 0; a--) {
       idx[a] = idx[a]! + 1;
       for (let k = 0; k < p.length; k++) p[k] = p[k]! + strides[k]![a]!;

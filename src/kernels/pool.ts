@@ -5,7 +5,8 @@
 // elements. 'pool2d' computes each output element; 'pool2dGrad' each input element's gradient, a
 // sum over the windows that hold it in a fixed order (max: every element equal to its window's
 // maximum gets the window's gradient, as PyTensor's MaxPoolGrad); 'maxPool2dRop' the eval point at
-// each window's first maximum. Chunked by elements.
+// each window's first maximum; 'maxPool2dGradGrad' the transpose of the max gradient (per window,
+// the sum over its elements equal to the maximum). Chunked by elements.
 import { registerKernel } from './registry.js';
 import { positionOf, sizeOf, type TensorView } from './view.js';
 
@@ -113,30 +114,62 @@ registerKernel('pool2dGrad', ([x, maxout, gz], [out], params, range) => {
   }
 });
 
-registerKernel('maxPool2dRop', ([x, ev], [out], params, range) => {
-  const p = params as unknown as PoolParams;
-  const nd = x!.shape.length;
-  const [H, W] = [x!.shape[nd - 2]!, x!.shape[nd - 1]!];
-  const [HO, WO] = [out!.shape[nd - 2]!, out!.shape[nd - 1]!];
-  const [s0, s1] = [x!.stride[nd - 2]!, x!.stride[nd - 1]!];
-  const [e0, e1] = [ev!.stride[nd - 2]!, ev!.stride[nd - 1]!];
+/**
+ * For each output element e in range of a max pooling of x (out has the pooled shape), calls
+ * `value(e, i, j, plane, visit)`, whose `visit(f)` calls f(xValue, y, z) for the window's real
+ * elements in order (y, z: their row and column in x), and stores what `value` returns.
+ */
+function eachWindow(
+  x: TensorView,
+  out: TensorView,
+  p: PoolParams,
+  range: { readonly start?: number; readonly end?: number } | undefined,
+  value: (i: number, j: number, plane: number, visit: (f: (v: number, y: number, z: number) => void) => void) => number,
+): void {
+  const nd = x.shape.length;
+  const [H, W] = [x.shape[nd - 2]!, x.shape[nd - 1]!];
+  const [HO, WO] = [out.shape[nd - 2]!, out.shape[nd - 1]!];
+  const [s0, s1] = [x.stride[nd - 2]!, x.stride[nd - 1]!];
   const [ph, pw] = p.pad;
-  const o = out!;
-  for (let e = range?.start ?? 0, end = range?.end ?? sizeOf(o.shape); e < end; e++) {
+  for (let e = range?.start ?? 0, end = range?.end ?? sizeOf(out.shape); e < end; e++) {
     const j = e % WO;
     const i = Math.floor(e / WO) % HO;
     const plane = Math.floor(e / (WO * HO));
-    const [base, eb] = [planeOffset(x!, plane), planeOffset(ev!, plane)];
+    const base = planeOffset(x, plane);
     const [r0, r1] = windowOf(i, H, p, 0);
     const [c0, c1] = windowOf(j, W, p, 1);
-    // The eval point at the window's first maximum (max windows hold only real elements).
-    let [best, at] = [-Infinity, -1];
-    for (let y = r0; y < r1; y++) {
-      for (let z = c0; z < c1; z++) {
-        const v = x!.data[base + (y - ph) * s0 + (z - pw) * s1]!;
-        if (v > best || (at < 0 && v !== v)) [best, at] = [v, (y - ph) * e0 + (z - pw) * e1];
-      }
-    }
-    o.data[o.offset + e] = at < 0 ? 0 : ev!.data[eb + at]!;
+    // Max windows hold only real elements (no padding).
+    out.data[out.offset + e] = value(i, j, plane, (f) => {
+      for (let y = r0 - ph; y < r1 - ph; y++) for (let z = c0 - pw; z < c1 - pw; z++) f(x.data[base + y * s0 + z * s1]!, y, z);
+    });
   }
+}
+
+registerKernel('maxPool2dRop', ([x, ev], [out], params, range) => {
+  const nd = x!.shape.length;
+  const [e0, e1] = [ev!.stride[nd - 2]!, ev!.stride[nd - 1]!];
+  eachWindow(x!, out!, params as unknown as PoolParams, range, (_i, _j, plane, visit) => {
+    // The eval point at the window's first maximum.
+    let [best, at] = [-Infinity, -1];
+    visit((v, y, z) => {
+      if (v > best || (at < 0 && v !== v)) [best, at] = [v, y * e0 + z * e1];
+    });
+    return at < 0 ? 0 : ev!.data[planeOffset(ev!, plane) + at]!;
+  });
+});
+
+registerKernel('maxPool2dGradGrad', ([x, maxout, h], [out], params, range) => {
+  const nd = x!.shape.length;
+  const [h0, h1] = [h!.stride[nd - 2]!, h!.stride[nd - 1]!];
+  const [m0, m1] = [maxout!.stride[nd - 2]!, maxout!.stride[nd - 1]!];
+  eachWindow(x!, out!, params as unknown as PoolParams, range, (i, j, plane, visit) => {
+    // The transpose of pool2dGrad's max case: h summed over the window's elements equal to its maximum.
+    const m = maxout!.data[planeOffset(maxout!, plane) + i * m0 + j * m1]!;
+    const hb = planeOffset(h!, plane);
+    let acc = 0;
+    visit((v, y, z) => {
+      if (v === m) acc += h!.data[hb + y * h0 + z * h1]!;
+    });
+    return acc;
+  });
 });

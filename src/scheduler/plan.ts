@@ -21,7 +21,7 @@ import { chunkTasks } from './plan/tasks.js';
 import { taskEdges } from './task-edges.js';
 
 export { PlanError, StageBoundary } from './plan/errors.js';
-export { TASK_WORK } from './plan/tasks.js';
+export { PRODUCT_TASK_WORK, TASK_WORK } from './plan/tasks.js';
 export type { InnerPlanning, OutputSource } from './plan/draft.js';
 
 export interface Plan {

@@ -552,6 +552,29 @@ t.test('outputs belong to the caller: mutating them changes nothing of weft\'s',
   t.same(list(s.getValue()), [1, 2, 3], 'an output that is also an update value is a separate array');
 });
 
+t.test('an output that is a view of a value the call computed is not copied (PyTensor copies views of inputs only)', async (t) => {
+  const x = pt.vector('x');
+  const m = pt.matrix('m');
+  const e = pt.exp(m);
+  const pool = weft.createPool({ workers: 2 });
+  t.teardown(() => pool.close());
+  const mv = ndarray(new Float64Array([0, 1, 2, 3, 4, 5]), [2, 3]);
+  const exp = (v: number): number => Math.exp(v);
+  for (const options of [{ workers: 0 }, { pool }]) {
+    // e.T and e.reshape are views of e: the first to be handed out keeps it; the second shares it, so it is copied.
+    const fn = await weft.compile([x, m], [e.T, pt.exp(x).dimshuffle('x', 0), e.reshape([3, 2]), m.T], options);
+    const ops = outputOps(fn);
+    t.same(ops, ['DimShuffle{1,0}', 'DimShuffle{x,0}', 'DeepCopyOp', 'DeepCopyOp'], 'views of computed values are handed over; a second view of one, and a view of an input, are copied');
+    const first = await fn([0, 1], mv);
+    const want = [[[exp(0), exp(3)], [exp(1), exp(4)], [exp(2), exp(5)]], [[1, exp(1)]], [[exp(0), exp(1)], [exp(2), exp(3)], [exp(4), exp(5)]], [[0, 3], [1, 4], [2, 5]]];
+    t.same(first.map(list), want);
+    for (const out of first) out.data.fill(-5);
+    const second = await fn([0, 1], mv);
+    t.same(second.map(list), want, 'the next call is not affected by changes to the last one\'s outputs');
+    t.same(first.map(list).map((o) => (o as number[][]).flat().every((v) => v === -5)), [true, true, true, true], 'and the next call did not write into them');
+  }
+});
+
 t.test('eval: with and without givens', async (t) => {
   const x = pt.vector('x');
   const y = pt.scalar('y');

@@ -8,6 +8,7 @@ import t, { type Test } from 'tap';
 import { AllocEmpty, allocEmpty } from '../../src/tensor/shape/alloc.js';
 import { deepCopy, viewOf } from '../../src/tensor/shape/basic-ops.js';
 import { tensorCodecNames } from '../../src/tensor/serialize/codecs.js';
+import { Col2Im, Im2Col } from '../../src/tensor/nnet/im2col.js';
 import { Composite, CompositeScalar } from '../../src/tensor/elemwise/composite.js';
 import { Gemm } from '../../src/tensor/linalg/gemm.js';
 import { tensordot } from '../../src/tensor/linalg/linalg.js';
@@ -221,7 +222,13 @@ t.test('convolution, pooling and masks, with their gradients', async (t) => {
   const [gx, gw] = weft.grad(y.sum().add(p.sum()).add(m.sum()), [x, w]) as TV[];
   const v = pt.vector('v');
   const rops = weft.Rop([m, pt.cumprod(v)], [x, v], [x.mul(2), v.neg()]) as TV[];
-  const outs: TV[] = [y, p, m, gx!, gw!, v.get(v.gt(0)), pt.nonzero(pt.tril(pt.ones([3, 3])))[1]!, ...rops];
+  // Second order (the gradients' gradients), and the im2col pair the conv_gemm rewrites make.
+  const [hx] = weft.grad(gx!.sum().add(gw!.sum()), [x]) as TV[];
+  const [hz] = weft.grad((weft.grad(m.mul(m).sum(), x) as TV).sum(), [x]) as TV[];
+  const hv = weft.grad((weft.grad(pt.cumprod(v).sum(), v) as TV).mul(v).sum(), v) as TV;
+  const cols = new Im2Col('half', [0, 0], [1, 1], [1, 1], 1, true).call(x, w) as TV;
+  const back = new Col2Im('half', [0, 0], [1, 1], [1, 1], 1, true).call(cols, x, w) as TV;
+  const outs: TV[] = [y, p, m, gx!, gw!, hx!, hz!, hv, cols, back, pt.broadcastTo(v, [2, 8]).mul(3), v.get(v.gt(0)), pt.nonzero(pt.tril(pt.ones([3, 3])))[1]!, ...rops];
   await roundTrip(t, outs, new Map<TV, unknown>([[x, r.normal([2, 2, 6, 7])], [w, r.normal([3, 2, 3, 2])], [v, r.normal([8])]]));
 });
 

@@ -161,6 +161,15 @@ t.test('illegal overwrites are refused, each with its message', async (t) => {
     'AddIntoFirst(m, DimShuffle{1,0}.out) would overwrite m (input 0) while it also reads m through input 1 (DimShuffle{1,0}.out)',
   );
 
+  // A broadcast view (stride 0: its elements share memory), or a view of one.
+  const b = named(pt.exp(pt.vector('bb')), 'b');
+  await refused(
+    t,
+    [b.owner!.inputs[0] as TV],
+    [addOne(pt.broadcastTo(b, [4, 3]).get(weft.slice(1, null)))],
+    'AddOneInplace(Subtensor{start:}.out) would overwrite Subtensor{start:}.out, a view of b, through a broadcast view whose elements share memory',
+  );
+
   // A value the graph also returns, itself or as a view.
   await refused(t, [mIn], [addOne(m), m], 'AddOneInplace(m) would overwrite m, whose value the graph also returns (as m)');
   await refused(t, [mIn], [m.T, pt.sum(addOne(m))], 'AddOneInplace(m) would overwrite m, whose value the graph also returns (as DimShuffle{1,0}.out)');

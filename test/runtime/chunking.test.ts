@@ -4,7 +4,7 @@
 import t from 'tap';
 import { chunkRanges, chunkUnits } from '../../src/scheduler/chunking.js';
 import { PlannedExecutor } from '../../src/scheduler/planned-executor.js';
-import { TASK_WORK } from '../../src/scheduler/plan.js';
+import { PRODUCT_TASK_WORK, TASK_WORK } from '../../src/scheduler/plan.js';
 import { pt, rng, weft } from '../helpers.js';
 
 t.test('chunkUnits counts elements, rows, lanes or one unit', async (t) => {
@@ -57,12 +57,38 @@ t.test('a product is cut by its multiply-adds (contracted axes), not by the elem
     t.equal(calls.length, 1, `one ${kernel} call`);
     return d.tasks.filter((task) => task.call === calls[0]).length;
   };
-  // The product: 2048 * 2048 outputs, each a sum over 2: 8M multiply-adds, 4M a task.
-  t.equal(tasksOf('matmul'), 2, 'the product: 2 tasks of 4M multiply-adds');
+  // The product: 2048 * 2048 outputs, each a sum over 2: 8M multiply-adds, PRODUCT_TASK_WORK a task.
+  t.equal(tasksOf('matmul'), (2048 * 2048 * 2) / PRODUCT_TASK_WORK, `the product: ${(2048 * 2048 * 2) / PRODUCT_TASK_WORK} tasks of ${PRODUCT_TASK_WORK} multiply-adds`);
   // The exp touches 4M elements: TASK_WORK elements a task.
   t.equal(tasksOf('elemwise'), (2048 * 2048) / TASK_WORK, `the exp: ${(2048 * 2048) / TASK_WORK} tasks of ${TASK_WORK} elements`);
   const [z] = (await fn(...values)) as weft.NdArray[];
   const [x0, y0] = [values[0].data, values[1].data];
   const want = x0[10]! * y0[7]! + x0[11]! * y0[2048 + 7]!;
   t.ok(Math.abs(z!.data[5 * 2048 + 7]! - want) <= 1e-6 * (1 + Math.abs(want)), 'and the product is right');
+});
+
+t.test('a float32 product writes its output in the arena (its WebAssembly gemm runs there), copied out after the call', async (t) => {
+  const pool = weft.createPool({ workers: 2 });
+  t.teardown(() => pool.close());
+  const r = rng(6);
+  for (const dtype of ['float32', 'float64'] as const) {
+    const x = pt.matrix('x', dtype);
+    const y = pt.matrix('y', dtype);
+    // A 1024 x 512 output: 2 or 4 MiB, over the size that outputs are written straight into the caller's memory.
+    const fn = await weft.compile([x, y], [x.dot(y), x.dot(y).exp()], { pool });
+    const values = [r.normal([1024, 2], { dtype }), r.normal([2, 512], { dtype })] as const;
+    const executor = new PlannedExecutor(fn.fgraph, () => pool, { workers: 2 });
+    t.teardown(() => executor.dispose());
+    const { plan } = executor.planFor(values);
+    const movable = plan.descriptor.movableOutputs.map((m) => m.output);
+    t.same(movable, dtype === 'float32' ? [1] : [0, 1], `${dtype}: ${dtype === 'float32' ? 'the product stays in the arena, the exp goes to the caller\'s memory' : 'both go straight to the caller\'s memory (the JS gemm)'}`);
+    const [p, e] = (await fn(...values)) as weft.NdArray[];
+    const xs = values[0].data;
+    const ys = values[1].data;
+    const at = (i: number, j: number): number => xs[i * 2]! * ys[j]! + xs[i * 2 + 1]! * ys[512 + j]!;
+    const tol = dtype === 'float32' ? 1e-5 : 1e-12;
+    const worst = Math.max(...[0, 1, 511, 513, 1024 * 512 - 1].map((k) => Math.abs(p!.data[k]! - at(Math.floor(k / 512), k % 512))));
+    t.ok(worst < tol, `${dtype}: the product is right (worst ${worst})`);
+    t.ok(Math.abs(e!.data[7]! - Math.exp(p!.data[7]!)) <= tol * Math.exp(Math.abs(p!.data[7]!)), `${dtype}: and its exp`);
+  }
 });

@@ -15,7 +15,8 @@ const cases: Record<string, () => Promise<unknown>> = {
   /** Variable.eval, which compiles for the calling thread. */
   eval: () => pt.zeros([n]).sum().eval(),
   /** Values that each fit, in a region that cannot: two float64 vectors of 2 GiB. */
-  region: async () => (await weft.compile([], pt.ones([2 ** 28]).add(pt.zeros([2 ** 28]).exp()).sum(), { workers: 0 }))(),
+  // (Both operands computed: an Alloc that the other operand broadcasts would be read as its value, local_elemwise_alloc.)
+  region: async () => (await weft.compile([], pt.ones([2 ** 28]).exp().add(pt.zeros([2 ** 28]).exp()).sum(), { workers: 0 }))(),
 };
 
 const name = process.argv[2]!;

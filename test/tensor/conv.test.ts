@@ -1,8 +1,13 @@
 // conv2d (issue 14), after PyTensor's test_abstract_conv.py: values against a direct reference
 // written here (zero padding, strides, dilation, groups, flipped or not) for every border mode,
 // gradients with respect to the input and the filters (verifyGrad), Rop, inferShape, DebugMode,
-// the same bits on 0 and 2 workers, float32, and shapes that do not fit named exactly.
+// the same bits on 0 and 2 workers, float32, and shapes that do not fit named exactly. Each for
+// both forms: the im2col + matrix product rewrite (local_abstractconv_gemm and its gradient
+// twins, the default) and the direct kernels (`excluding: ['conv_gemm']`); and second-order
+// gradients (the gradients' own gradients, as PyTensor's AbstractConv2d_gradInputs has).
 import t from 'tap';
+import { Col2Im, Im2Col } from '../../src/tensor/nnet/im2col.js';
+import { Conv2d } from '../../src/tensor/nnet/conv.js';
 import { pt, rng, throwsExactly, weft } from '../helpers.js';
 
 type TV = weft.pt.TensorVariable;
@@ -59,18 +64,48 @@ const CASES: Case[] = [
 
 const options = (c: Case): weft.pt.Conv2dOptions => ({ borderMode: c.border, subsample: c.subsample, filterDilation: c.dilation, numGroups: c.groups, filterFlip: c.flip });
 
-t.test('values: every border mode, strides, dilation, groups, flipped or not (against the definition)', async (t) => {
+const DIRECT = new weft.Mode({ excluding: ['conv_gemm'] });
+const FORMS = [['im2col + gemm', undefined], ['direct kernels', DIRECT]] as const;
+const opNames = (fn: weft.CompiledFunction): string[] => fn.fgraph.toposort().map((n) => n.op.constructor.name);
+
+t.test('values: every border mode, strides, dilation, groups, flipped or not (against the definition), both forms', async (t) => {
+  const x = pt.tensor4('x');
+  const w = pt.tensor4('w');
+  for (const [form, mode] of FORMS) {
+    for (const c of CASES) {
+      const xv = r.normal([...c.x]);
+      const wv = r.normal([...c.w]);
+      const want = reference(xv.data as Float64Array, c.x, wv.data as Float64Array, c.w, c);
+      const fn = await weft.compile([x, w], pt.conv2d(x, w, options(c)), { mode });
+      const got = (await fn(xv, wv)) as weft.NdArray;
+      const label = `${form} ${JSON.stringify(c)}`;
+      t.same(got.shape, want.shape, `${label}: shape`);
+      const bad = want.data.filter((v, k) => Math.abs(v - got.data[k]!) > 1e-12 * Math.max(1, Math.abs(v))).length;
+      t.equal(bad, 0, `${label}: values`);
+      t.equal(opNames(fn).includes('Conv2d'), mode === DIRECT, `${label}: Conv2d ${mode === DIRECT ? 'kept' : 'rewritten'}`);
+    }
+  }
+});
+
+t.test('the rewrite (local_abstractconv_gemm and its gradient twins): im2col, col2im and matrix products; the gradients equal the direct kernels', async (t) => {
   const x = pt.tensor4('x');
   const w = pt.tensor4('w');
   for (const c of CASES) {
+    const y = pt.conv2d(x, w, options(c));
+    const [gx, gw] = weft.grad(y.mul(y).sum(), [x, w]) as TV[];
     const xv = r.normal([...c.x]);
     const wv = r.normal([...c.w]);
-    const want = reference(xv.data as Float64Array, c.x, wv.data as Float64Array, c.w, c);
-    const got = (await (await weft.compile([x, w], pt.conv2d(x, w, options(c))))(xv, wv)) as weft.NdArray;
-    const label = JSON.stringify(c);
-    t.same(got.shape, want.shape, `${label}: shape`);
-    const bad = want.data.filter((v, k) => Math.abs(v - got.data[k]!) > 1e-12 * Math.max(1, Math.abs(v))).length;
-    t.equal(bad, 0, `${label}: values`);
+    const gemmFn = await weft.compile([x, w], [y, gx!, gw!]);
+    const directFn = await weft.compile([x, w], [y, gx!, gw!], { mode: DIRECT });
+    const names = opNames(gemmFn);
+    t.notOk(names.some((n) => n.startsWith('Conv2d')), `${JSON.stringify(c)}: no direct convolution left`);
+    t.ok(names.includes('Im2Col') && names.includes('Col2Im') && names.includes('MatMul'), 'im2col, col2im, matmul');
+    t.same(opNames(directFn).filter((n) => n.startsWith('Conv2d')).sort(), ['Conv2d', 'Conv2dGradFilters', 'Conv2dGradInputs']);
+    const [a, b] = [(await gemmFn(xv, wv)) as weft.NdArray[], (await directFn(xv, wv)) as weft.NdArray[]];
+    a.forEach((v, k) => {
+      const worst = Math.max(...Array.from(v.data as Float64Array, (e, i) => Math.abs(e - b[k]!.data[i]!) / Math.max(1, Math.abs(b[k]!.data[i]!))));
+      t.ok(worst < 1e-12, `${JSON.stringify(c)} output ${k}: the forms agree (worst ${worst.toExponential(1)})`);
+    });
   }
 });
 
@@ -91,19 +126,63 @@ t.test('gradients (input and filters), Rop, inferShape, DebugMode', async (t) =>
   t.pass('checked');
 });
 
-t.test('float32 on 2 workers: the bits of the calling thread', async (t) => {
+t.test('float32 on 2 workers: the bits of the calling thread, both forms', async (t) => {
   const pool = weft.createPool({ workers: 2 });
   t.teardown(() => pool.close());
   const x = pt.tensor4('x', 'float32');
   const w = pt.tensor4('w', 'float32');
-  const y = pt.conv2d(x, w, { borderMode: 'half' });
-  const [gx, gw] = weft.grad(y.mul(y).sum(), [x, w]) as TV[];
-  const xv = weft.ndarray(Float32Array.from(r.normal([8 * 28 * 28]).data as Float64Array), [8, 1, 28, 28]);
-  const wv = weft.ndarray(Float32Array.from(r.normal([16 * 25]).data as Float64Array), [16, 1, 5, 5]);
-  const a = (await (await weft.compile([x, w], [y, gx!, gw!], { workers: 0 }))(xv, wv)) as weft.NdArray[];
-  const b = (await (await weft.compile([x, w], [y, gx!, gw!], { pool }))(xv, wv)) as weft.NdArray[];
-  t.equal(a[0]!.dtype, 'float32');
-  a.forEach((v, k) => t.ok(v.data.every((e, i) => Object.is(e, b[k]!.data[i])), `output ${k}: equal bits`));
+  for (const [form, mode, groups] of [...FORMS.map(([f, m]) => [f, m, 1] as const), ['im2col + gemm, 2 groups', undefined, 2] as const]) {
+    const y = pt.conv2d(x, w, { borderMode: 'half', numGroups: groups });
+    const [gx, gw] = weft.grad(y.mul(y).sum(), [x, w]) as TV[];
+    const xv = weft.ndarray(Float32Array.from(r.normal([8 * 2 * 28 * 28]).data as Float64Array), [8, 2, 28, 28]);
+    const wv = weft.ndarray(Float32Array.from(r.normal([16 * 50 / groups]).data as Float64Array), [16, 2 / groups, 5, 5]);
+    const a = (await (await weft.compile([x, w], [y, gx!, gw!], { workers: 0, mode }))(xv, wv)) as weft.NdArray[];
+    const b = (await (await weft.compile([x, w], [y, gx!, gw!], { pool, mode }))(xv, wv)) as weft.NdArray[];
+    t.equal(a[0]!.dtype, 'float32');
+    a.forEach((v, k) => t.ok(v.data.every((e, i) => Object.is(e, b[k]!.data[i])), `${form} output ${k}: equal bits`));
+  }
+});
+
+t.test('second order: the gradients of the gradients (verifyGrad of a gradient: Hessian-vector products against finite differences), and their Rop', async (t) => {
+  for (const c of [CASES[0]!, CASES[4]!, CASES[6]!, CASES[7]!]) {
+    const xv = r.normal([1, ...c.x.slice(1)]);
+    const wv = r.normal([...c.w]);
+    const gradOf = (k: 0 | 1) => (a: TV, b: TV): TV => {
+      const y = pt.conv2d(a, b, options(c));
+      return (weft.grad(y.mul(y).sum(), [a, b]) as TV[])[k]!;
+    };
+    // Through Conv2dGradInputs (k = 0) and Conv2dGradFilters (k = 1): their gradients for the
+    // filters or input and for the output gradient (here 2y) both take part.
+    await weft.verifyGrad(gradOf(0), [xv, wv], { rng: rng(5) });
+    await weft.verifyGrad(gradOf(1), [xv, wv], { rng: rng(6) });
+    await weft.checkRop(gradOf(0), [xv, wv]);
+    await weft.checkRop(gradOf(1), [xv, wv]);
+  }
+  t.pass('checked');
+});
+
+t.test('im2col and col2im: the patches by their definition, each the other\'s gradient, Rop, inferShape', async (t) => {
+  const conv = new Conv2d('explicit', [1, 0], [2, 1], [1, 2], 2, true);
+  const x = pt.tensor4('x');
+  const w = pt.tensor4('w');
+  const cols = new Im2Col('explicit', [1, 0], [2, 1], [1, 2], 2, true).call(x, w) as TV;
+  const xv = r.normal([2, 4, 5, 6]);
+  const wv = r.normal([6, 2, 2, 2]);
+  const got = (await (await weft.compile([x, w], cols))(xv, wv)) as weft.NdArray;
+  // [N, groups, Cg*KH*KW, HO*WO]: HO = (5 + 2 - 2) / 2 + 1 = 3, WO = 6 - 3 + 1 = 4.
+  t.same(got.shape, [2, 2, 8, 12]);
+  let bad = 0;
+  for (let n = 0; n < 2; n++) for (let g = 0; g < 2; g++) for (let c = 0; c < 2; c++) for (let fa = 0; fa < 2; fa++) for (let fb = 0; fb < 2; fb++) for (let i = 0; i < 3; i++) for (let j = 0; j < 4; j++) {
+    const [y, z] = [i * 2 + (1 - fa) - 1, j + (1 - fb) * 2];
+    const want = y < 0 || y >= 5 ? 0 : xv.data[((n * 4 + g * 2 + c) * 5 + y) * 6 + z]!;
+    if (got.data[(((n * 2 + g) * 8 + (c * 2 + fa) * 2 + fb) * 3 + i) * 4 + j] !== want) bad++;
+  }
+  t.equal(bad, 0, 'every patch entry');
+  await weft.verifyGrad((a: TV) => new Im2Col('explicit', [1, 0], [2, 1], [1, 2], 2, true).call(a, pt.constant(wv)) as TV, [xv], { rng: rng(7) });
+  await weft.verifyGrad((a: TV) => new Col2Im('half', [0, 0], [1, 1], [1, 1], 1, false).call(a, pt.constant(r.normal([1, 2, 4, 4])), pt.constant(r.normal([3, 2, 3, 3]))) as TV, [r.normal([1, 1, 18, 16])], { rng: rng(8) });
+  await weft.checkRop((a: TV) => new Im2Col('valid', [0, 0], [1, 1], [1, 1], 1, true).call(a, pt.constant(r.normal([3, 4, 2, 2]))) as TV, [xv]);
+  await weft.checkInferShape([x, w], [cols, new Col2Im('explicit', [1, 0], [2, 1], [1, 2], 2, true).call(cols, x, w) as TV], [xv, wv]);
+  t.equal(String(conv.sameAs(Im2Col)), 'Im2Col{pad=1x0, subsample=2x1, dilation=1x2, groups=2}');
 });
 
 t.test('shapes that do not fit, and bad options: the exact errors', async (t) => {

@@ -44,6 +44,39 @@ t.test('cumsum and cumprod: NumPy values, dtypes, gradients (zeros too), Rop, in
   await throwsExactly(t, () => pt.cumsum(m, { axis: 2 }), RangeError, 'cumsum: axis 2 is out of range for a 2-d input (axes are -2..1)');
 });
 
+t.test('cumprod, second order: the gradient\'s gradient and the Rop\'s gradient (CumprodGradGrad), zeros too', async (t) => {
+  const x = r.normal([3, 5]);
+  for (const axis of [0, 1]) {
+    const gradOf = (v: TV): TV => {
+      const y = pt.cumprod(v, { axis });
+      return weft.grad(y.mul(y).sum(), v) as TV;
+    };
+    await weft.verifyGrad(gradOf, [x], { rng: rng(3) });
+    await weft.checkRop(gradOf, [x]);
+    // The Rop's gradient, for x and for the eval point.
+    await weft.verifyGrad((v: TV, e: TV) => (weft.Rop(pt.cumprod(v, { axis }), v, e) as TV).mul(v).sum(), [x, r.normal([3, 5])], { rng: rng(4) });
+    const m = pt.matrix('m');
+    await weft.checkInferShape([m], [gradOf(m), weft.grad(gradOf(m).sum(), m) as TV], [x]);
+  }
+  // The Hessian of sum(cumprod(v)) at a point with zeros, against its definition: entry (m, i)
+  // is the sum over j >= max(m, i) of the product of v_k for k <= j but m and i.
+  const v = pt.vector('v');
+  const g = weft.grad(pt.cumprod(v).sum(), v) as TV;
+  const point = [2, 0, 3, 0, 5];
+  const rows: number[][] = [];
+  for (let i = 0; i < 5; i++) {
+    const hi = weft.grad(g.get(i), v) as TV;
+    rows.push(Array.from(((await (await weft.compile([v], hi))(point)) as weft.NdArray).data as Float64Array));
+  }
+  const want = point.map((_, m) => point.map((__, i) => {
+    if (m === i) return 0;
+    let s = 0;
+    for (let j = Math.max(m, i); j < 5; j++) s += point.slice(0, j + 1).reduce((p, e, k) => (k === m || k === i ? p : p * e), 1);
+    return s;
+  }));
+  t.same(rows, want, 'the Hessian at [2, 0, 3, 0, 5]');
+});
+
 t.test('sort and argsort: NumPy values, stable, NaN last, axes, gradient (TestSort)', async (t) => {
   const v = pt.vector('v');
   const m = pt.matrix('m');

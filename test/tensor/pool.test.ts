@@ -78,6 +78,34 @@ t.test('gradients, Rop, inferShape; max: every tie gets the window\'s gradient (
   t.same(weft.tolist((await (await weft.compile([m], g))([[1, 3, 3, 0], [3, 2, 1, 1]])) as weft.NdArray), [[0, 1, 1, 0], [1, 0, 0, 0]], 'ties each get it');
 });
 
+t.test('second order: the gradient\'s gradient for every mode (PyTensor\'s DownsampleFactorMaxGradGrad for max), its Rop, inferShape', async (t) => {
+  const x = pt.tensor4('x');
+  // Normal draws: no window has ties, so max pooling is differentiable at the point.
+  const xv = r.normal([1, 2, 6, 7]);
+  for (const c of CASES.slice(0, 5)) {
+    for (const mode of MODES) {
+      const o = { ws: c.ws, stride: c.st, pad: c.pad, ignoreBorder: c.ib, mode };
+      // The gradient of sum(pool(x)^2) is PoolGrad(x, y, 2y): second order through gz = 2y.
+      const gradOf = (a: TV): TV => {
+        const y = pt.pool2d(a, o);
+        return weft.grad(y.mul(y).sum(), a) as TV;
+      };
+      await weft.verifyGrad(gradOf, [xv], { rng: rng(13) });
+      await weft.checkRop(gradOf, [xv]);
+      const g = gradOf(x);
+      await weft.checkInferShape([x], [g, weft.grad(g.sum(), x) as TV], [xv]);
+    }
+  }
+  // max: per window, the sum of the second-order direction where x equals the window's maximum.
+  const m = pt.matrix('m');
+  const gz = pt.matrix('gz');
+  const h = pt.matrix('h');
+  const gx = weft.grad(pt.pool2d(m, { ws: [2, 2] }).mul(gz).sum(), m) as TV;
+  const hv = weft.grad(gx.mul(h).sum(), gz) as TV;
+  const got = (await (await weft.compile([m, gz, h], hv))([[1, 3, 3, 0], [3, 2, 1, 1]], [[1, 1]], [[10, 20, 30, 40], [50, 60, 70, 80]])) as weft.NdArray;
+  t.same(weft.tolist(got), [[20 + 50, 30]], 'ties each count');
+});
+
 t.test('float32 on 2 workers: the bits of the calling thread', async (t) => {
   const pool = weft.createPool({ workers: 2 });
   t.teardown(() => pool.close());

@@ -187,3 +187,33 @@ t.test('gemm_from_add must not fire', async (t) => {
     t.notOk(c.fgraph.toposort().some((n) => n.op instanceof Gemm), `no Gemm: ${why}`);
   }
 });
+
+t.test('local_elemwise_alloc (PyTensor\'s): an Alloc that another operand broadcasts is read as its value', async (t) => {
+  const m = pt.matrix('m');
+  const v = pt.vector('v');
+  const s = pt.scalar('s');
+  // (A replacement must be as specific as what it replaces: m34's lengths are static, as the Alloc's are.)
+  const m34 = pt.tensor({ name: 'm34', shape: [3, 4] });
+  const mv = r.normal([3, 4]);
+  const vv = r.normal([4]);
+  // The gradient of sum(m * m) * s: a fill of s times 2m, which needs no filled array.
+  const g = weft.grad(m.mul(m).sum().mul(s), m) as TV;
+  const allocs = (fn: weft.CompiledFunction): number => fn.fgraph.toposort().filter((n) => String(n.op) === 'Alloc').length;
+  for (const [name, out, inputs, args, want] of [
+    ['gradient fill', g, [m, s], [mv, 1.5], values(mv).map((x) => 3 * x)],
+    ['fill of a row', pt.alloc(v, 3, 4).mul(m34), [m34, v], [mv, vv], values(mv).map((x, i) => x * vv.data[i % 4]!)],
+    ['a scalar fill', pt.add(pt.alloc(s, 3, 4), m34), [m34, s], [mv, 2], values(mv).map((x) => x + 2)],
+  ] as const) {
+    const { on, off, applied } = await both(t, 'local_elemwise_alloc', inputs as unknown as TV[], out as TV);
+    t.ok(applied >= 1, `${name}: applied`);
+    t.equal(allocs(on), 0, `${name}: no Alloc left`);
+    t.ok(allocs(off) >= 1, `${name}: an Alloc without it`);
+    close(t, (await on(...(args as unknown as weft.InputValue[]))) as weft.NdArray, want as number[], 1e-15, name);
+    close(t, (await off(...(args as unknown as weft.InputValue[]))) as weft.NdArray, want as number[], 1e-15, `${name} (without)`);
+  }
+  // Must not fire: the Alloc alone gives the output its rows (the other operand is a row).
+  const row = pt.tensor({ name: 'row', shape: [1, 4] });
+  const { on, applied } = await both(t, 'local_elemwise_alloc', [s, row], pt.alloc(s, 3, 4).add(row));
+  t.equal(applied, 0, 'the other operand broadcasts along the rows: kept');
+  t.same(weft.tolist((await on(2, [[1, 2, 3, 4]])) as weft.NdArray), [[3, 4, 5, 6], [3, 4, 5, 6], [3, 4, 5, 6]]);
+});

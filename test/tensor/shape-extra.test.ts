@@ -157,7 +157,42 @@ t.test('broadcastTo: NumPy values, gradient (summed back), shapes, errors', asyn
   await weft.verifyGrad((a: TV) => pt.broadcastTo(a, [4, 3]), [r.normal([3])], { rng: rng(6) });
   await weft.checkInferShape([v], [pt.broadcastTo(v, [2, v.shape.get(0)])], [r.normal([3])]);
   await throwsExactly(t, () => pt.broadcastTo(pt.matrix('m'), [3]), TypeError, 'broadcastTo: m (TensorType(float64, (?, ?))) has 2 axes, more than the 1 of the shape');
-  await throwsExactly(t, () => pt.broadcastTo(pt.tensor({ name: 'w', shape: [2] }), [3]), TypeError, 'Alloc: the value w (TensorType(float64, (2,))) cannot be broadcast to length 3 on axis 0');
+  await throwsExactly(t, () => pt.broadcastTo(pt.tensor({ name: 'w', shape: [2] }), [3]), TypeError, 'BroadcastTo: the value w (TensorType(float64, (2,))) cannot be broadcast to length 3 on axis 0');
+  const f = await weft.compile([c], pt.broadcastTo(c, [2, 3]));
+  await t.rejects(f([[1], [2], [3]]), { message: /^BroadcastTo: the value of shape \[3, 1\] cannot be broadcast to shape \[2, 3\]/ });
+});
+
+t.test('broadcastTo is a view (stride 0, NumPy\'s read-only view), and nothing overwrites it in place', async (t) => {
+  const v = pt.vector('v');
+  const y = pt.broadcastTo(v, [3, 4]);
+  const node = y.owner!;
+  t.same(node.op.viewMap, { 0: [0] });
+  const x = weft.ndarray(new Float64Array([1, 2, 3, 4]), [4]);
+  const [out] = node.op.perform(node, [x, ...node.inputs.slice(1).map((d) => weft.ndarray(new Int32Array([(d as weft.pt.TensorConstant).data.data[0]!]), []))]) as weft.NdArray[];
+  t.same([out!.shape, out!.stride, out!.data === x.data], [[3, 4], [0, 1], true], 'the input\'s memory with stride 0 on the new axis');
+  const debug = await weft.compile([v], y, { mode: 'DebugMode' });
+  t.same(await value([v], y, [[1, 2, 3, 4]]), [[1, 2, 3, 4], [1, 2, 3, 4], [1, 2, 3, 4]]);
+  await debug([1, 2, 3, 4]);
+  // An element-wise op and a setSubtensor over the view would be made inplace into it, which
+  // writes each shared element several times: the destroy handler refuses, so they copy.
+  // (Each the view's only reader, so that without the refusal the rewrite would take it.)
+  const e = pt.exp(v);
+  const b = pt.broadcastTo(e, [3, 4]);
+  const pool = weft.createPool({ workers: 2 });
+  t.teardown(() => pool.close());
+  const point = [0, 1, 2, 3];
+  const cases = [
+    [b.add(pt.arange(12).reshape([3, 4])), [0, 1, 2].map((r0) => point.map((i) => Math.exp(i) + r0 * 4 + i))],
+    [pt.setSubtensor(b.get(1), pt.zeros([4])), [0, 1, 2].map((r0) => point.map((i) => (r0 === 1 ? 0 : Math.exp(i))))],
+  ] as const;
+  for (const [y, want] of cases) {
+    for (const options of [{ workers: 0 }, { pool }, { mode: 'DebugMode' as const }]) {
+      const fn = await weft.compile([v], y, options);
+      const destroyers = fn.fgraph.toposort().filter((n) => Object.keys(n.op.destroyMap).length > 0 && n.inputs.some((i) => i.owner?.op.constructor.name === 'BroadcastTo'));
+      t.same(destroyers.map(String), [], `${y.owner!.op}: no node overwrites the view`);
+      t.same(weft.tolist((await fn(point)) as weft.NdArray), want);
+    }
+  }
 });
 
 t.test('full and linspace: NumPy values and dtypes', async (t) => {

@@ -40,14 +40,16 @@ function widestLevel(n: number, successorsOf: (t: number) => ReadonlySet<number>
  */
 export function describePlan(
   id: number,
-  draft: Pick<PlanDraft, 'order' | 'buffers' | 'viewBuffer' | 'overwritten' | 'inputViews' | 'outputs'>,
+  draft: Pick<PlanDraft, 'order' | 'buffers' | 'viewBuffer' | 'overwritten' | 'inputViews' | 'outputs' | 'callsOfNode' | 'kernelCalls'>,
   placed: readonly ViewDescriptor[],
   dataBytes: number,
   calls: readonly CallDescriptor[],
   tasks: readonly TaskSpan[],
   successors: ReadonlyArray<ReadonlySet<number>>,
 ): DescribedPlan {
-  const { order, buffers, viewBuffer, overwritten, inputViews, outputs } = draft;
+  const { order, buffers, viewBuffer, overwritten, inputViews, outputs, callsOfNode, kernelCalls } = draft;
+  /** Does node `writer`'s fast path need its output in the region (KernelCall.outputsInArena)? */
+  const keptInArena = (writer: number): boolean => (callsOfNode.get(writer) ?? []).some((c) => kernelCalls[c]!.outputsInArena === true);
   const successorsOf = (t: number): ReadonlySet<number> => successors[t]!;
   const pendingCount = new Array<number>(tasks.length).fill(0);
   tasks.forEach((_, t) => successorsOf(t).forEach((s) => (pendingCount[s] = pendingCount[s]! + 1)));
@@ -100,7 +102,7 @@ export function describePlan(
         sizeOf(d.shape) * bytesPerElement(d.dtype) === buffer.bytes &&
         d.stride.every((s, a) => d.shape[a]! <= 1 || s === contiguousStrides(d.shape)[a]);
       const shared = outputs.some((p, q) => q !== output && p.kind === 'view' && viewBuffer[p.view] === buffer);
-      if (!whole || shared) return [];
+      if (!whole || shared || keptInArena(buffer.writer)) return [];
       return [{ output, base: d.offset, bytes: buffer.bytes, views: movingWith(o.view) }];
     }),
   };

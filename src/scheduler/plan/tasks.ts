@@ -10,7 +10,8 @@ import type { TaskSpan } from '../task-edges.js';
 
 /** Work (elements touched, or multiply-adds for products) that one task should carry at least (tests read it). */
 export const TASK_WORK = 1 << 17;
-const PRODUCT_TASK_WORK = 1 << 22;
+/** The same for products, in multiply-adds (tests read it). */
+export const PRODUCT_TASK_WORK = 1 << 21;
 /**
  * Fewest rows (units) of a product per task: each task packs its operand panels, so smaller tasks
  * spend their time packing (64 is the row block the gemm kernel packs A by).
@@ -59,7 +60,8 @@ export function chunkTasks(calls: readonly CallDescriptor[], kernelCalls: readon
     const target = product ? PRODUCT_TASK_WORK : TASK_WORK;
     const minUnits = product ? PRODUCT_MIN_UNITS : kc.chunking.by === 'elements' ? (kc.chunking.minUnits ?? 1) : 1;
     const maxChunks = Math.floor(u / minUnits);
-    const chunks = kc.chunking.by === 'none' ? 1 : Math.max(1, Math.min(maxChunks, Math.floor(w / target)));
+    // Rounded (not floored): 3.5 tasks of work make 4, which two members share evenly.
+    const chunks = kc.chunking.by === 'none' ? 1 : Math.max(1, Math.min(maxChunks, Math.round(w / target)));
     if (chunks === 1) list.push(tasks.push({ call: ci, start: -1, end: -1 }) - 1);
     else for (const r of chunkRanges(u, chunks)) list.push(tasks.push({ call: ci, start: r.start, end: r.end }) - 1);
     tasksOfCall.push(list);

@@ -1,6 +1,7 @@
 // Cumulative sums and products along an axis (PyTensor's CumOp): cumsum's gradient is the
 // reversed cumsum of the output gradient; cumprod's is CumprodGrad, a kernel that holds where x
-// has zeros (PyTensor's formula divides by x). Kernels: kernels/cumulate.ts, chunked by lanes.
+// has zeros (PyTensor's formula divides by x), whose own gradient (second order) is CumprodRop for
+// the output gradient and CumprodGradGrad for x. Kernels: kernels/cumulate.ts, chunked by lanes.
 import { isDiscreteDtype, isFloatDtype, type Dtype } from '../../kernels/dtype.js';
 import type { TensorView } from '../../kernels/view.js';
 import { Apply } from '../../graph/apply.js';
@@ -13,6 +14,7 @@ import { TensorOp } from '../core/op.js';
 import { tensorPropKinds } from '../core/prop-kinds.js';
 import { TensorType } from '../core/type.js';
 import type { TensorLike, TensorVariable } from '../core/variable.js';
+import { add } from '../elemwise/math.js';
 import { normalizeAxes } from '../elemwise/reduce.js';
 import { evalPointOrZeros, zerosLike } from '../shape/alloc.js';
 import { flip } from '../shape/axes.js';
@@ -71,23 +73,27 @@ export class CumOp extends TensorOp {
   }
 }
 
-/** The gradient of cumprod(x) along `axis` for output gradient g, computed without dividing by x. */
-export class CumprodGrad extends TensorOp {
+/** An op of (x, and arrays shaped as x) along `axis` that gives an array shaped as x: cumprod's derivatives. */
+abstract class CumprodDerivative extends TensorOp {
   static override readonly props = ['axis'] as const;
   static override readonly propKinds = { axis: tensorPropKinds.axis };
+  protected abstract readonly kernelName: string;
 
   constructor(readonly axis: number) {
     super();
   }
 
-  override makeNode(x: unknown, g: unknown): Apply {
-    const [xv, gv] = asTensorArgs([x as TensorLike, g as TensorLike], String(this)) as [TensorVariable, TensorVariable];
-    if (xv.ndim !== gv.ndim) throw new TypeError(`${this}: x (${xv.type}) and its output gradient (${gv.type}) must have the same axes`);
-    return new Apply(this, [xv, gv], [new TensorType(gv.dtype, xv.type.shape).makeVariable()]);
+  override makeNode(x: unknown, ...others: unknown[]): Apply {
+    const vs = asTensorArgs([x as TensorLike, ...(others as TensorLike[])], String(this));
+    const [xv, last] = [vs[0]!, vs[vs.length - 1]!];
+    vs.slice(1).forEach((v) => {
+      if (v.ndim !== xv.ndim) throw new TypeError(`${this}: x (${xv.type}) and ${v} (${v.type}) must have the same axes`);
+    });
+    return new Apply(this, vs, [new TensorType(last.dtype, xv.type.shape).makeVariable()]);
   }
 
   override kernel(): KernelCall {
-    return { name: 'cumprodGrad', params: { axis: this.axis, mode: 'mul' }, chunking: { by: 'lanes', axis: this.axis } };
+    return { name: this.kernelName, params: { axis: this.axis, mode: 'mul' }, chunking: { by: 'lanes', axis: this.axis } };
   }
 
   override outputShapes(_node: Apply, [x]: readonly TensorView[]): number[][] {
@@ -98,8 +104,27 @@ export class CumprodGrad extends TensorOp {
     return [xs!];
   }
 
+  protected abstract readonly title: string;
+
   override toString(): string {
-    return `CumprodGrad{axis=${this.axis}}`;
+    return `${this.title}{axis=${this.axis}}`;
+  }
+}
+
+/**
+ * The gradient of cumprod(x) along `axis` for output gradient g, computed without dividing by x.
+ * Linear in g (its transpose is the Rop, CumprodRop); its gradient for x is CumprodGradGrad.
+ */
+export class CumprodGrad extends CumprodDerivative {
+  protected readonly kernelName = 'cumprodGrad';
+  protected readonly title = 'CumprodGrad';
+
+  override grad([x, g]: readonly TensorVariable[], [h]: readonly TensorVariable[]): Variable[] {
+    return [new CumprodGradGrad(this.axis).call(x!, g!, h!), new CumprodRop(this.axis).call(x!, h!)];
+  }
+
+  override rop([x, g]: readonly TensorVariable[], [ex, eg]: readonly Variable[]): Variable[] {
+    return [add(this.call(x!, evalPointOrZeros(eg!, g!)) as TensorVariable, new CumprodGradGrad(this.axis).call(x!, g!, evalPointOrZeros(ex!, x!)) as TensorVariable)];
   }
 }
 
@@ -121,17 +146,27 @@ export function cumprod(x: TensorLike, options: { readonly axis?: number } = {})
 }
 
 /** The Rop of cumprod(x) along `axis` for eval point ev: y'_i = y'_{i-1} x_i + y_{i-1} ev_i. */
-export class CumprodRop extends CumprodGrad {
-  override kernel(): KernelCall {
-    return { name: 'cumprodRop', params: { axis: this.axis, mode: 'mul' }, chunking: { by: 'lanes', axis: this.axis } };
-  }
+export class CumprodRop extends CumprodDerivative {
+  protected readonly kernelName = 'cumprodRop';
+  protected readonly title = 'CumprodRop';
 
-  override toString(): string {
-    return `CumprodRop{axis=${this.axis}}`;
+  override grad([x, ev]: readonly TensorVariable[], [h]: readonly TensorVariable[]): Variable[] {
+    return [new CumprodGradGrad(this.axis).call(x!, h!, ev!), new CumprodGrad(this.axis).call(x!, h!)];
   }
+}
+
+/**
+ * Second derivatives of cumprod, of (x, a, b): element m is the sum over j >= m of a_j times the
+ * sum over i <= j, i != m, of b_i times the product of x_k for k <= j but i and m. It is the
+ * gradient for x of <b, CumprodGrad(x, a)> and of <a, CumprodRop(x, b)>. No division by x.
+ */
+export class CumprodGradGrad extends CumprodDerivative {
+  protected readonly kernelName = 'cumprodGradGrad';
+  protected readonly title = 'CumprodGradGrad';
 }
 
 // Documents write these ops by their props (graph/prop-codec.ts).
 registerOpCodec(CumOp);
 registerOpCodec(CumprodGrad);
 registerOpCodec(CumprodRop);
+registerOpCodec(CumprodGradGrad);

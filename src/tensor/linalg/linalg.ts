@@ -69,6 +69,11 @@ function bilinearRop(op: TensorOp, [x, y]: readonly TensorVariable[], [ex, ey]: 
 // Dot
 
 /** NumPy's dot for vectors and matrices: vector·vector gives a 0-d result. */
+/** float32 products run the WebAssembly SIMD gemm, which needs its output in the pool's memory. */
+export function arenaForFloat32(node: Apply): { readonly outputsInArena?: true } {
+  return (node.outputs[0]!.type as TensorType).dtype === 'float32' ? { outputsInArena: true } : {};
+}
+
 export class Dot extends TensorOp {
   override makeNode(x: unknown, y: unknown): Apply {
     const [xv, yv] = asTensorArgs([x as TensorLike, y as TensorLike], 'Dot');
@@ -104,7 +109,7 @@ export class Dot extends TensorOp {
   /** By rows of the output where x is a matrix (each row is x's row times y); one task otherwise. */
   override kernel(node: Apply): KernelCall {
     const xIsMatrix = (node.inputs[0]!.type as TensorType).ndim === 2;
-    return { name: 'matmul', params: {}, chunking: xIsMatrix ? { by: 'rows' } : { by: 'none' }, contracted: { input: 0 } };
+    return { name: 'matmul', params: {}, chunking: xIsMatrix ? { by: 'rows' } : { by: 'none' }, contracted: { input: 0 }, ...arenaForFloat32(node) };
   }
 
   override inferShape(node: Apply, [xs, ys]: readonly SymbolicShape[]): SymbolicShape[] {
@@ -221,10 +226,11 @@ export class TensorDot extends TensorOp {
     const unit: TensordotUnit = freeA > 0 && freeB > 1 ? 'firstAxis' : 'row';
     const params = { axesA: [...this.axesA], axesB: [...this.axesB], unit };
     const contracted = { input: 0, axes: this.axesA };
-    if (freeA === 0) return { name: 'tensordot', params, chunking: { by: 'none' }, contracted };
-    if (freeB === 0) return { name: 'tensordot', params, chunking: { by: 'elements' }, contracted };
-    if (freeB === 1) return { name: 'tensordot', params, chunking: { by: 'lanes', axis: freeA }, contracted };
-    return { name: 'tensordot', params, chunking: { by: 'rows' }, contracted };
+    const arena = arenaForFloat32(node);
+    if (freeA === 0) return { name: 'tensordot', params, chunking: { by: 'none' }, contracted, ...arena };
+    if (freeB === 0) return { name: 'tensordot', params, chunking: { by: 'elements' }, contracted, ...arena };
+    if (freeB === 1) return { name: 'tensordot', params, chunking: { by: 'lanes', axis: freeA }, contracted, ...arena };
+    return { name: 'tensordot', params, chunking: { by: 'rows' }, contracted, ...arena };
   }
 
   override inferShape(node: Apply, [as, bs]: readonly SymbolicShape[]): SymbolicShape[] {
@@ -357,7 +363,7 @@ export class MatMul extends TensorOp {
   /** By rows of the output seen as [batch * m, n]: its lanes along the last axis. */
   override kernel(node: Apply): KernelCall {
     const nd = (node.outputs[0]!.type as TensorType).ndim;
-    return { name: 'matmul', params: {}, chunking: { by: 'lanes', axis: nd - 1 }, contracted: { input: 0 } };
+    return { name: 'matmul', params: {}, chunking: { by: 'lanes', axis: nd - 1 }, contracted: { input: 0 }, ...arenaForFloat32(node) };
   }
 
   override inferShape(node: Apply, [xs, ys]: readonly SymbolicShape[]): SymbolicShape[] {

@@ -2,10 +2,13 @@
 // padding, strides (subsample), dilation, groups, and the filter flipped (a convolution, the
 // default) or not (a cross-correlation). Conv2d's gradients are Conv2dGradInputs and
 // Conv2dGradFilters; its Rop is the sum of the two convolutions of the eval points (it is
-// bilinear). Kernels: kernels/conv.ts, each output element a sum in a fixed order.
+// bilinear), and the gradients' gradients are convolutions again (second order). Kernels:
+// kernels/conv.ts, each output element a sum in a fixed order; rewriting/conv-gemm.ts turns all
+// three into im2col and matrix products when compiled for speed.
 import { convLength, convPadding, type ConvParams } from '../../kernels/conv.js';
 import type { TensorView } from '../../kernels/view.js';
 import { Apply } from '../../graph/apply.js';
+import { disconnected } from '../../graph/gradient.js';
 import type { KernelCall, SymbolicShape } from '../../graph/op.js';
 import type { Variable } from '../../graph/variable.js';
 import { registerOpCodec } from '../../graph/op-codecs.js';
@@ -33,7 +36,8 @@ export interface Conv2dOptions {
 type Pair = readonly [number, number];
 const pairKind = propKinds.ints(0, 1 << 20, 2);
 
-abstract class ConvOp extends TensorOp {
+/** The props, checks and shapes that Conv2d, its gradients and im2col share. */
+export abstract class ConvOp extends TensorOp {
   static override readonly props = ['border', 'pad', 'subsample', 'dilation', 'groups', 'flip'] as const;
   static override readonly propKinds = {
     border: propKinds.oneOf<ConvParams['border']>(['valid', 'full', 'half', 'explicit']),
@@ -62,7 +66,7 @@ abstract class ConvOp extends TensorOp {
     if (!Number.isInteger(groups) || groups < 1) throw new RangeError(`conv2d: numGroups must be a positive integer, got ${groups}`);
   }
 
-  protected get params(): ConvParams {
+  get params(): ConvParams {
     return { border: this.border, pad: [this.pad[0], this.pad[1]], stride: [this.subsample[0], this.subsample[1]], dilation: [this.dilation[0], this.dilation[1]], groups: this.groups, flip: this.flip };
   }
 
@@ -98,7 +102,7 @@ abstract class ConvOp extends TensorOp {
     return [x[0]!, w[0]!, length(x[2]!, w[2]!, 0), length(x[3]!, w[3]!, 1)];
   }
 
-  protected sameAs<T extends ConvOp>(Cls: new (...a: ConstructorParameters<typeof Conv2d>) => T): T {
+  sameAs<T extends ConvOp>(Cls: new (...a: ConstructorParameters<typeof Conv2d>) => T): T {
     return new Cls(this.border, this.pad, this.subsample, this.dilation, this.groups, this.flip);
   }
 
@@ -180,18 +184,41 @@ abstract class ConvGrad extends ConvOp {
   }
 }
 
-/** The gradient of Conv2d with respect to its input: of (w, gz, x), x giving the shape. */
+/**
+ * The gradient of Conv2d with respect to its input: of (w, gz, x), x giving the shape. It is
+ * bilinear, <h, gradInputs(w, gz)> = <conv2d(h, w), gz>, so its own gradients are a convolution
+ * (for gz) and a filters' gradient (for w).
+ */
 export class Conv2dGradInputs extends ConvGrad {
   protected readonly kernelName = 'conv2dGradInputs';
+
+  override grad([w, gz, x]: readonly TensorVariable[], [h]: readonly TensorVariable[]): Variable[] {
+    return [this.sameAs(Conv2dGradFilters).call(h!, gz!, w!), this.sameAs(Conv2d).call(h!, w!), disconnected()];
+  }
+
+  override rop([w, gz, x]: readonly TensorVariable[], [ew, eg]: readonly Variable[]): Variable[] {
+    return [add(this.call(evalPointOrZeros(ew!, w!), gz!, x!) as TensorVariable, this.call(w!, evalPointOrZeros(eg!, gz!), x!) as TensorVariable)];
+  }
 
   override toString(): string {
     return this.label('Conv2dGradInputs');
   }
 }
 
-/** The gradient of Conv2d with respect to its filters: of (x, gz, w), w giving the shape. */
+/**
+ * The gradient of Conv2d with respect to its filters: of (x, gz, w), w giving the shape. Bilinear
+ * too, <h, gradFilters(x, gz)> = <conv2d(x, h), gz>.
+ */
 export class Conv2dGradFilters extends ConvGrad {
   protected readonly kernelName = 'conv2dGradFilters';
+
+  override grad([x, gz, w]: readonly TensorVariable[], [h]: readonly TensorVariable[]): Variable[] {
+    return [this.sameAs(Conv2dGradInputs).call(h!, gz!, x!), this.sameAs(Conv2d).call(x!, h!), disconnected()];
+  }
+
+  override rop([x, gz, w]: readonly TensorVariable[], [ex, eg]: readonly Variable[]): Variable[] {
+    return [add(this.call(evalPointOrZeros(ex!, x!), gz!, w!) as TensorVariable, this.call(x!, evalPointOrZeros(eg!, gz!), w!) as TensorVariable)];
+  }
 
   override toString(): string {
     return this.label('Conv2dGradFilters');

@@ -2,10 +2,13 @@
 // default), optional zero padding, max / sum / average_inc_pad / average_exc_pad, ignoreBorder
 // (partial windows at the end kept when false). Pool's gradient is PoolGrad (max: to every
 // element equal to its window's maximum, as PyTensor's MaxPoolGrad); max pooling's Rop is
-// MaxPoolRop (the eval point at each window's maximum). Kernels: kernels/pool.ts.
+// MaxPoolRop (the eval point at each window's maximum). PoolGrad is linear in the output gradient,
+// and its gradient for it is the transpose: the pooling itself for sum and the averages,
+// MaxPoolGradGrad for max (PyTensor's DownsampleFactorMaxGradGrad). Kernels: kernels/pool.ts.
 import { poolLength, type PoolMode, type PoolParams } from '../../kernels/pool.js';
 import type { TensorView } from '../../kernels/view.js';
 import { Apply } from '../../graph/apply.js';
+import { disconnected } from '../../graph/gradient.js';
 import type { KernelCall, SymbolicShape } from '../../graph/op.js';
 import type { Variable } from '../../graph/variable.js';
 import { registerOpCodec } from '../../graph/op-codecs.js';
@@ -15,7 +18,7 @@ import { TensorOp } from '../core/op.js';
 import { TensorType } from '../core/type.js';
 import type { TensorLike, TensorVariable } from '../core/variable.js';
 import { add, intDiv, maximum, sub } from '../elemwise/math.js';
-import { evalPointOrZeros } from '../shape/alloc.js';
+import { evalPointOrZeros, zerosLike } from '../shape/alloc.js';
 
 export interface Pool2dOptions {
   /** The window: rows and columns. */
@@ -166,8 +169,54 @@ export class PoolGrad extends PoolOp {
     return [[this.mode === 'max'], [false], [true]];
   }
 
+  override grad([x, out]: readonly TensorVariable[], [h]: readonly TensorVariable[]): Variable[] {
+    // Piecewise constant in x (the windows' maxima move only where x ties): zero there.
+    if (this.mode === 'max') return [zerosLike(x!), disconnected(), new MaxPoolGradGrad(this.ws, this.stride, this.pad, this.ignoreBorder, this.mode).call(x!, out!, h!)];
+    return [disconnected(), disconnected(), new Pool(this.ws, this.stride, this.pad, this.ignoreBorder, this.mode).call(h!)];
+  }
+
+  override rop([x, out, gz]: readonly TensorVariable[], [, , eg]: readonly Variable[]): Variable[] {
+    return [this.call(x!, out!, evalPointOrZeros(eg!, gz!))];
+  }
+
   override toString(): string {
     return this.label('PoolGrad');
+  }
+}
+
+/** The gradient of max PoolGrad for its output gradient: of (x, maxout, h), per window the sum of h where x is the maximum. */
+export class MaxPoolGradGrad extends PoolOp {
+  override makeNode(x: unknown, out: unknown, h: unknown): Apply {
+    const [xv, ov, hv] = asTensorArgs([x as TensorLike, out as TensorLike, h as TensorLike], String(this)) as [TensorVariable, TensorVariable, TensorVariable];
+    return new Apply(this, [xv, ov, hv], [new TensorType(hv.dtype, ov.type.shape).makeVariable()]);
+  }
+
+  override kernel(): KernelCall {
+    return { name: 'maxPool2dGradGrad', params: { ...this.params }, chunking: { by: 'elements', minUnits: 256 } };
+  }
+
+  override outputShapes(_node: Apply, [, out]: readonly TensorView[]): number[][] {
+    return [[...out!.shape]];
+  }
+
+  override inferShape(_node: Apply, [, os]: readonly SymbolicShape[]): SymbolicShape[] {
+    return [os!];
+  }
+
+  override connectionPattern(): boolean[][] {
+    return [[true], [false], [true]];
+  }
+
+  override grad([x, out]: readonly TensorVariable[], [g]: readonly TensorVariable[]): Variable[] {
+    return [zerosLike(x!), disconnected(), new PoolGrad(this.ws, this.stride, this.pad, this.ignoreBorder, this.mode).call(x!, out!, g!)];
+  }
+
+  override rop([x, out, h]: readonly TensorVariable[], [, , eh]: readonly Variable[]): Variable[] {
+    return [this.call(x!, out!, evalPointOrZeros(eh!, h!))];
+  }
+
+  override toString(): string {
+    return this.label('MaxPoolGradGrad');
   }
 }
 
@@ -182,3 +231,4 @@ export function pool2d(input: TensorLike, options: Pool2dOptions): TensorVariabl
 registerOpCodec(Pool);
 registerOpCodec(PoolGrad);
 registerOpCodec(MaxPoolRop);
+registerOpCodec(MaxPoolGradGrad);

@@ -5,6 +5,7 @@ import './canonicalize.js';
 import './stabilize.js';
 import './subtensor-lift.js';
 import './specialize.js';
+import './conv-gemm.js';
 import './fusion.js';
 import './inplace.js';
 import './op-from-graph.js';

@@ -1,11 +1,13 @@
 // Special cases that run faster: powers with small constant exponents become sqr, sqrt and
-// reciprocals; sums of scaled matrix products become one Gemm call.
+// reciprocals; sums of scaled matrix products become one Gemm call; element-wise ops read the
+// values of Allocs their other inputs already broadcast.
 import { isFloatDtype } from '../../kernels/dtype.js';
 import { nodeRewriter } from '../../graph/rewriting/rewriter.js';
 import { registerSpecialize } from '../../graph/rewriting/optdb.js';
 import { constant } from '../core/as-tensor.js';
-import { DimShuffle } from '../shape/dimshuffle.js';
-import type { Elemwise } from '../elemwise/elemwise.js';
+import { Alloc } from '../shape/alloc.js';
+import { DimShuffle, dimshuffle } from '../shape/dimshuffle.js';
+import { Elemwise } from '../elemwise/elemwise.js';
 import { gemm } from '../linalg/gemm.js';
 import { Dot } from '../linalg/linalg.js';
 import { add, cast, mul, neg, sqr, sqrt, trueDiv } from '../elemwise/math.js';
@@ -96,4 +98,32 @@ registerSpecialize(
     return r ? [r] : false;
   }),
   'gemm',
+);
+
+/**
+ * An element-wise op reads an Alloc's value where its other inputs give the output's shape
+ * (PyTensor's local_elemwise_alloc): f(alloc(c, n, m), y) -> f(c, y) when y spans every axis the
+ * output has, as the gradient of a sum leaves (a fill of the output gradient times the rest).
+ * Tagged 'shape_unsafe' as PyTensor's: an Alloc whose lengths disagree with y's no longer fails.
+ */
+registerSpecialize(
+  nodeRewriter('local_elemwise_alloc', [Elemwise], (node, fg) => {
+    if (node.inputs.length < 2) return false;
+    const out = node.outputs[0] as TensorVariable;
+    const inputs = node.inputs as TensorVariable[];
+    const allocated = inputs.map((v) => (v.owner?.op instanceof Alloc ? v : undefined));
+    if (allocated.every((a) => a === undefined)) return false;
+    // Every axis the output does not broadcast is spanned by an input that stays.
+    const kept = inputs.filter((_, i) => allocated[i] === undefined);
+    if (!out.type.shape.every((d, a) => d === 1 || kept.some((v) => v.type.shape[a] !== 1))) return false;
+    const replaced = inputs.map((v, i) => {
+      if (!allocated[i]) return v;
+      const value = v.owner!.inputs[0] as TensorVariable;
+      const lead = v.ndim - value.ndim;
+      return lead === 0 ? value : dimshuffle(value, [...Array<'x'>(lead).fill('x'), ...[...Array(value.ndim).keys()]]);
+    });
+    const r = asTypeOf(node.op.call(...replaced) as TensorVariable, out, fg);
+    return r ? [r] : false;
+  }),
+  'shape_unsafe',
 );

@@ -1,11 +1,12 @@
 // Alloc: a new tensor of a given shape filled by broadcasting a value into it; zeros, ones,
 // zerosLike, onesLike and broadcastLike are built on it. AllocEmpty: memory of a given shape
 // left unfilled, for an output that the next node writes entirely (the inplace rewrites use it).
+// BroadcastTo: Alloc's semantics as a view with stride 0 on the repeated axes.
 import { isFloatDtype, type Dtype } from '../../kernels/dtype.js';
 import type { TensorView } from '../../kernels/view.js';
 import { Apply } from '../../graph/apply.js';
 import { disconnected, isDisconnected } from '../../graph/gradient.js';
-import type { KernelCall, SymbolicShape } from '../../graph/op.js';
+import type { IndexMap, KernelCall, SymbolicShape } from '../../graph/op.js';
 import type { Variable } from '../../graph/variable.js';
 import { asTensorVariable, constant } from '../core/as-tensor.js';
 import { config } from '../core/config.js';
@@ -22,18 +23,18 @@ import { tensorPropKinds } from '../core/prop-kinds.js';
 export class Alloc extends TensorOp {
   override makeNode(value: unknown, ...dims: unknown[]): Apply {
     const v = asTensorVariable(value as TensorLike);
-    const lengths = dims.map((d, i) => asIntScalar(d as number | Variable, `Alloc: length ${i}`));
+    const lengths = dims.map((d, i) => asIntScalar(d as number | Variable, `${this}: length ${i}`));
     if (v.ndim > lengths.length) {
       const axes = `${v.ndim} ${v.ndim === 1 ? 'axis' : 'axes'}`;
-      throw new TypeError(`Alloc: the value ${v} has ${axes}, more than the ${lengths.length} of the requested shape`);
+      throw new TypeError(`${this}: the value ${v} has ${axes}, more than the ${lengths.length} of the requested shape`);
     }
     const lead = lengths.length - v.ndim;
     const shape = lengths.map((len, i) => {
       const known = constantScalar(len) ?? null;
-      if (known !== null && known < 0) throw new RangeError(`Alloc: negative length ${known} on axis ${i}`);
+      if (known !== null && known < 0) throw new RangeError(`${this}: negative length ${known} on axis ${i}`);
       const vd = i >= lead ? v.type.shape[i - lead]! : 1;
       if (known !== null && vd !== null && vd !== 1 && vd !== known) {
-        throw new TypeError(`Alloc: the value ${v} (${v.type}) cannot be broadcast to length ${known} on axis ${i}`);
+        throw new TypeError(`${this}: the value ${v} (${v.type}) cannot be broadcast to length ${known} on axis ${i}`);
       }
       return known ?? (vd !== 1 ? vd : null);
     });
@@ -46,9 +47,9 @@ export class Alloc extends TensorOp {
 
   /** The lengths are read from the scalar inputs; the value must broadcast to them (strictly). */
   override outputShapes(node: Apply, [value, ...dims]: readonly TensorView[]): number[][] {
-    const shape = dims.map((d, i) => smallInputValues(d, `Alloc: length ${i}`)[0]!);
+    const shape = dims.map((d, i) => smallInputValues(d, `${this}: length ${i}`)[0]!);
     shape.forEach((d, i) => {
-      if (d < 0) throw new RangeError(`Alloc: negative length ${d} on axis ${i}`);
+      if (d < 0) throw new RangeError(`${this}: negative length ${d} on axis ${i}`);
     });
     const lead = shape.length - value!.shape.length;
     const vType = node.inputs[0]!.type as TensorType;
@@ -57,7 +58,7 @@ export class Alloc extends TensorOp {
       const vd = value!.shape[i - lead]!;
       if (vd === d || (vd === 1 && vType.shape[i - lead] === 1)) return;
       throw new RangeError(
-        `Alloc: the value of shape ${shapeText(value!.shape)} cannot be broadcast to shape ${shapeText(shape)}` +
+        `${this}: the value of shape ${shapeText(value!.shape)} cannot be broadcast to shape ${shapeText(shape)}` +
           (vd === 1 ? ` (axis ${i - lead} of the value is not statically broadcastable)` : ''),
       );
     });
@@ -219,16 +220,37 @@ export function broadcastLike(value: TensorVariable, like: TensorVariable): Tens
 }
 
 /**
- * NumPy's broadcast_to: `x` with its axes of length 1 (and new leading ones) repeated to `shape`.
- * A new array (NumPy's is a read-only view; weft's values never change in place, so only the
- * memory differs).
+ * `x` broadcast to the lengths, as a view (NumPy's broadcast_to): the new leading axes and the
+ * axes of static length 1 that grow have stride 0. Its elements share memory, so nothing
+ * overwrites it in place (the destroy handler refuses; an inplace rewrite then keeps a copy).
  */
+export class BroadcastTo extends Alloc {
+  override readonly viewMap: IndexMap = { 0: [0] };
+  override readonly repeatsElements = true;
+
+  override view(node: Apply, inputs: readonly TensorView[]): TensorView[] {
+    const [shape] = this.outputShapes(node, inputs);
+    const x = inputs[0]!;
+    const lead = shape!.length - x.shape.length;
+    const stride = shape!.map((d, i) => (i < lead || (x.shape[i - lead] === 1 && d !== 1) ? 0 : x.stride[i - lead]!));
+    return [{ data: x.data, offset: x.offset, shape: shape!, stride }];
+  }
+
+  override toString(): string {
+    return 'BroadcastTo';
+  }
+}
+
+let broadcastOp: BroadcastTo | undefined;
+
+/** NumPy's broadcast_to: `x` as a read-only view with its axes of length 1 (and new leading ones) repeated to `shape`. */
 export function broadcastTo(x: TensorLike, shape: ReadonlyArray<number | Variable>): TensorVariable {
   const v = asTensorVariable(x);
   if (shape.length < v.ndim) throw new TypeError(`broadcastTo: ${v} (${v.type}) has ${v.ndim} axes, more than the ${shape.length} of the shape`);
-  return alloc(v, ...shape);
+  return (broadcastOp ??= new BroadcastTo()).call(v, ...shape) as TensorVariable;
 }
 
 // Documents write these ops by their props (graph/prop-codec.ts).
 registerOpCodec(Alloc);
+registerOpCodec(BroadcastTo);
 registerOpCodec(AllocEmpty);
