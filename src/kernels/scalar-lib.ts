@@ -3,7 +3,7 @@
 // powers, half-to-even rounding), and weft's own exp, tanh, log, log1p, log2, log10, expm1,
 // pow, sin, cos, tan, sinh, cosh, arctan, arcsin, arccos, arctan2, sigmoid, softplus, erf, erfc,
 // the inverse hyperbolic functions and the log sums (vmath), which the WebAssembly loops compute
-// with the same bits.
+// with the same bits; and the special functions of pt.special (special-functions.ts, JS only).
 import { exp32, tanh32 } from './vmath/float32.js';
 import * as vmath from './vmath/functions.js';
 import { atan2Of, atanOf } from './vmath/arctangent.js';
@@ -17,6 +17,7 @@ import { expm1Of, log10Of, log1pOf, log2Of, logOf, sigmoidOf, softplusOf } from 
 import { cos, sin, tan } from './vmath/trigonometric.js';
 // weft's own pow, with C's special values (pow(1, y) = pow(-1, ±inf) = 1, where Math.pow differs).
 import { pow } from './vmath/power.js';
+import { specialFunctions } from './special-functions.js';
 
 /** Integer floor division; division by zero gives 0, as NumPy's integer `//`. */
 function floorDivInt(a: number, b: number): number {
@@ -162,5 +163,6 @@ export const scalarLib = Object.freeze({
   xlogx,
   logaddexp,
   xlogy0,
+  ...specialFunctions,
 });
 export type ScalarLib = typeof scalarLib;

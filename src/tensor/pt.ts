@@ -29,5 +29,6 @@ export { pool2d, type Pool2dOptions } from './nnet/pool.js';
 export { cumsum, cumprod } from './extra/cumulative.js';
 export { sort, argsort, topk, argtopk, searchsorted } from './extra/sorting.js';
 export { bincount, unique } from './extra/counting.js';
+export * as special from './special/special.js';
 export { TensorType } from './core/type.js';
 export { TensorVariable, TensorConstant, TensorSharedVariable } from './core/variable.js';

@@ -213,6 +213,20 @@ t.test('linear algebra, networks, identities, Gemm and a hand-built Composite', 
   await roundTrip(t, outs, values);
 });
 
+t.test('pt.special: every special function by its catalog name, with gradients', async (t) => {
+  const a = pt.vector('a');
+  const b = pt.vector('b');
+  const n = pt.vector('n', 'int32');
+  const sp = pt.special;
+  const u = pt.sigmoid(b);
+  const outs: TV[] = [
+    sp.gamma(a), sp.gammaln(a), sp.psi(a), sp.polygamma(n, a), sp.erfinv(u.mul(2).sub(1)), sp.erfcinv(u), sp.erfcx(b), sp.betaln(a, b.abs()),
+    sp.betainc(a, b.abs(), u), sp.gammainc(a, b.abs()), sp.gammaincc(a, b.abs()), sp.i0(b), sp.i1(b), sp.i0e(b), sp.i1e(b), sp.j0(b), sp.j1(b),
+  ];
+  const grads = weft.grad(outs.filter((_, i) => i !== 3).map((o) => o.sum()).reduce((s, o) => s.add(o)), [a, b]) as TV[];
+  await roundTrip(t, [...outs, ...grads], new Map<TV, unknown>([[a, r.uniform([5], { low: 0.5, high: 4 })], [b, r.normal([5])], [n, new Int32Array([0, 1, 2, 3, 1])]]));
+});
+
 t.test('convolution, pooling and masks, with their gradients', async (t) => {
   const x = pt.tensor4('x');
   const w = pt.tensor4('w');

@@ -387,4 +387,7 @@ export type CatalogName =
   | 'logaddexp' | 'log1mexp' | 'logit' | 'xlogx' | 'xlogy0' | 'reciprocal' | 'exp2' | 'trunc'
   | 'isnan' | 'isinf';
 
+// The special functions of pt.special, in the catalog too (documents name them like the others).
+export * from './special.js';
+
 export type { TensorVariable };
