@@ -61,9 +61,9 @@ export interface KernelCall {
    */
   readonly contracted?: { readonly input: number; readonly axes?: readonly number[] };
   /**
-   * Its fast path is a WebAssembly kernel over the pool's memory (float32 products): its outputs
-   * stay in the call's region and are copied out afterwards, rather than written straight into
-   * fresh memory the caller then owns, where only the plain JS path could run.
+   * Its fast path is a WebAssembly kernel over the pool's memory (float32 products, element-wise
+   * programs): its outputs stay in the call's region and are copied out afterwards, rather than
+   * written straight into fresh memory the caller then owns, where only the plain JS path could run.
    */
   readonly outputsInArena?: boolean;
 }

@@ -149,7 +149,9 @@ export class Elemwise extends TensorOp {
   }
 
   override kernel(node: Apply): KernelCall {
-    return { name: 'elemwise', params: { source: this.source(node) }, chunking: { by: 'elements' } };
+    const source = this.source(node);
+    // With a WebAssembly program, the output stays in the pool's memory, where the program runs.
+    return { name: 'elemwise', params: { source }, chunking: { by: 'elements' }, ...(source.program ? { outputsInArena: true } : {}) };
   }
 
   override outputShapes(node: Apply, inputs: readonly TensorView[]): number[][] {
