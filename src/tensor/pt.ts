@@ -22,6 +22,10 @@ export { shape } from './shape/shape.js';
 export { get, setSubtensor, incSubtensor, take } from './shape/indexing.js';
 export { nonzero } from './shape/nonzero.js';
 export { dot, matmul, outer } from './linalg/linalg.js';
+import { cholesky, choSolve, det, inv, slogdet, solve, solveTriangular } from './linalg/dense.js';
+/** pt.linalg: the functions only (their op classes stay in tensor/linalg/dense.ts). */
+export const linalg = Object.freeze({ inv, det, slogdet, solve, solveTriangular, cholesky, choSolve });
+export type { SolveOptions, SolveTriangularOptions } from './linalg/dense.js';
 export { softmax, logSoftmax, relu } from './nnet/nnet.js';
 export { categoricalCrossentropy, binaryCrossentropy } from './nnet/crossentropy.js';
 export { conv2d, type Conv2dOptions } from './nnet/conv.js';

@@ -227,6 +227,16 @@ t.test('pt.special: every special function by its catalog name, with gradients',
   await roundTrip(t, [...outs, ...grads], new Map<TV, unknown>([[a, r.uniform([5], { low: 0.5, high: 4 })], [b, r.normal([5])], [n, new Int32Array([0, 1, 2, 3, 1])]]));
 });
 
+t.test('pt.linalg: the dense square ops and their gradients', async (t) => {
+  const a = pt.matrix('a');
+  const b = pt.vector('b');
+  const la = pt.linalg;
+  const spd = a.matmul(a.T).add(pt.eye(3).mul(3));
+  const outs: TV[] = [la.inv(spd), la.det(spd), ...la.slogdet(spd), la.solve(spd, b), la.solve(spd, b, { assumeA: 'pos', lower: true }), la.solveTriangular(spd, b, { lower: true, trans: 'T' }), la.cholesky(spd), la.cholesky(spd, { lower: false })];
+  const grads = weft.grad(outs.map((o) => o.sum()).reduce((s, o) => s.add(o)), [a, b]) as TV[];
+  await roundTrip(t, [...outs, ...grads], new Map<TV, unknown>([[a, r.normal([3, 3])], [b, r.normal([3])]]));
+});
+
 t.test('convolution, pooling and masks, with their gradients', async (t) => {
   const x = pt.tensor4('x');
   const w = pt.tensor4('w');

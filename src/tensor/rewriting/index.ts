@@ -6,6 +6,7 @@ import './stabilize.js';
 import './subtensor-lift.js';
 import './specialize.js';
 import './conv-gemm.js';
+import './linalg.js';
 import './fusion.js';
 import './inplace.js';
 import './op-from-graph.js';

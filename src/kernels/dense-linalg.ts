@@ -1,0 +1,270 @@
+// Dense linear algebra on square matrices, batched over leading axes: LU with partial pivoting
+// (solve, inv, det, slogdet), Cholesky, triangular solves. Each matrix is copied into a float64
+// work array (any layout, float32 included, so results round once), factored there, and its
+// results written out. Factorizations fail on exact zero pivots with the message the op gives
+// ('singular'); a Cholesky of a matrix that is not positive definite says so.
+import { registerKernel } from './registry.js';
+import { positionOf, sizeOf, type TensorView } from './view.js';
+
+export class LinalgError extends RangeError {
+  override name = 'LinalgError';
+}
+
+/** The work arrays of this thread, grown on demand. */
+let work = new Float64Array(0);
+let rhs = new Float64Array(0);
+let pivots = new Int32Array(0);
+
+function grow(n: number, m: number): void {
+  if (work.length < n * n) work = new Float64Array(n * n);
+  if (rhs.length < n * m) rhs = new Float64Array(n * m);
+  if (pivots.length < n) pivots = new Int32Array(n);
+}
+
+/** Matrix b (of the batch) of `v`: the offset of its element [0, 0]. */
+function matrixAt(v: TensorView, b: number): number {
+  return positionOf(v.shape, v.stride, v.offset, b, v.shape.length - 2);
+}
+
+/** The number of matrices in `v`'s leading axes. */
+function batchOf(v: TensorView): number {
+  return sizeOf(v.shape.slice(0, -2));
+}
+
+/** Copies matrix b of `v` (rows x cols) into `dst`, row-major. */
+function load(v: TensorView, b: number, dst: Float64Array, rows: number, cols: number): void {
+  const o = matrixAt(v, b);
+  const [rs, cs] = [v.stride[v.shape.length - 2]!, v.stride[v.shape.length - 1]!];
+  for (let i = 0; i < rows; i++) for (let j = 0; j < cols; j++) dst[i * cols + j] = Number(v.data[o + i * rs + j * cs]);
+}
+
+/** Writes `src` (rows x cols, row-major) into matrix b of the contiguous output `out`. */
+function store(out: TensorView, b: number, src: Float64Array, rows: number, cols: number): void {
+  const o = out.offset + b * rows * cols;
+  for (let k = 0; k < rows * cols; k++) out.data[o + k] = src[k]!;
+}
+
+/**
+ * LU factorization with partial pivoting of the n x n row-major `a`, in place (L's multipliers
+ * below the diagonal, U on and above); `piv[i]` the row swapped with row i. Returns the sign of
+ * the permutation, or 0 when a pivot is exactly 0 (singular).
+ */
+function luFactor(a: Float64Array, n: number, piv: Int32Array): number {
+  let sign = 1;
+  for (let k = 0; k < n; k++) {
+    let p = k;
+    let best = Math.abs(a[k * n + k]!);
+    for (let i = k + 1; i < n; i++) {
+      const v = Math.abs(a[i * n + k]!);
+      if (v > best) [best, p] = [v, i];
+    }
+    piv[k] = p;
+    if (best === 0 || best !== best) return 0;
+    if (p !== k) {
+      sign = -sign;
+      for (let j = 0; j < n; j++) [a[k * n + j], a[p * n + j]] = [a[p * n + j]!, a[k * n + j]!];
+    }
+    const d = a[k * n + k]!;
+    for (let i = k + 1; i < n; i++) {
+      const f = (a[i * n + k]! /= d);
+      if (f === 0) continue;
+      for (let j = k + 1; j < n; j++) a[i * n + j]! -= f * a[k * n + j]!;
+    }
+  }
+  return sign;
+}
+
+/** Solves (LU) X = P B for the n x m row-major `b`, in place. */
+function luSolve(a: Float64Array, n: number, piv: Int32Array, b: Float64Array, m: number): void {
+  for (let k = 0; k < n; k++) {
+    const p = piv[k]!;
+    if (p !== k) for (let j = 0; j < m; j++) [b[k * m + j], b[p * m + j]] = [b[p * m + j]!, b[k * m + j]!];
+  }
+  for (let i = 0; i < n; i++) for (let k = 0; k < i; k++) {
+    const f = a[i * n + k]!;
+    if (f !== 0) for (let j = 0; j < m; j++) b[i * m + j]! -= f * b[k * m + j]!;
+  }
+  for (let i = n - 1; i >= 0; i--) {
+    for (let k = i + 1; k < n; k++) {
+      const f = a[i * n + k]!;
+      if (f !== 0) for (let j = 0; j < m; j++) b[i * m + j]! -= f * b[k * m + j]!;
+    }
+    const d = a[i * n + i]!;
+    for (let j = 0; j < m; j++) b[i * m + j]! /= d;
+  }
+}
+
+/** Solves T X = B (T lower or upper triangular n x n, or its transpose), B n x m, in place. */
+function triangularSolve(t: Float64Array, n: number, b: Float64Array, m: number, lower: boolean, transposed: boolean, unitDiagonal: boolean): void {
+  // T^T of a lower T is upper: solve as the other triangle, reading t[k][i] for t[i][k].
+  const at = transposed ? (i: number, k: number) => t[k * n + i]! : (i: number, k: number) => t[i * n + k]!;
+  const forward = lower !== transposed;
+  for (let s = 0; s < n; s++) {
+    const i = forward ? s : n - 1 - s;
+    for (let q = 0; q < s; q++) {
+      const k = forward ? q : n - 1 - q;
+      const f = at(i, k);
+      if (f !== 0) for (let j = 0; j < m; j++) b[i * m + j]! -= f * b[k * m + j]!;
+    }
+    if (!unitDiagonal) {
+      const d = at(i, i);
+      for (let j = 0; j < m; j++) b[i * m + j]! /= d;
+    }
+  }
+}
+
+/**
+ * The Cholesky factor of the symmetric positive definite n x n `a` (its lower triangle is read),
+ * in place: lower, zeros above. Returns the first column whose pivot is not positive, or -1.
+ */
+function choleskyFactor(a: Float64Array, n: number): number {
+  for (let j = 0; j < n; j++) {
+    let d = a[j * n + j]!;
+    for (let k = 0; k < j; k++) d -= a[j * n + k]! * a[j * n + k]!;
+    if (!(d > 0)) return j;
+    const l = Math.sqrt(d);
+    a[j * n + j] = l;
+    for (let i = j + 1; i < n; i++) {
+      let s = a[i * n + j]!;
+      for (let k = 0; k < j; k++) s -= a[i * n + k]! * a[j * n + k]!;
+      a[i * n + j] = s / l;
+    }
+    for (let k = j + 1; k < n; k++) a[j * n + k] = 0;
+  }
+  return -1;
+}
+
+export interface LinalgParams {
+  /** The op's name, for errors. */
+  readonly op: string;
+}
+
+export interface TriangularParams extends LinalgParams {
+  readonly lower: boolean;
+  readonly transposed: boolean;
+  readonly unitDiagonal: boolean;
+}
+
+export interface CholeskyParams extends LinalgParams {
+  readonly lower: boolean;
+}
+
+const singular = (op: string, b: number, batch: number): LinalgError =>
+  new LinalgError(`${op}: the matrix${batch > 1 ? ` at batch index ${b}` : ''} is singular`);
+
+/** Rows of the right-hand side: b is [..., n, m], or [..., n] (a vector per matrix) when `vector`. */
+function rhsShape(b: TensorView, vector: boolean): [number, number] {
+  const nd = b.shape.length;
+  return vector ? [b.shape[nd - 1]!, 1] : [b.shape[nd - 2]!, b.shape[nd - 1]!];
+}
+
+/** Makes the n x n row-major `a` symmetric from one triangle (solve's assumeA 'sym' and 'pos'). */
+function symmetrize(a: Float64Array, n: number, triangle: 'all' | 'lower' | 'upper'): void {
+  if (triangle === 'all') return;
+  for (let i = 0; i < n; i++) {
+    for (let j = 0; j < i; j++) {
+      if (triangle === 'lower') a[j * n + i] = a[i * n + j]!;
+      else a[i * n + j] = a[j * n + i]!;
+    }
+  }
+}
+
+/**
+ * For each matrix k of a solve's batch: `solveOne(k)` after a's matrix is in `work` and b's
+ * right-hand side in `rhs` (n x m), then the solution stored from `rhs`.
+ */
+function eachSystem(a: TensorView, b: TensorView, out: TensorView, vector: boolean, solveOne: (k: number, batch: number, n: number, m: number) => void): void {
+  const n = a.shape[a.shape.length - 1]!;
+  const [, m] = rhsShape(b, vector);
+  const batch = vector ? sizeOf(out.shape.slice(0, -1)) : batchOf(out);
+  grow(n, m);
+  for (let k = 0; k < batch; k++) {
+    load(a, k % batchOf(a), work, n, n);
+    loadRhs(b, k, rhs, n, m, vector);
+    solveOne(k, batch, n, m);
+    store(out, k, rhs, n, m);
+  }
+}
+
+registerKernel('luSolve', ([a, b], [out], params) => {
+  const { op, vector, triangle } = params as unknown as LinalgParams & { readonly vector: boolean; readonly triangle: 'all' | 'lower' | 'upper' };
+  eachSystem(a!, b!, out!, vector, (k, batch, n, m) => {
+    symmetrize(work, n, triangle);
+    if (luFactor(work, n, pivots) === 0) throw singular(op, k, batch);
+    luSolve(work, n, pivots, rhs, m);
+  });
+});
+
+/** Right-hand side k: a matrix of b, or (vector) the vector k of b's leading axes. */
+function loadRhs(b: TensorView, k: number, dst: Float64Array, n: number, m: number, vector: boolean): void {
+  if (!vector) return load(b, k % batchOf(b), dst, n, m);
+  const nd = b.shape.length;
+  const lanes = sizeOf(b.shape.slice(0, -1));
+  const o = positionOf(b.shape, b.stride, b.offset, k % lanes, nd - 1);
+  for (let i = 0; i < n; i++) dst[i] = Number(b.data[o + i * b.stride[nd - 1]!]);
+}
+
+registerKernel('triangularSolve', ([a, b], [out], params) => {
+  const { lower, transposed, unitDiagonal, vector } = params as unknown as TriangularParams & { readonly vector: boolean };
+  eachSystem(a!, b!, out!, vector, (_k, _batch, n, m) => triangularSolve(work, n, rhs, m, lower, transposed, unitDiagonal));
+});
+
+registerKernel('matrixInverse', ([a], [out], params) => {
+  const { op } = params as unknown as LinalgParams;
+  const n = a!.shape[a!.shape.length - 1]!;
+  const batch = batchOf(a!);
+  grow(n, n);
+  for (let k = 0; k < batch; k++) {
+    load(a!, k, work, n, n);
+    if (luFactor(work, n, pivots) === 0) throw singular(op, k, batch);
+    rhs.fill(0, 0, n * n);
+    for (let i = 0; i < n; i++) rhs[i * n + i] = 1;
+    luSolve(work, n, pivots, rhs, n);
+    store(out!, k, rhs, n, n);
+  }
+});
+
+/** det: outputs [det]; slogdet: [sign, log|det|] (a singular matrix: sign 0, log|det| -inf, as NumPy). */
+registerKernel('determinant', ([a], outs, params) => {
+  const { logarithm } = params as unknown as LinalgParams & { readonly logarithm: boolean };
+  const n = a!.shape[a!.shape.length - 1]!;
+  const batch = batchOf(a!);
+  grow(n, 1);
+  for (let k = 0; k < batch; k++) {
+    load(a!, k, work, n, n);
+    const sign = n === 0 ? 1 : luFactor(work, n, pivots);
+    if (!logarithm) {
+      let d = sign;
+      if (sign !== 0) for (let i = 0; i < n; i++) d *= work[i * n + i]!;
+      outs[0]!.data[outs[0]!.offset + k] = d;
+      continue;
+    }
+    let s = sign;
+    let log = sign === 0 ? -Infinity : 0;
+    if (sign !== 0) {
+      for (let i = 0; i < n; i++) {
+        const u = work[i * n + i]!;
+        if (u < 0) s = -s;
+        log += Math.log(Math.abs(u));
+      }
+    }
+    outs[0]!.data[outs[0]!.offset + k] = s;
+    outs[1]!.data[outs[1]!.offset + k] = log;
+  }
+});
+
+registerKernel('cholesky', ([a], [out], params) => {
+  const { op, lower } = params as unknown as CholeskyParams;
+  const n = a!.shape[a!.shape.length - 1]!;
+  const batch = batchOf(a!);
+  grow(n, n);
+  for (let k = 0; k < batch; k++) {
+    load(a!, k, work, n, n);
+    // The upper factor U = L^T of A: read A's upper triangle as L's lower one.
+    if (!lower) for (let i = 0; i < n; i++) for (let j = 0; j < i; j++) work[i * n + j] = work[j * n + i]!;
+    const bad = choleskyFactor(work, n);
+    if (bad >= 0) throw new LinalgError(`${op}: the matrix${batch > 1 ? ` at batch index ${k}` : ''} is not positive definite (the pivot of column ${bad} is not positive)`);
+    if (!lower) for (let i = 0; i < n; i++) for (let j = 0; j < i; j++) [work[i * n + j], work[j * n + i]] = [0, work[i * n + j]!];
+    store(out!, k, work, n, n);
+  }
+});
