@@ -19,23 +19,12 @@ import './source-kernel.js';
 import { runElemwise, type ElemwiseSource } from './elemwise.js';
 import { runProgram } from './elemwise-wasm.js';
 import { registerKernel } from './registry.js';
-import type { TensorView } from './view.js';
-
-/** `v` seen with `shape` (the output's): axes of length 1 broadcast with stride 0. */
-function broadcastTo(v: TensorView, shape: readonly number[]): TensorView {
-  const lead = shape.length - v.shape.length;
-  return {
-    data: v.data,
-    offset: v.offset,
-    shape,
-    stride: shape.map((d, a) => (a < lead || (v.shape[a - lead] === 1 && d !== 1) ? 0 : v.stride[a - lead]!)),
-  };
-}
+import { broadcastView, type TensorView } from './view.js';
 
 registerKernel('elemwise', (ins, outs, params, range) => {
   const shape = outs[0]!.shape;
   const source = params['source'] as ElemwiseSource;
-  const inputs = ins.map((v) => broadcastTo(v, shape));
+  const inputs = ins.map((v) => broadcastView(v, shape));
   // The WebAssembly loop where it applies (same bits), else the JS loop; the JS loop also takes
   // the blocks the wasm loop leaves to it (arguments beyond a math function's limit).
   const js = (start: number, end: number): void => runElemwise(source, inputs, outs, { start, end });

@@ -49,6 +49,17 @@ export function positionOf(shape: readonly number[], stride: readonly number[], 
   return p;
 }
 
+/** `v` seen with `shape` (right-aligned): new leading axes and axes of length 1 that grow get stride 0. */
+export function broadcastView(v: TensorView, shape: readonly number[]): TensorView {
+  const lead = shape.length - v.shape.length;
+  return {
+    data: v.data,
+    offset: v.offset,
+    shape,
+    stride: shape.map((d, a) => (a < lead || (v.shape[a - lead] === 1 && d !== 1) ? 0 : v.stride[a - lead]!)),
+  };
+}
+
 /** Is the view laid out C-contiguously (axes of length 1 may have any stride)? */
 export function isContiguous(v: Pick<TensorView, 'shape' | 'stride'>): boolean {
   let acc = 1;

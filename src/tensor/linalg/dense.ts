@@ -26,7 +26,7 @@ import { tril, triu } from '../shape/masks.js';
 import { matmul } from './linalg.js';
 
 /** The last two axes swapped (the transpose of each matrix of a batch). */
-const mT = (x: TensorVariable): TensorVariable => swapaxes(x, -2, -1);
+export const mT = (x: TensorVariable): TensorVariable => swapaxes(x, -2, -1);
 
 /** x with new axes of length 1 at the end (a batch of scalars or vectors against matrices). */
 function padRight(x: TensorVariable, count: number): TensorVariable {
@@ -189,11 +189,10 @@ export class Solve extends SquareOp {
     return [bs!];
   }
 
-  override Lop([a, b]: readonly TensorVariable[], [x]: readonly TensorVariable[], [gz]: readonly TensorVariable[]): Variable[] {
+  override Lop([a]: readonly TensorVariable[], [x]: readonly TensorVariable[], [gz]: readonly TensorVariable[]): Variable[] {
     // a x = b: gb = a^-T gz, ga = -gb x^T.
     const gb = new Solve(this.assumeA, !this.lower, this.bVector).call(mT(a!), gz!) as TensorVariable;
     const ga = summedTo(neg(outerOf(gb, x!, this.bVector)), a!);
-    void b;
     return [this.assumeA === 'gen' ? ga : foldIntoTriangle(ga, this.lower), gb];
   }
 

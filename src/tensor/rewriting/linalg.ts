@@ -6,14 +6,12 @@ import { nodeRewriter } from '../../graph/rewriting/rewriter.js';
 import type { TensorVariable } from '../core/variable.js';
 import { Elemwise } from '../elemwise/elemwise.js';
 import { lt, where } from '../elemwise/math.js';
-import { Det, MatrixInverse, slogdet, solve } from '../linalg/dense.js';
+import { Det, MatrixInverse, mT, slogdet, solve } from '../linalg/dense.js';
 import { Dot, MatMul } from '../linalg/linalg.js';
 import * as S from '../scalar/catalog.js';
-import { swapaxes } from '../shape/axes.js';
 import { asTypeOf } from './like.js';
 
 const isInverse = (v: TensorVariable): boolean => v.owner?.op instanceof MatrixInverse;
-const mT = (x: TensorVariable): TensorVariable => swapaxes(x, -2, -1);
 
 /** inv(a) @ b -> solve(a, b); b @ inv(a) -> solve(a^T, b^T)^T (matrices or batches of them). */
 registerStabilize(

@@ -3,7 +3,7 @@
 // left unfilled, for an output that the next node writes entirely (the inplace rewrites use it).
 // BroadcastTo: Alloc's semantics as a view with stride 0 on the repeated axes.
 import { isFloatDtype, type Dtype } from '../../kernels/dtype.js';
-import type { TensorView } from '../../kernels/view.js';
+import { broadcastView, type TensorView } from '../../kernels/view.js';
 import { Apply } from '../../graph/apply.js';
 import { disconnected, isDisconnected } from '../../graph/gradient.js';
 import type { IndexMap, KernelCall, SymbolicShape } from '../../graph/op.js';
@@ -230,10 +230,7 @@ export class BroadcastTo extends Alloc {
 
   override view(node: Apply, inputs: readonly TensorView[]): TensorView[] {
     const [shape] = this.outputShapes(node, inputs);
-    const x = inputs[0]!;
-    const lead = shape!.length - x.shape.length;
-    const stride = shape!.map((d, i) => (i < lead || (x.shape[i - lead] === 1 && d !== 1) ? 0 : x.stride[i - lead]!));
-    return [{ data: x.data, offset: x.offset, shape: shape!, stride }];
+    return [broadcastView(inputs[0]!, shape!)];
   }
 
   override toString(): string {
