@@ -140,9 +140,9 @@ export class JobRing {
   }
 
   /**
-   * Puts `job` in the next slot and wakes the waiting workers; returns the slot, or -1 when that
-   * slot still holds an older job (the ring is full as far as order allows). All of them: the
-   * oldest waiter may be a worker busy with a message job, and one woken for nothing waits again.
+   * Puts `job` in the next slot; returns the slot, or -1 when that slot still holds an older job
+   * (the ring is full as far as order allows). It wakes nobody: `wake` does, once the call's
+   * jobs are all in (see wake).
    */
   offer(job: TeamJob): number {
     const tail = Atomics.load(this.#h, H.TAIL);
@@ -161,8 +161,18 @@ export class JobRing {
     for (let i = 0; i < external.length; i++) u[at(S.EXTERNAL) + i] = external[i]!;
     Atomics.store(this.#h, at(S.STATE), SLOT.FILLED);
     Atomics.store(this.#h, H.TAIL, (tail + 1) % COUNTER_LIMIT);
-    Atomics.notify(this.#h, H.TAIL);
     return slot;
+  }
+
+  /**
+   * Wakes every waiting worker. Once per batch of offers, after the last: a woken worker may take
+   * the calling thread's core (3 threads on 2 cores here), and a call whose second job was
+   * offered only after that had its first worker run all its tasks (in 1 call of 4 for W9's
+   * forward). All of them: the oldest waiter may be a worker busy with a message job, and one
+   * woken for nothing waits again.
+   */
+  wake(): void {
+    Atomics.notify(this.#h, H.TAIL);
   }
 
   /** Takes back a job no worker has taken yet; false when one has (it runs, and answers). */

@@ -37,6 +37,8 @@ export class PoolClosedError extends Error {
 export class WorkerPool {
   readonly id = ++nextPoolId;
   readonly size: number;
+  /** Threads the machine runs at once (the platform's available parallelism). */
+  readonly cores = platform.defaultWorkers();
   readonly arena: Arena;
   readonly #workers: WorkerSet;
   readonly #jobs: JobQueue;

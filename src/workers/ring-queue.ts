@@ -43,6 +43,7 @@ export class RingQueue {
   readonly #slots: Array<Entry | undefined> = [];
   readonly #waiting: Entry[] = [];
   #reaping = false;
+  #wakePending = false;
   #closed: Error | undefined;
   #diverted = false;
 
@@ -83,7 +84,21 @@ export class RingQueue {
     if (slot < 0) return false;
     entry.slot = slot;
     this.#slots[slot] = entry;
+    this.#wakeSoon();
     return true;
+  }
+
+  /**
+   * Wakes the workers once the current task has placed its jobs (a call offers one per member in
+   * a row): a microtask, so the workers find every job of the call when they wake.
+   */
+  #wakeSoon(): void {
+    if (this.#wakePending) return;
+    this.#wakePending = true;
+    queueMicrotask(() => {
+      this.#wakePending = false;
+      this.ring.wake();
+    });
   }
 
   /** An aborted call's job that no worker took answers now; one that runs answers when it leaves. */
