@@ -61,6 +61,12 @@ export interface KernelCall {
    */
   readonly contracted?: { readonly input: number; readonly axes?: readonly number[] };
   /**
+   * The call's work, in multiply-adds (or elements touched), when neither its elements nor a
+   * contraction say it: a factorization's n^3 / 3 per matrix. Planners cut it into tasks as they
+   * cut a plain loop's elements.
+   */
+  readonly work?: number;
+  /**
    * Its fast path is a WebAssembly kernel over the pool's memory (float32 products, element-wise
    * programs): its outputs stay in the call's region and are copied out afterwards, rather than
    * written straight into fresh memory the caller then owns, where only the plain JS path could run.

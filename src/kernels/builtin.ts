@@ -6,6 +6,7 @@
 import './builtin-core.js';
 import './conv.js';
 import './cumulate.js';
+import './decompositions.js';
 import './dense-linalg.js';
 import './im2col.js';
 import './gather.js';

@@ -4,68 +4,50 @@
 // results written out. Factorizations fail on exact zero pivots with the message the op gives
 // ('singular'); a Cholesky of a matrix that is not positive definite says so.
 import { registerKernel } from './registry.js';
-import { positionOf, sizeOf, type TensorView } from './view.js';
+import { batchOf, loadMatrix, matricesOf, storeItem, WorkArray } from './matrix-batch.js';
+import { positionOf, sizeOf, type Range, type TensorView } from './view.js';
 
 export class LinalgError extends RangeError {
   override name = 'LinalgError';
 }
 
-/** The work arrays of this thread, grown on demand. */
-let work = new Float64Array(0);
-let rhs = new Float64Array(0);
+/** The work arrays of this thread. */
+const workArray = new WorkArray();
+const rhsArray = new WorkArray();
 let pivots = new Int32Array(0);
 
-function grow(n: number, m: number): void {
-  if (work.length < n * n) work = new Float64Array(n * n);
-  if (rhs.length < n * m) rhs = new Float64Array(n * m);
+function grow(n: number, m: number): [Float64Array, Float64Array, Int32Array] {
   if (pivots.length < n) pivots = new Int32Array(n);
-}
-
-/** Matrix b (of the batch) of `v`: the offset of its element [0, 0]. */
-function matrixAt(v: TensorView, b: number): number {
-  return positionOf(v.shape, v.stride, v.offset, b, v.shape.length - 2);
-}
-
-/** The number of matrices in `v`'s leading axes. */
-function batchOf(v: TensorView): number {
-  return sizeOf(v.shape.slice(0, -2));
-}
-
-/** Copies matrix b of `v` (rows x cols) into `dst`, row-major. */
-function load(v: TensorView, b: number, dst: Float64Array, rows: number, cols: number): void {
-  const o = matrixAt(v, b);
-  const [rs, cs] = [v.stride[v.shape.length - 2]!, v.stride[v.shape.length - 1]!];
-  for (let i = 0; i < rows; i++) for (let j = 0; j < cols; j++) dst[i * cols + j] = Number(v.data[o + i * rs + j * cs]);
-}
-
-/** Writes `src` (rows x cols, row-major) into matrix b of the contiguous output `out`. */
-function store(out: TensorView, b: number, src: Float64Array, rows: number, cols: number): void {
-  const o = out.offset + b * rows * cols;
-  for (let k = 0; k < rows * cols; k++) out.data[o + k] = src[k]!;
+  return [workArray.get(n * n), rhsArray.get(n * m), pivots];
 }
 
 /**
- * LU factorization with partial pivoting of the n x n row-major `a`, in place (L's multipliers
- * below the diagonal, U on and above); `piv[i]` the row swapped with row i. Returns the sign of
- * the permutation, or 0 when a pivot is exactly 0 (singular).
+ * LU factorization with partial pivoting of the m x n row-major `a`, in place (L's multipliers
+ * below the diagonal, U on and above); `piv[k]` the row swapped with row k, for k < min(m, n).
+ * Returns the sign of the permutation, or 0 when a pivot is exactly 0 and `stopAtZero` (a
+ * singular square matrix); without it a zero column is skipped (no swap, no elimination), as
+ * LAPACK's getrf does.
  */
-function luFactor(a: Float64Array, n: number, piv: Int32Array): number {
+export function luFactor(a: Float64Array, m: number, n: number, piv: Int32Array, stopAtZero = true): number {
   let sign = 1;
-  for (let k = 0; k < n; k++) {
+  for (let k = 0; k < Math.min(m, n); k++) {
     let p = k;
     let best = Math.abs(a[k * n + k]!);
-    for (let i = k + 1; i < n; i++) {
+    for (let i = k + 1; i < m; i++) {
       const v = Math.abs(a[i * n + k]!);
       if (v > best) [best, p] = [v, i];
     }
     piv[k] = p;
-    if (best === 0 || best !== best) return 0;
+    if (best === 0 || best !== best) {
+      if (stopAtZero) return 0;
+      continue;
+    }
     if (p !== k) {
       sign = -sign;
       for (let j = 0; j < n; j++) [a[k * n + j], a[p * n + j]] = [a[p * n + j]!, a[k * n + j]!];
     }
     const d = a[k * n + k]!;
-    for (let i = k + 1; i < n; i++) {
+    for (let i = k + 1; i < m; i++) {
       const f = (a[i * n + k]! /= d);
       if (f === 0) continue;
       for (let j = k + 1; j < n; j++) a[i * n + j]! -= f * a[k * n + j]!;
@@ -75,7 +57,7 @@ function luFactor(a: Float64Array, n: number, piv: Int32Array): number {
 }
 
 /** Solves (LU) X = P B for the n x m row-major `b`, in place. */
-function luSolve(a: Float64Array, n: number, piv: Int32Array, b: Float64Array, m: number): void {
+export function luSolve(a: Float64Array, n: number, piv: Int32Array, b: Float64Array, m: number): void {
   for (let k = 0; k < n; k++) {
     const p = piv[k]!;
     if (p !== k) for (let j = 0; j < m; j++) [b[k * m + j], b[p * m + j]] = [b[p * m + j]!, b[k * m + j]!];
@@ -170,74 +152,89 @@ function symmetrize(a: Float64Array, n: number, triangle: 'all' | 'lower' | 'upp
 }
 
 /**
- * For each matrix k of a solve's batch: `solveOne(k)` after a's matrix is in `work` and b's
- * right-hand side in `rhs` (n x m), then the solution stored from `rhs`.
+ * For each matrix k of a solve's batch (those `range` covers): `solveOne(k)` after a's matrix
+ * is in `work` and b's right-hand side in `rhs` (n x m), then the solution stored from `rhs`.
  */
-function eachSystem(a: TensorView, b: TensorView, out: TensorView, vector: boolean, solveOne: (k: number, batch: number, n: number, m: number) => void): void {
-  const n = a.shape[a.shape.length - 1]!;
-  const [, m] = rhsShape(b, vector);
+function eachSystem(
+  [a, b]: readonly TensorView[],
+  out: TensorView,
+  vector: boolean,
+  range: Range | undefined,
+  solveOne: (k: number, batch: number, n: number, m: number, work: Float64Array, rhs: Float64Array) => void,
+): void {
+  const n = a!.shape[a!.shape.length - 1]!;
+  const [, m] = rhsShape(b!, vector);
   const batch = vector ? sizeOf(out.shape.slice(0, -1)) : batchOf(out);
-  grow(n, m);
-  for (let k = 0; k < batch; k++) {
-    load(a, k % batchOf(a), work, n, n);
-    loadRhs(b, k, rhs, n, m, vector);
-    solveOne(k, batch, n, m);
-    store(out, k, rhs, n, m);
+  const [work, rhs] = grow(n, m);
+  const { start, end } = matricesOf(batch, out.shape.length > (vector ? 1 : 2) ? out.shape[0]! : 1, range);
+  for (let k = start; k < end; k++) {
+    loadMatrix(a!, k % batchOf(a!), work, n, n);
+    loadRhs(b!, k, rhs, n, m, vector);
+    solveOne(k, batch, n, m, work, rhs);
+    storeItem(out, k, rhs, n * m);
   }
 }
 
-registerKernel('luSolve', ([a, b], [out], params) => {
+registerKernel('luSolve', (ins, [out], params, range) => {
   const { op, vector, triangle } = params as unknown as LinalgParams & { readonly vector: boolean; readonly triangle: 'all' | 'lower' | 'upper' };
-  eachSystem(a!, b!, out!, vector, (k, batch, n, m) => {
+  eachSystem(ins, out!, vector, range, (k, batch, n, m, work, rhs) => {
     symmetrize(work, n, triangle);
-    if (luFactor(work, n, pivots) === 0) throw singular(op, k, batch);
+    if (luFactor(work, n, n, pivots) === 0) throw singular(op, k, batch);
     luSolve(work, n, pivots, rhs, m);
   });
 });
 
 /** Right-hand side k: a matrix of b, or (vector) the vector k of b's leading axes. */
 function loadRhs(b: TensorView, k: number, dst: Float64Array, n: number, m: number, vector: boolean): void {
-  if (!vector) return load(b, k % batchOf(b), dst, n, m);
+  if (!vector) return loadMatrix(b, k % batchOf(b), dst, n, m);
   const nd = b.shape.length;
   const lanes = sizeOf(b.shape.slice(0, -1));
   const o = positionOf(b.shape, b.stride, b.offset, k % lanes, nd - 1);
   for (let i = 0; i < n; i++) dst[i] = Number(b.data[o + i * b.stride[nd - 1]!]);
 }
 
-registerKernel('triangularSolve', ([a, b], [out], params) => {
+registerKernel('triangularSolve', (ins, [out], params, range) => {
   const { lower, transposed, unitDiagonal, vector } = params as unknown as TriangularParams & { readonly vector: boolean };
-  eachSystem(a!, b!, out!, vector, (_k, _batch, n, m) => triangularSolve(work, n, rhs, m, lower, transposed, unitDiagonal));
+  eachSystem(ins, out!, vector, range, (_k, _batch, n, m, work, rhs) => triangularSolve(work, n, rhs, m, lower, transposed, unitDiagonal));
 });
 
-registerKernel('matrixInverse', ([a], [out], params) => {
+/**
+ * For each square matrix k of `a`'s batch that `range` covers (in rows of the first output,
+ * whose batch axes are `outBatchAxes` long): `each(k, batch, n, work)` with the matrix in `work`.
+ */
+export function eachMatrix(a: TensorView, firstOut: TensorView, outBatchAxes: number, range: Range | undefined, each: (k: number, batch: number, n: number, work: Float64Array) => void): void {
+  const n = a.shape[a.shape.length - 1]!;
+  const batch = batchOf(a);
+  const [work] = grow(n, n);
+  const { start, end } = matricesOf(batch, outBatchAxes > 0 ? firstOut.shape[0]! : 1, range);
+  for (let k = start; k < end; k++) {
+    loadMatrix(a, k, work, n, n);
+    each(k, batch, n, work);
+  }
+}
+
+registerKernel('matrixInverse', ([a], [out], params, range) => {
   const { op } = params as unknown as LinalgParams;
-  const n = a!.shape[a!.shape.length - 1]!;
-  const batch = batchOf(a!);
-  grow(n, n);
-  for (let k = 0; k < batch; k++) {
-    load(a!, k, work, n, n);
-    if (luFactor(work, n, pivots) === 0) throw singular(op, k, batch);
+  eachMatrix(a!, out!, a!.shape.length - 2, range, (k, batch, n, work) => {
+    if (luFactor(work, n, n, pivots) === 0) throw singular(op, k, batch);
+    const [, rhs] = grow(n, n);
     rhs.fill(0, 0, n * n);
     for (let i = 0; i < n; i++) rhs[i * n + i] = 1;
     luSolve(work, n, pivots, rhs, n);
-    store(out!, k, rhs, n, n);
-  }
+    storeItem(out!, k, rhs, n * n);
+  });
 });
 
 /** det: outputs [det]; slogdet: [sign, log|det|] (a singular matrix: sign 0, log|det| -inf, as NumPy). */
-registerKernel('determinant', ([a], outs, params) => {
+registerKernel('determinant', ([a], outs, params, range) => {
   const { logarithm } = params as unknown as LinalgParams & { readonly logarithm: boolean };
-  const n = a!.shape[a!.shape.length - 1]!;
-  const batch = batchOf(a!);
-  grow(n, 1);
-  for (let k = 0; k < batch; k++) {
-    load(a!, k, work, n, n);
-    const sign = n === 0 ? 1 : luFactor(work, n, pivots);
+  eachMatrix(a!, outs[0]!, a!.shape.length - 2, range, (k, _batch, n, work) => {
+    const sign = n === 0 ? 1 : luFactor(work, n, n, pivots);
     if (!logarithm) {
       let d = sign;
       if (sign !== 0) for (let i = 0; i < n; i++) d *= work[i * n + i]!;
       outs[0]!.data[outs[0]!.offset + k] = d;
-      continue;
+      return;
     }
     let s = sign;
     let log = sign === 0 ? -Infinity : 0;
@@ -250,21 +247,17 @@ registerKernel('determinant', ([a], outs, params) => {
     }
     outs[0]!.data[outs[0]!.offset + k] = s;
     outs[1]!.data[outs[1]!.offset + k] = log;
-  }
+  });
 });
 
-registerKernel('cholesky', ([a], [out], params) => {
+registerKernel('cholesky', ([a], [out], params, range) => {
   const { op, lower } = params as unknown as CholeskyParams;
-  const n = a!.shape[a!.shape.length - 1]!;
-  const batch = batchOf(a!);
-  grow(n, n);
-  for (let k = 0; k < batch; k++) {
-    load(a!, k, work, n, n);
+  eachMatrix(a!, out!, a!.shape.length - 2, range, (k, batch, n, work) => {
     // The upper factor U = L^T of A: read A's upper triangle as L's lower one.
     if (!lower) for (let i = 0; i < n; i++) for (let j = 0; j < i; j++) work[i * n + j] = work[j * n + i]!;
     const bad = choleskyFactor(work, n);
     if (bad >= 0) throw new LinalgError(`${op}: the matrix${batch > 1 ? ` at batch index ${k}` : ''} is not positive definite (the pivot of column ${bad} is not positive)`);
     if (!lower) for (let i = 0; i < n; i++) for (let j = 0; j < i; j++) [work[i * n + j], work[j * n + i]] = [0, work[i * n + j]!];
-    store(out!, k, work, n, n);
-  }
+    storeItem(out!, k, work, n * n);
+  });
 });

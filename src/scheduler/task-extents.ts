@@ -45,7 +45,8 @@ const sameShape = (a: readonly number[], b: readonly number[]): boolean => a.len
 /**
  * Hands `visit` what task `task` of `call` may touch, by the contract of its split: a chunk of
  * elements touches only its flat elements [start, end) of every view shaped like output 0 (when
- * that view is contiguous, else all of it); a chunk of rows writes only its rows of output 0; a
+ * that view is contiguous, else all of it); a chunk of rows writes only its rows of each output
+ * (outputs of a call chunked by rows share their first axis: a batch's); a
  * slab task reads only its slab of input 0 and writes only its row of output 0. Tasks of a call
  * never conflict with each other (their writes are disjoint by the same contract).
  */
@@ -69,7 +70,7 @@ export function visitTaskExtents(
         }
         return visitPart(v, -1, 0, 0, to);
       case 'rows':
-        return write && index === 0 && v.shape.length > 0 ? visitPart(v, 0, task.start, task.end, to) : visitPart(v, -1, 0, 0, to);
+        return write && v.shape.length > 0 ? visitPart(v, 0, task.start, task.end, to) : visitPart(v, -1, 0, 0, to);
       case 'slabs': {
         if (index !== 0) return visitPart(v, -1, 0, 0, to);
         if (write) return visitPart(v, 0, task.start, task.start + 1, to);

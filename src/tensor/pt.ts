@@ -23,9 +23,13 @@ export { get, setSubtensor, incSubtensor, take } from './shape/indexing.js';
 export { nonzero } from './shape/nonzero.js';
 export { dot, matmul, outer } from './linalg/linalg.js';
 import { cholesky, choSolve, det, inv, slogdet, solve, solveTriangular } from './linalg/dense.js';
-/** pt.linalg: the functions only (their op classes stay in tensor/linalg/dense.ts). */
-export const linalg = Object.freeze({ inv, det, slogdet, solve, solveTriangular, cholesky, choSolve });
+import { eigh, expm, lu, qr, svd } from './linalg/decompositions.js';
+import { kron, lstsq, matrixPower, norm, pinv } from './linalg/matrix-functions.js';
+/** pt.linalg: the functions only (their op classes stay in tensor/linalg/dense.ts, decompositions.ts and matrix-functions.ts). */
+export const linalg = Object.freeze({ inv, det, slogdet, solve, solveTriangular, cholesky, choSolve, eigh, svd, qr, lu, pinv, lstsq, norm, matrixPower, expm, kron });
 export type { SolveOptions, SolveTriangularOptions } from './linalg/dense.js';
+export type { QrMode, QrOptions, SvdOptions } from './linalg/decompositions.js';
+export type { NormOptions } from './linalg/matrix-functions.js';
 export { softmax, logSoftmax, relu } from './nnet/nnet.js';
 export { categoricalCrossentropy, binaryCrossentropy } from './nnet/crossentropy.js';
 export { conv2d, type Conv2dOptions } from './nnet/conv.js';

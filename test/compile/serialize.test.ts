@@ -237,6 +237,16 @@ t.test('pt.linalg: the dense square ops and their gradients', async (t) => {
   await roundTrip(t, [...outs, ...grads], new Map<TV, unknown>([[a, r.normal([3, 3])], [b, r.normal([3])]]));
 });
 
+t.test('pt.linalg: the decompositions and matrix functions, and their gradients', async (t) => {
+  const a = pt.matrix('a');
+  const b = pt.vector('b');
+  const la = pt.linalg;
+  const spd = a.matmul(a.T).add(pt.eye(3).mul(3));
+  const outs: TV[] = [...la.qr(a), la.qr(a, { mode: 'r' }), ...la.eigh(spd), ...la.svd(a, { fullMatrices: false }), la.svd(a, { computeUv: false }), ...la.lu(a), la.expm(a), la.pinv(a), la.lstsq(a, b)[0], la.norm(a, { ord: 'nuc' }), la.matrixPower(a, 3), la.kron(a, a)];
+  const grads = weft.grad(outs.map((o) => pt.sqr(o).sum()).reduce((s, o) => s.add(o)), [a, b]) as TV[];
+  await roundTrip(t, [...outs, ...grads], new Map<TV, unknown>([[a, r.normal([3, 3])], [b, r.normal([3])]]));
+});
+
 t.test('convolution, pooling and masks, with their gradients', async (t) => {
   const x = pt.tensor4('x');
   const w = pt.tensor4('w');

@@ -6,39 +6,15 @@
 // and not positive definite inputs (the pool usable after them).
 import t from 'tap';
 import { pt, rng, throwsExactly, weft } from '../helpers.js';
+import { eye, matrices, mm, spd as spdOf, T, wellConditioned as wellConditionedOf, worst } from './matrices.js';
 
 type TV = weft.pt.TensorVariable;
 type NdArray = weft.NdArray;
 const la = pt.linalg;
 const r = rng(1515);
 
-/** Plain nested matrices of a [..., n, m] array (batch flattened). */
-function matrices(a: NdArray): number[][][] {
-  const [n, m] = a.shape.slice(-2) as [number, number];
-  const count = a.data.length / (n * m);
-  return Array.from({ length: count }, (_, b) => Array.from({ length: n }, (_, i) => Array.from({ length: m }, (_, j) => Number(a.data[b * n * m + i * m + j]))));
-}
-const mm = (a: number[][], b: number[][]): number[][] => a.map((row) => b[0]!.map((_, j) => row.reduce((s, v, k) => s + v * b[k]![j]!, 0)));
-const T = (a: number[][]): number[][] => a[0]!.map((_, j) => a.map((row) => row[j]!));
-const worst = (a: number[][], b: number[][]): number => Math.max(...a.flatMap((row, i) => row.map((v, j) => Math.abs(v - b[i]![j]!))));
-const eye = (n: number): number[][] => Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => (i === j ? 1 : 0)));
-
-/** A well-conditioned batch: random plus n on the diagonal. */
-function wellConditioned(shape: number[], dtype: 'float32' | 'float64' = 'float64'): NdArray {
-  const a = r.normal(shape, { dtype });
-  const n = shape[shape.length - 1]!;
-  for (let k = 0; k < a.data.length; k++) if (Math.floor(k / n) % n === k % n) a.data[k] = Number(a.data[k]) + n;
-  return a;
-}
-
-/** A symmetric positive definite batch: x x^T + n I. */
-function spd(shape: number[]): NdArray {
-  const x = matrices(r.normal(shape));
-  const n = shape[shape.length - 1]!;
-  const out = weft.ndarray(new Float64Array(x.length * n * n), shape);
-  x.forEach((m, b) => mm(m, T(m)).forEach((row, i) => row.forEach((v, j) => (out.data[b * n * n + i * n + j] = v + (i === j ? n : 0)))));
-  return out;
-}
+const wellConditioned = (shape: number[], dtype: 'float32' | 'float64' = 'float64'): NdArray => wellConditionedOf(r, shape, dtype);
+const spd = (shape: number[]): NdArray => spdOf(r, shape);
 
 t.test('values by their identities: a inv(a) = I, a solve(a, b) = b, L L^T = a, T x = b; det and slogdet', async (t) => {
   const a = pt.tensor3('a');
@@ -147,6 +123,27 @@ t.test('inferShape; the same bits on 2 workers', async (t) => {
   x.forEach((v, k) => t.ok(v.data.every((e, i) => Object.is(e, y[k]!.data[i])), `output ${k}: equal bits`));
 });
 
+t.test('a batch is cut into tasks of whole matrices: the same bits as on the calling thread, several tasks per op, errors name the batch index', async (t) => {
+  const a = pt.tensor3('a');
+  const b = pt.tensor3('b');
+  const av = wellConditioned([400, 16, 16]);
+  const bv = r.normal([400, 16, 4]);
+  const outs = [la.inv(a), la.det(a), ...la.slogdet(a), la.solve(a, b), la.solveTriangular(a, b, { lower: true }), la.cholesky(a.matmul(pt.swapaxes(a, 1, 2)))];
+  const pool = weft.createPool({ workers: 2 });
+  t.teardown(() => pool.close());
+  const x = (await (await weft.compile([a, b], outs, { workers: 0 }))(av, bv)) as NdArray[];
+  const fn = await weft.compile([a, b], outs, { pool, profile: true });
+  const y = (await fn(av, bv)) as NdArray[];
+  x.forEach((v, k) => t.ok(v.data.every((e, i) => Object.is(e, y[k]!.data[i])), `output ${k}: equal bits`));
+  const tasksOf = (name: string): number => fn.profile!.events.filter((e) => e.node.op.constructor.name === name).length;
+  for (const name of ['MatrixInverse', 'Det', 'Solve', 'SolveTriangular', 'Cholesky']) t.ok(tasksOf(name) > (name === 'Det' ? 2 : 1), `${name}: ${tasksOf(name)} tasks`);
+  const bad = weft.ndarray(Float64Array.from(av.data), av.shape);
+  for (let k = 0; k < 16 * 16; k++) bad.data[37 * 256 + k] = k % 16 === 0 ? 1 : 0;
+  const invs = await weft.compile([a], la.inv(a), { pool });
+  await t.rejects(invs(bad), { message: /^inv: the matrix at batch index 37 is singular/ });
+  t.ok(((await invs(av)) as NdArray).data.every((e, i) => Object.is(e, x[0]!.data[i])), 'the pool computes after the error');
+});
+
 t.test('bad input: the exact errors, and the pool usable after them', async (t) => {
   await throwsExactly(t, () => la.inv(pt.tensor({ name: 'w', shape: [3, 4] })), RangeError, 'inv: the matrix w (TensorType(float64, (3, 4))) is not square');
   await throwsExactly(t, () => la.det(pt.vector('v')), TypeError, 'det: expected a matrix or a batch of matrices (at least 2 axes), got v (TensorType(float64, (?,)))');
@@ -192,6 +189,16 @@ t.test('rewrites (PyTensor\'s): inv_as_solve, and log(det) through slogdet (fini
   t.ok(Math.abs(((await logdet(big)) as NdArray).data[0]! - 200 * Math.log(100)) < 1e-9, 'log det of 100 I (200 x 200) = 921.03, where det overflows');
   t.ok(Number.isNaN(((await logdet([[0, 1], [1, 0]])) as NdArray).data[0]!), 'a negative determinant: NaN, as log(det)');
   t.equal(((await logdet([[1, 2], [2, 4]])) as NdArray).data[0], -Infinity, 'a singular matrix: -inf, as log(0)');
+  // local_det_chol: det(a) from the Cholesky factor the graph computes anyway.
+  const s3 = pt.tensor3('s3');
+  const both = await weft.compile([s3], [la.det(s3), la.cholesky(s3)]);
+  t.notOk(names(both).includes('Det'), `det(a) beside cholesky(a): no Det left (${names(both).join(', ')})`);
+  const sv = spd([2, 4, 4]);
+  const plain = await weft.compile([s3], la.det(s3));
+  t.ok(names(plain).includes('Det'), 'det(a) alone stays a Det');
+  const [d] = (await both(sv)) as NdArray[];
+  const e = (await plain(sv)) as NdArray;
+  t.ok(Array.from(d!.data).every((v, i) => Math.abs(v - e.data[i]!) < 1e-12 * Math.abs(e.data[i]!)), 'the same determinants');
 });
 
 t.teardown(() => weft.shutdown());

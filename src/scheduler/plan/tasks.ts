@@ -18,8 +18,9 @@ export const PRODUCT_TASK_WORK = 1 << 21;
  */
 const PRODUCT_MIN_UNITS = 64;
 
-/** A call's work: multiply-adds for a product (its contracted axes), else the most elements it touches. */
+/** A call's work: as its kernel call says, multiply-adds for a product (its contracted axes), else the most elements it touches. */
 function workOf(call: KernelCall, ins: readonly ViewDescriptor[], outs: readonly ViewDescriptor[]): number {
+  if (call.work !== undefined) return call.work;
   if (call.contracted) {
     // Multiply-adds: each output element sums over the contracted lengths of one factor.
     const a = ins[call.contracted.input]!;

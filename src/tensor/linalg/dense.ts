@@ -6,12 +6,12 @@
 // formula (2016); ops that read one triangle fold their gradient into it.
 import { Apply } from '../../graph/apply.js';
 import { disconnected, isDisconnected } from '../../graph/gradient.js';
-import type { KernelCall, SymbolicShape } from '../../graph/op.js';
+import type { KernelCall, KernelContext, SymbolicShape } from '../../graph/op.js';
 import type { KernelParams } from '../../kernels/registry.js';
 import { registerOpCodec } from '../../graph/op-codecs.js';
 import { propKinds } from '../../graph/prop-kinds.js';
 import type { Variable } from '../../graph/variable.js';
-import type { TensorView } from '../../kernels/view.js';
+import { sizeOf, type TensorView } from '../../kernels/view.js';
 import { asTensorVariable } from '../core/as-tensor.js';
 import { upcast, upgradeToFloat } from '../core/dtype.js';
 import { shapeText } from '../core/ndarray.js';
@@ -22,41 +22,64 @@ import { add, mul, neg, sub } from '../elemwise/math.js';
 import { sum } from '../elemwise/reduce.js';
 import { swapaxes } from '../shape/axes.js';
 import { dimshuffle } from '../shape/dimshuffle.js';
+import { eye } from '../shape/creation.js';
 import { tril, triu } from '../shape/masks.js';
+import { shapeOf } from '../shape/shape.js';
 import { matmul } from './linalg.js';
 
 /** The last two axes swapped (the transpose of each matrix of a batch). */
 export const mT = (x: TensorVariable): TensorVariable => swapaxes(x, -2, -1);
 
 /** x with new axes of length 1 at the end (a batch of scalars or vectors against matrices). */
-function padRight(x: TensorVariable, count: number): TensorVariable {
+export function padRight(x: TensorVariable, count: number): TensorVariable {
   return dimshuffle(x, [...[...Array(x.ndim).keys()], ...Array<'x'>(count).fill('x')]);
 }
 
 /** The gradient of a function that reads one triangle of A (and so A symmetric), from its gradient g for a full A. */
-function foldIntoTriangle(g: TensorVariable, lower: boolean): TensorVariable {
+export function foldIntoTriangle(g: TensorVariable, lower: boolean): TensorVariable {
   const both = add(g, mT(g));
   // The diagonal was counted twice.
   return sub(lower ? tril(both) : triu(both), tril(triu(g)));
 }
 
-/** A square matrix or a batch of them, checked where the static shape says. */
-function squareInput(op: string, x: unknown): TensorVariable {
+/** A matrix or a batch of them. */
+export function matrixInput(op: string, x: unknown): TensorVariable {
   const v = asTensorVariable(x as TensorLike);
   if (v.ndim < 2) throw new TypeError(`${op}: expected a matrix or a batch of matrices (at least 2 axes), got ${v} (${v.type})`);
+  return v;
+}
+
+/** The symmetric matrix a function reading one triangle of dA sees: that triangle mirrored. */
+export function symmetricFromTriangle(dA: TensorVariable, lower: boolean): TensorVariable {
+  return lower ? add(tril(dA), mT(tril(dA, -1))) : add(triu(dA), mT(triu(dA, 1)));
+}
+
+/** The traces of the matrices of a batch. */
+function traces(x: TensorVariable): TensorVariable {
+  return sum(mul(x, eye(shapeOf(x)[x.ndim - 1]!, null, 0, x.dtype)), [x.ndim - 2, x.ndim - 1]);
+}
+
+/** A square matrix or a batch of them, checked where the static shape says. */
+export function squareInput(op: string, x: unknown): TensorVariable {
+  const v = matrixInput(op, x);
   const [r, c] = v.type.shape.slice(-2);
   if (r !== null && c !== null && r !== c) throw new RangeError(`${op}: the matrix ${v} (${v.type}) is not square`);
   return v;
 }
 
-function checkSquare(op: string, shape: readonly number[]): void {
+export function checkSquare(op: string, shape: readonly number[]): void {
   const [r, c] = shape.slice(-2);
   if (r !== c) throw new RangeError(`${op}: the matrix of shape ${shapeText(shape)} is not square`);
 }
 
-const floatOf = (...vs: TensorVariable[]): TensorType['dtype'] => upgradeToFloat(upcast(...vs.map((v) => v.dtype)));
+export const floatOf = (...vs: TensorVariable[]): TensorType['dtype'] => upgradeToFloat(upcast(...vs.map((v) => v.dtype)));
 
-abstract class SquareOp extends TensorOp {
+/**
+ * An op whose kernel walks a batch of matrices: a batched call is cut into tasks of whole
+ * matrices (chunks of the first output's first batch axis), each task's work the multiply-adds
+ * of its matrices, so that planners give a worker about as much factoring as a plain loop task.
+ */
+export abstract class BatchedMatrixOp extends TensorOp {
   protected abstract readonly kernelName: string;
   protected abstract readonly title: string;
 
@@ -64,14 +87,42 @@ abstract class SquareOp extends TensorOp {
     return {};
   }
 
-  override kernel(): KernelCall {
-    return { name: this.kernelName, params: { op: this.title, ...this.kernelParams() }, chunking: { by: 'none' } };
+  /** How many trailing axes of the first output are not batch axes (a matrix: 2, a vector: 1, a scalar: 0). */
+  protected outputItemAxes(): number {
+    return 2;
+  }
+
+  /** Multiply-adds (about) of one matrix of the batch, from the node's input shapes. */
+  protected abstract workPerMatrix(inputs: readonly (readonly number[])[]): number;
+
+  override kernel(node: Apply, context?: KernelContext): KernelCall {
+    const batched = (node.outputs[0]!.type as TensorType).ndim > this.outputItemAxes();
+    const call = { name: this.kernelName, params: { op: this.title, ...this.kernelParams() }, chunking: batched ? ({ by: 'rows' } as const) : ({ by: 'none' } as const) };
+    if (context === undefined) return call;
+    const shapes = context.inputs.map((v) => v.shape);
+    const batch = Math.max(1, ...context.inputs.map((v, i) => sizeOf(v.shape.slice(0, i === 1 && this.vectorRhs() ? -1 : -2))));
+    return { ...call, work: Math.max(1, Math.round(batch * this.workPerMatrix(shapes))) };
+  }
+
+  /** Whether input 1 is a batch of vectors (a right-hand side) rather than of matrices. */
+  protected vectorRhs(): boolean {
+    return false;
   }
 }
 
-export class MatrixInverse extends SquareOp {
+/** The last axis of a shape (a matrix's columns; n of a square one). */
+const lastOf = (shape: readonly number[]): number => shape[shape.length - 1] ?? 1;
+
+/** Columns of a right-hand side (1 for a vector). */
+const rhsColumns = (shape: readonly number[], vector: boolean): number => (vector ? 1 : lastOf(shape));
+
+export class MatrixInverse extends BatchedMatrixOp {
   protected readonly kernelName = 'matrixInverse';
   protected readonly title = 'inv';
+
+  protected workPerMatrix([a]: readonly (readonly number[])[]): number {
+    return lastOf(a!) ** 3;
+  }
 
   override makeNode(x: unknown): Apply {
     const v = squareInput('inv', x);
@@ -91,13 +142,18 @@ export class MatrixInverse extends SquareOp {
     return [neg(matmul(matmul(mT(x!), gz!), mT(x!)))];
   }
 
+  override rop([a]: readonly TensorVariable[], [da]: readonly TensorVariable[]): Variable[] {
+    const x = inv(a!);
+    return [neg(matmul(matmul(x, da!), x))];
+  }
+
   override toString(): string {
     return 'MatrixInverse';
   }
 }
 
 /** det (one output) or slogdet (sign and log|det|, as NumPy's), over the batch. */
-export class Det extends SquareOp {
+export class Det extends BatchedMatrixOp {
   static override readonly props = ['logarithm'] as const;
   static override readonly propKinds = { logarithm: propKinds.boolean() };
   protected readonly kernelName = 'determinant';
@@ -108,6 +164,14 @@ export class Det extends SquareOp {
 
   protected get title(): string {
     return this.logarithm ? 'slogdet' : 'det';
+  }
+
+  protected override outputItemAxes(): number {
+    return 0;
+  }
+
+  protected workPerMatrix([a]: readonly (readonly number[])[]): number {
+    return lastOf(a!) ** 3 / 3;
   }
 
   protected override kernelParams(): KernelParams {
@@ -143,6 +207,12 @@ export class Det extends SquareOp {
     return this.logarithm ? [[false, true]] : [[true]];
   }
 
+  override rop([a]: readonly TensorVariable[], [da]: readonly TensorVariable[]): Variable[] {
+    // d log|det A| = tr(A^-1 dA); d det A = det A tr(A^-1 dA); the sign does not move.
+    const dlog = traces(solve(a!, da!));
+    return this.logarithm ? [disconnected(), dlog] : [mul(det(a!), dlog)];
+  }
+
   override toString(): string {
     return this.logarithm ? 'SLogDet' : 'Det';
   }
@@ -154,11 +224,24 @@ type Assume = 'gen' | 'sym' | 'pos';
  * solve(a, b): x with a x = b, b a matrix [..., n, k] or (bVector) a vector [..., n]. For
  * assumeA 'sym' or 'pos', a is read from one triangle (lower or upper) and taken as symmetric.
  */
-export class Solve extends SquareOp {
+export class Solve extends BatchedMatrixOp {
   static override readonly props = ['assumeA', 'lower', 'bVector'] as const;
   static override readonly propKinds = { assumeA: propKinds.oneOf<Assume>(['gen', 'sym', 'pos']), lower: propKinds.boolean(), bVector: propKinds.boolean() };
   protected readonly kernelName = 'luSolve';
   protected readonly title = 'solve';
+
+  protected override outputItemAxes(): number {
+    return this.bVector ? 1 : 2;
+  }
+
+  protected override vectorRhs(): boolean {
+    return this.bVector;
+  }
+
+  protected workPerMatrix([a, b]: readonly (readonly number[])[]): number {
+    const n = lastOf(a!);
+    return n ** 3 / 3 + n * n * rhsColumns(b!, this.bVector);
+  }
 
   constructor(
     readonly assumeA: Assume,
@@ -196,17 +279,36 @@ export class Solve extends SquareOp {
     return [this.assumeA === 'gen' ? ga : foldIntoTriangle(ga, this.lower), gb];
   }
 
+  override rop([a, b]: readonly TensorVariable[], [da, db]: readonly TensorVariable[]): Variable[] {
+    // a x = b: dx = a^-1 (db - da x), da as the op reads it.
+    const x = this.call(a!, b!) as TensorVariable;
+    const dA = this.assumeA === 'gen' ? da! : symmetricFromTriangle(da!, this.lower);
+    return [this.call(a!, sub(db!, productWith(dA, x, this.bVector))) as TensorVariable];
+  }
+
   override toString(): string {
     return this.assumeA === 'gen' ? 'Solve' : `Solve{${this.assumeA}, ${this.lower ? 'lower' : 'upper'}}`;
   }
 }
 
 /** solveTriangular(a, b): x with op(a) x = b, a lower or upper triangular (only that triangle is read), op(a) = a or a^T. */
-export class SolveTriangular extends SquareOp {
+export class SolveTriangular extends BatchedMatrixOp {
   static override readonly props = ['lower', 'transposed', 'unitDiagonal', 'bVector'] as const;
   static override readonly propKinds = { lower: propKinds.boolean(), transposed: propKinds.boolean(), unitDiagonal: propKinds.boolean(), bVector: propKinds.boolean() };
   protected readonly kernelName = 'triangularSolve';
   protected readonly title = 'solveTriangular';
+
+  protected override outputItemAxes(): number {
+    return this.bVector ? 1 : 2;
+  }
+
+  protected override vectorRhs(): boolean {
+    return this.bVector;
+  }
+
+  protected workPerMatrix([a, b]: readonly (readonly number[])[]): number {
+    return (lastOf(a!) ** 2 * rhsColumns(b!, this.bVector)) / 2;
+  }
 
   constructor(
     readonly lower: boolean,
@@ -247,17 +349,28 @@ export class SolveTriangular extends SquareOp {
     return [kept, gb];
   }
 
+  override rop([a, b]: readonly TensorVariable[], [da, db]: readonly TensorVariable[]): Variable[] {
+    // op(T) x = b: dx = op(T)^-1 (db - op(dT) x), dT the triangle read (no diagonal when it is taken as ones).
+    const x = this.call(a!, b!) as TensorVariable;
+    const dT = this.lower ? tril(da!, this.unitDiagonal ? -1 : 0) : triu(da!, this.unitDiagonal ? 1 : 0);
+    return [this.call(a!, sub(db!, productWith(this.transposed ? mT(dT) : dT, x, this.bVector))) as TensorVariable];
+  }
+
   override toString(): string {
     return `SolveTriangular{${this.lower ? 'lower' : 'upper'}${this.transposed ? ', transposed' : ''}${this.unitDiagonal ? ', unit diagonal' : ''}}`;
   }
 }
 
 /** The Cholesky factor (lower L with a = L L^T, or upper U = L^T), reading that triangle of a. */
-export class Cholesky extends SquareOp {
+export class Cholesky extends BatchedMatrixOp {
   static override readonly props = ['lower'] as const;
   static override readonly propKinds = { lower: propKinds.boolean() };
   protected readonly kernelName = 'cholesky';
   protected readonly title = 'cholesky';
+
+  protected workPerMatrix([a]: readonly (readonly number[])[]): number {
+    return lastOf(a!) ** 3 / 6;
+  }
 
   constructor(readonly lower: boolean) {
     super();
@@ -293,9 +406,26 @@ export class Cholesky extends SquareOp {
     return [foldIntoTriangle(s, this.lower)];
   }
 
+  override rop([a]: readonly TensorVariable[], [da]: readonly TensorVariable[]): Variable[] {
+    // A = L L^T: dL = L phi(L^-1 dA L^-T), phi the lower triangle with the diagonal halved.
+    const factor = this.call(a!) as TensorVariable;
+    const L = this.lower ? factor : mT(factor);
+    const dA = symmetricFromTriangle(da!, this.lower);
+    const left = new SolveTriangular(true, false, false, false).call(L, dA) as TensorVariable; // L^-1 dA
+    const inner = mT(new SolveTriangular(true, false, false, false).call(L, mT(left)) as TensorVariable); // L^-1 dA L^-T
+    const dL = matmul(L, sub(tril(inner), mul(tril(triu(inner)), 0.5)));
+    return [this.lower ? dL : mT(dL)];
+  }
+
   override toString(): string {
     return `Cholesky{${this.lower ? 'lower' : 'upper'}}`;
   }
+}
+
+/** m x for each matrix of the batch (x a matrix, or a vector per matrix). */
+function productWith(m: TensorVariable, x: TensorVariable, vector: boolean): TensorVariable {
+  if (!vector) return matmul(m, x);
+  return sum(mul(m, dimshuffle(x, [...[...Array(x.ndim - 1).keys()], 'x', x.ndim - 1])), -1);
 }
 
 /** gb x^T for each matrix (or vector) of the batch. */

@@ -1,12 +1,16 @@
 // Linear-algebra rewrites (PyTensor's): a product with an inverse is a solve (inv_as_solve), and
 // log(det(a)) is slogdet's log|det| where the determinant is not negative (log_det_as_slogdet),
-// which stays finite when the determinant itself would overflow or underflow.
+// which stays finite when the determinant itself would overflow or underflow; the determinant of
+// a matrix whose Cholesky factor the graph computes anyway is the factor's squared diagonal
+// product (local_det_chol).
 import { registerStabilize } from '../../graph/rewriting/optdb.js';
 import { nodeRewriter } from '../../graph/rewriting/rewriter.js';
 import type { TensorVariable } from '../core/variable.js';
 import { Elemwise } from '../elemwise/elemwise.js';
-import { lt, where } from '../elemwise/math.js';
-import { Det, MatrixInverse, mT, slogdet, solve } from '../linalg/dense.js';
+import { lt, sqr, where } from '../elemwise/math.js';
+import { Cholesky, Det, MatrixInverse, mT, slogdet, solve } from '../linalg/dense.js';
+import { prod } from '../elemwise/reduce.js';
+import { diagonal } from '../shape/masks.js';
 import { Dot, MatMul } from '../linalg/linalg.js';
 import * as S from '../scalar/catalog.js';
 import { asTypeOf } from './like.js';
@@ -35,6 +39,20 @@ registerStabilize(
     if (!(d.owner?.op instanceof Det) || d.owner.op.logarithm) return false;
     const [sign, logAbs] = slogdet(d.owner.inputs[0] as TensorVariable);
     const fitted = asTypeOf(where(lt(sign, 0), NaN, logAbs), node.outputs[0] as TensorVariable, fg);
+    return fitted ? [fitted] : false;
+  }),
+  'linalg',
+);
+
+/** det(a) -> prod(diag(L))^2 where the graph also computes L = cholesky(a) (PyTensor's local_det_chol). */
+registerStabilize(
+  nodeRewriter('local_det_chol', [Det], (node, fg) => {
+    if ((node.op as Det).logarithm) return false;
+    const a = node.inputs[0]!;
+    const chol = fg.clients(a).find((c) => c.kind === 'apply' && c.node.op instanceof Cholesky);
+    if (chol === undefined || chol.kind !== 'apply') return false;
+    const factor = chol.node.outputs[0] as TensorVariable;
+    const fitted = asTypeOf(sqr(prod(diagonal(factor, { axis1: -2, axis2: -1 }), -1)), node.outputs[0] as TensorVariable, fg);
     return fitted ? [fitted] : false;
   }),
   'linalg',
