@@ -1,6 +1,7 @@
 // Op: what a node computes. Its `props` define equality and hashing (equal ops on equal inputs
 // compute equal outputs, so the merge rewrite may fuse them); the methods are Theano's contract:
 // makeNode, perform, inferShape, grad/Lop, rop, connectionPattern, viewMap, destroyMap.
+import type { Expansion } from '../kernels/expansion.js';
 import type { KernelParams } from '../kernels/registry.js';
 import type { TensorView } from '../kernels/view.js';
 import { Apply } from './apply.js';
@@ -66,6 +67,12 @@ export interface KernelCall {
    * cut a plain loop's elements.
    */
   readonly work?: number;
+  /**
+   * The node as a sequence of kernel calls over parts of its arrays and scratch arrays (a
+   * blocked factorization): planners make each step a call of the plan; this call's own kernel
+   * runs the same steps on one thread. Ops give one only when a planner passes a context.
+   */
+  readonly expansion?: Expansion;
   /**
    * Its fast path is a WebAssembly kernel over the pool's memory (float32 products, element-wise
    * programs): its outputs stay in the call's region and are copied out afterwards, rather than

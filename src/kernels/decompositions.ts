@@ -4,7 +4,7 @@
 // partial pivoting as P, L, U, and expm by Pade 13 with scaling and squaring (Higham 2005).
 // Jacobi methods are slower than LAPACK's QR iterations for large n but accurate to a few ulp
 // in every eigenvalue and singular value, small ones included. Work is float64 throughout.
-import { luFactor, luSolve } from './dense-linalg.js';
+import { luFactor, luSolve } from './lu.js';
 import { batchOf, loadMatrix, matricesOf, storeItem, WorkArray } from './matrix-batch.js';
 import { registerKernel } from './registry.js';
 import type { Range, TensorView } from './view.js';

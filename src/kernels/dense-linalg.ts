@@ -3,13 +3,13 @@
 // work array (any layout, float32 included, so results round once), factored there, and its
 // results written out. Factorizations fail on exact zero pivots with the message the op gives
 // ('singular'); a Cholesky of a matrix that is not positive definite says so.
+import { BLOCKED_MIN, choleskySteps, luSolveSteps } from './blocked-linalg.js';
+import { runSteps } from './expansion.js';
+import { LinalgError, luFactor, luSolve } from './lu.js';
 import { registerKernel } from './registry.js';
 import { batchOf, loadMatrix, matricesOf, storeItem, WorkArray } from './matrix-batch.js';
 import { positionOf, sizeOf, type Range, type TensorView } from './view.js';
 
-export class LinalgError extends RangeError {
-  override name = 'LinalgError';
-}
 
 /** The work arrays of this thread. */
 const workArray = new WorkArray();
@@ -19,61 +19,6 @@ let pivots = new Int32Array(0);
 function grow(n: number, m: number): [Float64Array, Float64Array, Int32Array] {
   if (pivots.length < n) pivots = new Int32Array(n);
   return [workArray.get(n * n), rhsArray.get(n * m), pivots];
-}
-
-/**
- * LU factorization with partial pivoting of the m x n row-major `a`, in place (L's multipliers
- * below the diagonal, U on and above); `piv[k]` the row swapped with row k, for k < min(m, n).
- * Returns the sign of the permutation, or 0 when a pivot is exactly 0 and `stopAtZero` (a
- * singular square matrix); without it a zero column is skipped (no swap, no elimination), as
- * LAPACK's getrf does.
- */
-export function luFactor(a: Float64Array, m: number, n: number, piv: Int32Array, stopAtZero = true): number {
-  let sign = 1;
-  for (let k = 0; k < Math.min(m, n); k++) {
-    let p = k;
-    let best = Math.abs(a[k * n + k]!);
-    for (let i = k + 1; i < m; i++) {
-      const v = Math.abs(a[i * n + k]!);
-      if (v > best) [best, p] = [v, i];
-    }
-    piv[k] = p;
-    if (best === 0 || best !== best) {
-      if (stopAtZero) return 0;
-      continue;
-    }
-    if (p !== k) {
-      sign = -sign;
-      for (let j = 0; j < n; j++) [a[k * n + j], a[p * n + j]] = [a[p * n + j]!, a[k * n + j]!];
-    }
-    const d = a[k * n + k]!;
-    for (let i = k + 1; i < m; i++) {
-      const f = (a[i * n + k]! /= d);
-      if (f === 0) continue;
-      for (let j = k + 1; j < n; j++) a[i * n + j]! -= f * a[k * n + j]!;
-    }
-  }
-  return sign;
-}
-
-/** Solves (LU) X = P B for the n x m row-major `b`, in place. */
-export function luSolve(a: Float64Array, n: number, piv: Int32Array, b: Float64Array, m: number): void {
-  for (let k = 0; k < n; k++) {
-    const p = piv[k]!;
-    if (p !== k) for (let j = 0; j < m; j++) [b[k * m + j], b[p * m + j]] = [b[p * m + j]!, b[k * m + j]!];
-  }
-  for (let i = 0; i < n; i++) for (let k = 0; k < i; k++) {
-    const f = a[i * n + k]!;
-    if (f !== 0) for (let j = 0; j < m; j++) b[i * m + j]! -= f * b[k * m + j]!;
-  }
-  for (let i = n - 1; i >= 0; i--) {
-    for (let k = i + 1; k < n; k++) {
-      const f = a[i * n + k]!;
-      if (f !== 0) for (let j = 0; j < m; j++) b[i * m + j]! -= f * b[k * m + j]!;
-    }
-    const d = a[i * n + i]!;
-    for (let j = 0; j < m; j++) b[i * m + j]! /= d;
-  }
 }
 
 /** Solves T X = B (T lower or upper triangular n x n, or its transpose), B n x m, in place. */
@@ -177,12 +122,41 @@ function eachSystem(
 
 registerKernel('luSolve', (ins, [out], params, range) => {
   const { op, vector, triangle } = params as unknown as LinalgParams & { readonly vector: boolean; readonly triangle: 'all' | 'lower' | 'upper' };
+  const n = ins[0]!.shape[ins[0]!.shape.length - 1]!;
+  // Large matrices are factored blocked, as planners run them (the same steps, so the same bits).
+  if (n >= BLOCKED_MIN) return eachBlocked(ins[0]!, ins[1]!, out!, vector, range, (k, a, b, x) => runSteps(luSolveSteps(n, vector ? 1 : b.shape[1]!, vector, triangle, op), [a, b], [x]));
   eachSystem(ins, out!, vector, range, (k, batch, n, m, work, rhs) => {
     symmetrize(work, n, triangle);
     if (luFactor(work, n, n, pivots) === 0) throw singular(op, k, batch);
     luSolve(work, n, pivots, rhs, m);
   });
 });
+
+/** Matrix k of a view, and its last two axes (a vector's last one), as a view of its own. */
+function itemView(v: TensorView, k: number, axes: 1 | 2): TensorView {
+  const nd = v.shape.length;
+  const lanes = sizeOf(v.shape.slice(0, nd - axes));
+  return { data: v.data, offset: positionOf(v.shape, v.stride, v.offset, k % lanes, nd - axes), shape: v.shape.slice(nd - axes), stride: v.stride.slice(nd - axes) };
+}
+
+/**
+ * For each system of the batch that `range` covers, `each(k, a, b, x)` with matrix k of a (or the
+ * one matrix), its right-hand side in b (none for cholesky) and its result's part of out; a
+ * factorization error names the batch index when there is a batch.
+ */
+function eachBlocked(a: TensorView, b: TensorView | undefined, out: TensorView, vector: boolean, range: Range | undefined, each: (k: number, a: TensorView, b: TensorView, x: TensorView) => void): void {
+  const outAxes = vector ? 1 : 2;
+  const batch = sizeOf(out.shape.slice(0, out.shape.length - outAxes));
+  const { start, end } = matricesOf(batch, out.shape.length > outAxes ? out.shape[0]! : 1, range);
+  for (let k = start; k < end; k++) {
+    try {
+      each(k, itemView(a, k, 2), b ? itemView(b, k, outAxes) : a, itemView(out, k, outAxes));
+    } catch (e) {
+      if (e instanceof LinalgError && batch > 1) throw new LinalgError(e.message.replace('the matrix', `the matrix at batch index ${k}`));
+      throw e;
+    }
+  }
+}
 
 /** Right-hand side k: a matrix of b, or (vector) the vector k of b's leading axes. */
 function loadRhs(b: TensorView, k: number, dst: Float64Array, n: number, m: number, vector: boolean): void {
@@ -252,6 +226,8 @@ registerKernel('determinant', ([a], outs, params, range) => {
 
 registerKernel('cholesky', ([a], [out], params, range) => {
   const { op, lower } = params as unknown as CholeskyParams;
+  const n = a!.shape[a!.shape.length - 1]!;
+  if (n >= BLOCKED_MIN) return eachBlocked(a!, undefined, out!, false, range, (_k, m, _b, x) => runSteps(choleskySteps(n, lower, op), [m], [x]));
   eachMatrix(a!, out!, a!.shape.length - 2, range, (k, batch, n, work) => {
     // The upper factor U = L^T of A: read A's upper triangle as L's lower one.
     if (!lower) for (let i = 0; i < n; i++) for (let j = 0; j < i; j++) work[i * n + j] = work[j * n + i]!;

@@ -144,6 +144,51 @@ t.test('a batch is cut into tasks of whole matrices: the same bits as on the cal
   t.ok(((await invs(av)) as NdArray).data.every((e, i) => Object.is(e, x[0]!.data[i])), 'the pool computes after the error');
 });
 
+t.test('one large matrix is factored blocked: panels, then the trailing columns and update cut into tasks on every worker; the same bits on the calling thread', async (t) => {
+  // 300 = 4 blocks of 64 and one of 44: blocked (at least 256), with a partial last block.
+  const n = 300;
+  const a = pt.matrix('a');
+  const b = pt.vector('b');
+  const c = pt.matrix('c');
+  const av = wellConditioned([n, n]);
+  const bv = r.normal([n]);
+  const cv = r.normal([n, 3]);
+  const sv = spd([n, n]);
+  const outs = [la.solve(a, b), la.solve(a, c), la.solve(a, b, { assumeA: 'pos', lower: true }), la.cholesky(a), la.cholesky(a, { lower: false })];
+  const pool = weft.createPool({ workers: 2 });
+  t.teardown(() => pool.close());
+  const fn = await weft.compile([a, b, c], outs, { pool, profile: true });
+  const onPool = (await fn(av, bv, cv)) as NdArray[];
+  const inline = (await (await weft.compile([a, b, c], outs, { workers: 0 }))(av, bv, cv)) as NdArray[];
+  const debug = (await (await weft.compile([a, b, c], outs, { mode: 'DebugMode' }))(av, bv, cv)) as NdArray[];
+  onPool.slice(0, 2).forEach((x, k) => t.ok(x.data.every((e, i) => Object.is(e, inline[k]!.data[i]) && Object.is(e, debug[k]!.data[i])), `solve ${k}: equal bits on 2 workers, on the calling thread and in DebugMode`));
+  const A = matrices(av)[0]!;
+  t.ok(worst(mm(A, T([Array.from(onPool[0]!.data)])), T([Array.from(bv.data)])) < 1e-11, 'a x = b');
+  t.ok(worst(mm(A, matrices(onPool[1]!)[0]!), matrices(cv)[0]!) < 1e-11, 'a X = C');
+  const spdFn = await weft.compile([a, b], [la.cholesky(a), la.cholesky(a, { lower: false }), la.solve(a, b, { assumeA: 'pos', lower: true })], { pool, profile: true });
+  const [L, U, xs] = (await spdFn(sv, bv)) as NdArray[];
+  const S = matrices(sv)[0]!;
+  t.ok(worst(mm(matrices(L!)[0]!, T(matrices(L!)[0]!)), S) < 1e-10 && matrices(L!)[0]!.every((row, i) => row.every((e, j) => j <= i || e === 0)), 'L L^T = a, L lower');
+  t.ok(worst(matrices(U!)[0]!, T(matrices(L!)[0]!)) === 0, 'U = L^T exactly');
+  t.ok(worst(mm(S, T([Array.from(xs!.data)])), T([Array.from(bv.data)])) < 1e-10, "solve with assumeA 'pos'");
+  const inlineSpd = (await (await weft.compile([a, b], [la.cholesky(a), la.cholesky(a, { lower: false }), la.solve(a, b, { assumeA: 'pos', lower: true })], { workers: 0 }))(sv, bv)) as NdArray[];
+  [L, U, xs].forEach((x, k) => t.ok(x!.data.every((e, i) => Object.is(e, inlineSpd[k]!.data[i])), `spd output ${k}: equal bits on the calling thread`));
+  const tasks = spdFn.profile!.events.filter((e) => e.node.op.constructor.name === 'Cholesky');
+  const threads = new Set(tasks.map((e) => e.thread));
+  t.ok(tasks.length > 20, `cholesky: ${tasks.length} tasks (panels, row solves, updates)`);
+  t.ok(threads.size >= 2, `cholesky's tasks ran on ${threads.size} threads`);
+  const singular = weft.ndarray(Float64Array.from(av.data), [n, n]);
+  // A zero column stays exactly zero through the elimination: a zero pivot in block 3.
+  for (let i = 0; i < n; i++) singular.data[i * n + 200] = 0;
+  const sfn = await weft.compile([a, b], la.solve(a, b), { pool });
+  await t.rejects(sfn(singular, bv), { message: /^solve: the matrix is singular/ });
+  const notPd = weft.ndarray(Float64Array.from(sv.data), [n, n]);
+  notPd.data[150 * n + 150] = -1;
+  const cfn = await weft.compile([a], la.cholesky(a), { pool });
+  await t.rejects(cfn(notPd), { message: /^cholesky: the matrix is not positive definite \(the pivot of column 150 is not positive\)/ });
+  t.ok(((await sfn(av, bv)) as NdArray).data.every((e, i) => Object.is(e, onPool[0]!.data[i])), 'the pool computes after the errors');
+});
+
 t.test('bad input: the exact errors, and the pool usable after them', async (t) => {
   await throwsExactly(t, () => la.inv(pt.tensor({ name: 'w', shape: [3, 4] })), RangeError, 'inv: the matrix w (TensorType(float64, (3, 4))) is not square');
   await throwsExactly(t, () => la.det(pt.vector('v')), TypeError, 'det: expected a matrix or a batch of matrices (at least 2 axes), got v (TensorType(float64, (?,)))');

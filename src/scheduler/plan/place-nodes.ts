@@ -6,6 +6,7 @@ import type { Apply } from '../../graph/apply.js';
 import type { FunctionGraph } from '../../graph/fgraph.js';
 import { copiedArguments, NodeError } from '../../graph/node-error.js';
 import { UnknownShapesError, type KernelCall } from '../../graph/op.js';
+import type { Expansion, StepView } from '../../kernels/expansion.js';
 import { isConstant, type Constant, type Variable } from '../../graph/variable.js';
 import { bytesPerElement, STORAGE, type Dtype } from '../../kernels/dtype.js';
 import { contiguousStrides, isContiguous, sizeOf, type TensorView } from '../../kernels/view.js';
@@ -172,6 +173,37 @@ export function placeNodes(fg: FunctionGraph, inputs: readonly NdArray[], host: 
     return true;
   }
   /**
+   * A node given as steps (a blocked factorization): its scratch arrays become buffers of the
+   * node's, each step a call over views of them (relative to their start) and of the node's own
+   * inputs and outputs. The order between steps comes, like any, from the bytes they touch.
+   */
+  function expandSteps(node: Apply, k: number, expansion: Expansion, inViews: readonly number[], outViews: readonly number[], copies: readonly number[]): void {
+    const scratch = expansion.scratch.map((s) => {
+      const view = newScratchArray(s.dtype, s.shape, k);
+      viewBuffer[view]!.readers.add(k);
+      return view;
+    });
+    const viewFor = (v: StepView): number => {
+      if (v.kind === 'input') return inViews[v.index]!;
+      if (v.kind === 'output') return outViews[v.index]!;
+      const base = scratch[v.index]!;
+      views.push({ dtype: views[base]!.dtype, offset: -1, shape: [...v.shape], stride: [...v.stride] });
+      const index = views.length - 1;
+      viewRelative.set(index, { of: base, elements: v.offset });
+      viewBuffer.push(viewBuffer[base]!);
+      return index;
+    };
+    const own: number[] = [...copies];
+    for (const s of expansion.steps) {
+      calls.push({ kernel: s.name, params: s.params, inputs: s.inputs.map(viewFor), outputs: s.outputs.map(viewFor), label: `${node}: ${s.label}`, ...(s.chunking === 'rows' ? { split: { by: 'rows' } } : {}) });
+      callNodes.push(node);
+      kernelCalls.push({ name: s.name, params: s.params, chunking: { by: s.chunking }, work: s.work, ...(s.product ? { contracted: { input: 0 } } : {}) });
+      own.push(calls.length - 1);
+    }
+    callsOfNode.set(k, own);
+  }
+
+  /**
    * For a kernel that asks for contiguous inputs: each input of node `k` whose view is not
    * C-contiguous gets a contiguous copy (a buffer of the node's, a 'copy' call chunked by
    * elements), and `inViews` is pointed at the copies. Returns the copies' calls, in order.
@@ -266,6 +298,7 @@ export function placeNodes(fg: FunctionGraph, inputs: readonly NdArray[], host: 
       // Inputs the kernel wants contiguous and that are not: copied first, by calls of this node.
       const copies = call.contiguousInputs ? contiguousCopies(node, k, inViews) : [];
       if (call.partials && copies.length === 0 && Object.keys(op.destroyMap).length === 0 && expandPartials(node, k, call, inViews, outViews, outShapes)) return;
+      if (call.expansion && Object.keys(op.destroyMap).length === 0) return expandSteps(node, k, call.expansion, inViews, outViews, copies);
       calls.push({
         kernel: call.name,
         params: call.params,

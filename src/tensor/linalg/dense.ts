@@ -11,6 +11,8 @@ import type { KernelParams } from '../../kernels/registry.js';
 import { registerOpCodec } from '../../graph/op-codecs.js';
 import { propKinds } from '../../graph/prop-kinds.js';
 import type { Variable } from '../../graph/variable.js';
+import { BLOCKED_MIN, choleskySteps, luSolveSteps } from '../../kernels/blocked-linalg.js';
+import type { Expansion } from '../../kernels/expansion.js';
 import { sizeOf, type TensorView } from '../../kernels/view.js';
 import { asTensorVariable } from '../core/as-tensor.js';
 import { upcast, upgradeToFloat } from '../core/dtype.js';
@@ -101,7 +103,13 @@ export abstract class BatchedMatrixOp extends TensorOp {
     if (context === undefined) return call;
     const shapes = context.inputs.map((v) => v.shape);
     const batch = Math.max(1, ...context.inputs.map((v, i) => sizeOf(v.shape.slice(0, i === 1 && this.vectorRhs() ? -1 : -2))));
-    return { ...call, work: Math.max(1, Math.round(batch * this.workPerMatrix(shapes))) };
+    const expansion = this.expansionFor(shapes);
+    return { ...call, work: Math.max(1, Math.round(batch * this.workPerMatrix(shapes))), ...(expansion ? { expansion } : {}) };
+  }
+
+  /** The steps of a blocked algorithm for inputs of these shapes, where the op has one and it pays. */
+  protected expansionFor(_shapes: readonly (readonly number[])[]): Expansion | undefined {
+    return undefined;
   }
 
   /** Whether input 1 is a batch of vectors (a right-hand side) rather than of matrices. */
@@ -243,6 +251,12 @@ export class Solve extends BatchedMatrixOp {
     return n ** 3 / 3 + n * n * rhsColumns(b!, this.bVector);
   }
 
+  protected override expansionFor([a, b]: readonly (readonly number[])[]): Expansion | undefined {
+    const n = lastOf(a!);
+    if (a!.length !== 2 || b!.length !== (this.bVector ? 1 : 2) || n < BLOCKED_MIN) return undefined;
+    return luSolveSteps(n, rhsColumns(b!, this.bVector), this.bVector, this.assumeA === 'gen' ? 'all' : this.lower ? 'lower' : 'upper', this.title);
+  }
+
   constructor(
     readonly assumeA: Assume,
     readonly lower: boolean,
@@ -370,6 +384,11 @@ export class Cholesky extends BatchedMatrixOp {
 
   protected workPerMatrix([a]: readonly (readonly number[])[]): number {
     return lastOf(a!) ** 3 / 6;
+  }
+
+  protected override expansionFor([a]: readonly (readonly number[])[]): Expansion | undefined {
+    const n = lastOf(a!);
+    return a!.length === 2 && n >= BLOCKED_MIN ? choleskySteps(n, this.lower, this.title) : undefined;
   }
 
   constructor(readonly lower: boolean) {
