@@ -32,8 +32,31 @@ export {
 export { tolist, wrapTypedArray as ndarray, type NdArray, type NestedArray, type NestedList } from './tensor/core/ndarray.js';
 export { slice, Slice } from './tensor/core/slice.js';
 export { Rng } from './tensor/random/rng.js';
-export { RandomStream, type UniformOptions, type NormalOptions } from './tensor/random/random-stream.js';
-export { RandomVariable, UniformRV, NormalRV, IntegersRV, RandomStateType, randomState, randomStateType } from './tensor/random/random.js';
+export { RandomStream, type UniformOptions, type NormalOptions, type DrawOptions } from './tensor/random/random-stream.js';
+export {
+  RandomVariable,
+  UniformRV,
+  NormalRV,
+  IntegersRV,
+  StandardNormalRV,
+  BernoulliRV,
+  BinomialRV,
+  PoissonRV,
+  GeometricRV,
+  GammaRV,
+  BetaRV,
+  ExponentialRV,
+  LognormalRV,
+  LaplaceRV,
+  LogisticRV,
+  HalfNormalRV,
+  CauchyRV,
+  StudentTRV,
+  RandomStateType,
+  randomState,
+  randomStateType,
+} from './tensor/random/random.js';
+export { VectorRandomVariable, CategoricalRV, MultinomialRV, DirichletRV, MultivariateNormalRV, ChoiceRV, PermutationRV } from './tensor/random/vector-random.js';
 export { TensorOp as Op, TensorOp } from './tensor/core/op.js';
 export { asOp, AsOp, type AsOpSpec, type AsOpFunction } from './tensor/inner/as-op.js';
 export { OpFromGraph, type OpFromGraphOptions, type LopOverride, type RopOverride } from './tensor/inner/op-from-graph.js';

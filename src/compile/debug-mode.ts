@@ -21,7 +21,7 @@ import { copyArray, empty, flatValues, isNdArray, makeNdArray, shapeText, storag
 import { inlineArena, type Arena } from '../workers/arena.js';
 import { intConstant } from '../tensor/shape/shape.js';
 import { TensorType } from '../tensor/core/type.js';
-import { chunkRanges, chunkUnits } from '../scheduler/chunking.js';
+import { chunkedOutput, chunkRanges, chunkUnits } from '../scheduler/chunking.js';
 import { abortedBy } from '../scheduler/planned-executor.js';
 import { Mode, registerModeName, type ModeOptions, type ModeRuntime, type RuntimeContext } from './mode.js';
 
@@ -459,7 +459,7 @@ class DebugRuntime implements ModeRuntime {
         fail(`${who} failed where perform succeeded: ${messageOf(e)}`);
       }
       this.#checkInputsKept(node, k, args, inputs, who);
-      const units = got.length > 0 ? chunkUnits(call.chunking, got[0]!.shape) : 0;
+      const units = got.length > 0 ? chunkUnits(call.chunking, got[chunkedOutput(call.chunking)]!.shape) : 0;
       if (units > 1) {
         const ranges = chunkRanges(units, CHECK_CHUNKS);
         const chunks = ranges.length;

@@ -26,9 +26,9 @@ export type SymbolicShape = readonly Variable[];
  * or not at all.
  */
 export type Chunking =
-  | { readonly by: 'elements'; readonly minUnits?: number }
+  | { readonly by: 'elements'; readonly minUnits?: number; readonly output?: number }
   | { readonly by: 'rows' }
-  | { readonly by: 'lanes'; readonly axis: number }
+  | { readonly by: 'lanes'; readonly axis: number; readonly output?: number }
   | { readonly by: 'none' };
 
 /** The worker implementation of a node: a registered kernel and its (structured-clone-safe) params. */

@@ -7,6 +7,8 @@ import './builtin-core.js';
 import './conv.js';
 import './cumulate.js';
 import './decompositions.js';
+import './distributions.js';
+import './vector-distributions.js';
 import './dense-linalg.js';
 import './im2col.js';
 import './gather.js';

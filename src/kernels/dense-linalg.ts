@@ -44,7 +44,7 @@ function triangularSolve(t: Float64Array, n: number, b: Float64Array, m: number,
  * The Cholesky factor of the symmetric positive definite n x n `a` (its lower triangle is read),
  * in place: lower, zeros above. Returns the first column whose pivot is not positive, or -1.
  */
-function choleskyFactor(a: Float64Array, n: number): number {
+export function choleskyFactor(a: Float64Array, n: number): number {
   for (let j = 0; j < n; j++) {
     let d = a[j * n + j]!;
     for (let k = 0; k < j; k++) d -= a[j * n + k]! * a[j * n + k]!;

@@ -20,6 +20,11 @@ export function chunkUnits(chunking: Chunking, shape: readonly number[]): number
   }
 }
 
+/** The output whose units a chunking counts (a random draw chunks its draws, output 1). */
+export function chunkedOutput(chunking: Chunking): number {
+  return chunking.by === 'elements' || chunking.by === 'lanes' ? (chunking.output ?? 0) : 0;
+}
+
 /**
  * `units` cut into at most `chunks` consecutive ranges of ceil(units / chunks) units each, the
  * last one shorter (so there may be fewer ranges than chunks, and none is empty).

@@ -44,7 +44,8 @@ const sameShape = (a: readonly number[], b: readonly number[]): boolean => a.len
 
 /**
  * Hands `visit` what task `task` of `call` may touch, by the contract of its split: a chunk of
- * elements touches only its flat elements [start, end) of every view shaped like output 0 (when
+ * elements touches only its flat elements [start, end) of every view shaped like the output it
+ * cuts (output 0 unless the split says another) (when
  * that view is contiguous, else all of it); a chunk of rows writes only its rows of each output
  * (outputs of a call chunked by rows share their first axis: a batch's); a
  * slab task reads only its slab of input 0 and writes only its row of output 0. Tasks of a call
@@ -57,7 +58,7 @@ export function visitTaskExtents(
   visit: (write: boolean, lo: number, hi: number) => void,
 ): void {
   const split = task.start < 0 ? undefined : call.split;
-  const out0 = views[call.outputs[0] ?? -1];
+  const out0 = views[call.outputs[split?.by === 'elements' ? (split.output ?? 0) : 0] ?? -1];
   const one = (view: number, write: boolean, index: number): void => {
     const v = views[view]!;
     const to = (lo: number, hi: number): void => visit(write, lo, hi);

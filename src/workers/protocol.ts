@@ -17,12 +17,14 @@ export interface ViewDescriptor {
 
 /**
  * How the tasks of a call divide its work (tasks with start -1 run the whole call): by flat
- * output elements, by rows of output 0 or by lanes (the kernel gets the task's range), or by
+ * elements of output `output` (0 by default), by rows of output 0 or by lanes (the kernel gets
+ * the task's range), or by
  * slabs: task j runs the kernel on slab j of input 0 along `axis` (of `count` slabs, cut as
  * `slabBounds` cuts them) and writes row j of output 0, which stacks one result per slab.
  */
 export type CallSplit =
-  | { readonly by: 'elements' | 'rows' | 'lanes' }
+  | { readonly by: 'elements'; readonly output?: number }
+  | { readonly by: 'rows' | 'lanes' }
   | { readonly by: 'slabs'; readonly axis: number; readonly count: number };
 
 /** Where slab j of `count` slabs of an axis of this length starts and ends. */

@@ -158,7 +158,7 @@ t.test('under grad: the pullback recomputes the same draws; gradients check agai
   const outer = new weft.OpFromGraph([z], [one(op.call(z.mul(3)))]);
   const gz = weft.grad(one(outer.call(w)).sum(), w);
   t.same(list(await (await weft.compile([w], gz))([1, 1])), [3, 3], 'd/dw sum(3w + n) = 3');
-  // A parameter of the draw: its gradient is undefined, the others' are not.
+  // A parameter of the draw: the mean's gradient is the reparameterized one; Student's df has none.
   const mu = pt.scalar('mu');
   const withMean = new weft.OpFromGraph([x, mu], [x.mul(stream.normal(pt.shape(x), { mean: mu }))], { name: 'scaled' });
   const c = one(withMean.call(w, 0.5)).sum();
@@ -166,9 +166,13 @@ t.test('under grad: the pullback recomputes the same draws; gradients check agai
   const both = await weft.compile([w], [gw, one(withMean.call(w, 0.5)).div(w)]);
   const [gwv, drawsv] = await both([1, 2]);
   near(t, gwv!, list(drawsv!), 1e-14, 'd/dx sum(x n) = n');
-  await throwsExactly(t, () => weft.grad(one(withMean.call(w, mu)).sum(), mu), weft.NullGradientError,
-    'grad: the gradient with respect to mu is needed but the gradient of OpFromGraph{scaled} with respect to input 1 is undefined: ' +
-      'the gradient with respect to mu is needed but the gradient of NormalRV{dtype=float64, ndim=1} with respect to input 2 is undefined: ' +
+  const gmu = weft.grad(one(withMean.call(w, mu)).sum(), mu);
+  t.equal(weft.tolist(await (await weft.compile([w, mu], gmu))([1, 2], 0.5)), 3, 'd/dmu sum(x (mu + z)) = sum(x)');
+  const nu = pt.scalar('nu');
+  const heavy = new weft.OpFromGraph([x, nu], [x.mul(stream.studentT(nu, 0, 1, { size: pt.shape(x) }))], { name: 'heavy' });
+  await throwsExactly(t, () => weft.grad(one(heavy.call(w, nu)).sum(), nu), weft.NullGradientError,
+    'grad: the gradient with respect to nu is needed but the gradient of OpFromGraph{heavy} with respect to input 1 is undefined: ' +
+      'the gradient with respect to nu is needed but the gradient of StudentTRV{dtype=float64, ndim=1} with respect to input 2 is undefined: ' +
       'random draws have no gradient with respect to their parameters');
 });
 

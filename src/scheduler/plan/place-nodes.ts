@@ -306,7 +306,7 @@ export function placeNodes(fg: FunctionGraph, inputs: readonly NdArray[], host: 
         outputs: outViews,
         label: String(node),
         ...(call.name === '' ? { main: true } : {}),
-        ...(call.chunking.by === 'none' ? {} : { split: { by: call.chunking.by } }),
+        ...(call.chunking.by === 'none' ? {} : { split: call.chunking.by === 'elements' && call.chunking.output ? { by: 'elements', output: call.chunking.output } : { by: call.chunking.by } }),
       });
       callNodes.push(node);
       kernelCalls.push(call);

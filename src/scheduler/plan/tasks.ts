@@ -5,7 +5,7 @@
 import { sizeOf } from '../../kernels/view.js';
 import type { KernelCall } from '../../graph/op.js';
 import type { CallDescriptor, ViewDescriptor } from '../../workers/protocol.js';
-import { chunkRanges, chunkUnits } from '../chunking.js';
+import { chunkedOutput, chunkRanges, chunkUnits } from '../chunking.js';
 import type { TaskSpan } from '../task-edges.js';
 
 /** Work (elements touched, or multiply-adds for products) that one task should carry at least (tests read it). */
@@ -56,7 +56,7 @@ export function chunkTasks(calls: readonly CallDescriptor[], kernelCalls: readon
       tasksOfCall.push(list);
       return;
     }
-    const u = chunkUnits(kc.chunking, outs[0]!.shape);
+    const u = chunkUnits(kc.chunking, outs[chunkedOutput(kc.chunking)]!.shape);
     const product = kc.contracted !== undefined;
     const target = product ? PRODUCT_TASK_WORK : TASK_WORK;
     const minUnits = product ? PRODUCT_MIN_UNITS : kc.chunking.by === 'elements' ? (kc.chunking.minUnits ?? 1) : 1;

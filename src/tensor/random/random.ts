@@ -1,18 +1,26 @@
 // Random variables (PyTensor's RandomVariable): an op that takes a generator state, the lengths
-// of the draw's shape and two distribution parameters, and returns the next state and the draws.
-// A draw is a pure function of its inputs, so graphs stay functional: what advances a stream is
-// the update of its state variable (RandomStream sets it as the state's default update). Draws
-// run on the calling thread (no worker kernel); plans make them calling-thread tasks.
+// of the draw's shape and the distribution's parameters, and returns the next state and the
+// draws. A draw is a pure function of its inputs, so graphs stay functional: what advances a
+// stream is the update of its state variable (RandomStream sets it as the state's default
+// update). The generator is counter-based (Philox4x32-10, kernels/philox.ts): each element's
+// numbers depend on the state and its index only, so draws are cut into tasks on the workers like
+// any element-wise op, with the same bits for any worker count (kernels/distributions.ts).
 import { Apply } from '../../graph/apply.js';
-import { disconnected, gradUndefined } from '../../graph/gradient.js';
-import type { SymbolicShape } from '../../graph/op.js';
+import { disconnected, gradUndefined, isDisconnected } from '../../graph/gradient.js';
+import type { KernelCall, SymbolicShape } from '../../graph/op.js';
 import type { FilterOptions } from '../../graph/type.js';
 import type { Variable } from '../../graph/variable.js';
+import { DISTRIBUTIONS, parameterProblem } from '../../kernels/distributions.js';
 import { intRange, isFloatDtype, isIntDtype, type Dtype } from '../../kernels/dtype.js';
-import { seedWords, STATE_WORDS, Xoshiro128 } from '../../kernels/prng.js';
-import { sizeOf, type TensorView } from '../../kernels/view.js';
+import { seedWords, STATE_WORDS } from '../../kernels/prng.js';
+import type { TensorView } from '../../kernels/view.js';
 import { asTensorVariable } from '../core/as-tensor.js';
 import { empty, shapeText, ValueTypeError, type NdArray } from '../core/ndarray.js';
+import { elemwise, reduceToLike } from '../elemwise/elemwise.js';
+import { add, exp, log, log1p, mul, neg, sub, trueDiv } from '../elemwise/math.js';
+import { sum } from '../elemwise/reduce.js';
+import * as S from '../scalar/special.js';
+import { onesLike } from '../shape/alloc.js';
 import { TensorOp } from '../core/op.js';
 import { asIntScalar, constantScalar, intConstant, smallInputValues } from '../shape/shape.js';
 import { TensorType } from '../core/type.js';
@@ -21,9 +29,10 @@ import { registerOpCodec } from '../../graph/op-codecs.js';
 import { tensorPropKinds } from '../core/prop-kinds.js';
 
 /**
- * The type of generator states: uint32 vectors of 4 words (xoshiro128**), not all zero. Its
- * static length stays unknown on purpose: a small integer vector of static length is a host
- * value to plans, whose value keys the plan, and a state changes at every call.
+ * The type of generator states: uint32 vectors of 4 words, Philox's key (2 words) and the
+ * stream's position (a 64-bit count of elements drawn, low word first). Its static length stays
+ * unknown on purpose: a small integer vector of static length is a host value to plans, whose
+ * value keys the plan, and a state changes at every call.
  */
 export class RandomStateType extends TensorType {
   constructor() {
@@ -38,9 +47,8 @@ export class RandomStateType extends TensorType {
     const nd = super.filter(value, options);
     const where = options.what ?? 'value';
     if (nd.shape[0] !== STATE_WORDS) {
-      throw new ValueTypeError(`${where}: a random state holds ${STATE_WORDS} uint32 words (xoshiro128**), got ${nd.shape[0]}`);
+      throw new ValueTypeError(`${where}: a random state holds ${STATE_WORDS} uint32 words (Philox's key and the stream's position), got ${nd.shape[0]}`);
     }
-    if (allZero(nd)) throw new ValueTypeError(`${where}: a random state must not be all zeros (the generator would never leave it)`);
     return nd;
   }
 }
@@ -52,7 +60,7 @@ export function randomStateType(): RandomStateType {
   return (stateType ??= new RandomStateType());
 }
 
-/** The generator state that `seed` (an integer from 0 to 2^32 - 1) gives, as a state value. */
+/** The generator state that `seed` (an integer from 0 to 2^32 - 1) gives, as a state value: four words of splitmix32. */
 export function randomState(seed: number): NdArray {
   if (!(Number.isInteger(seed) && seed >= 0 && seed <= 0xffffffff)) {
     throw new RangeError(`randomState: the seed must be an integer from 0 to 4294967295, got ${seed}`);
@@ -63,79 +71,25 @@ export function randomState(seed: number): NdArray {
   return out;
 }
 
-function allZero(state: TensorView): boolean {
-  const step = state.stride[0] ?? 1;
-  for (let i = 0; i < STATE_WORDS; i++) if (state.data[state.offset + i * step] !== 0) return false;
-  return true;
-}
-
 /** Is `v` a variable that can hold a state: a uint32 vector (of unknown length, or of 4)? */
 function isStateVariable(v: unknown): v is TensorVariable {
   return isTensorVariable(v) && v.dtype === 'uint32' && v.ndim === 1 && (v.type.shape[0] === null || v.type.shape[0] === STATE_WORDS);
 }
 
-/** A parameter's values broadcast to `shape`: one number when it has one element, else all of them in C order. */
-function broadcastValues(p: TensorView, shape: readonly number[]): number | Float64Array {
-  const n = sizeOf(shape);
-  if (sizeOf(p.shape) === 1) return Number(p.data[p.offset]);
-  const out = new Float64Array(n);
-  if (n === 0) return out;
-  const nd = shape.length;
-  const lead = nd - p.shape.length;
-  // Strides of the parameter along the draw's axes (0 where it broadcasts).
-  const stride = shape.map((_, a) => (a < lead || p.shape[a - lead] === 1 ? 0 : p.stride[a - lead]!));
-  const index = new Array<number>(nd).fill(0);
-  let at = p.offset;
-  for (let i = 0; i < n; i++) {
-    out[i] = Number(p.data[at]);
-    for (let a = nd - 1; a >= 0; a--) {
-      if (++index[a]! < shape[a]!) {
-        at += stride[a]!;
-        break;
-      }
-      at -= stride[a]! * (shape[a]! - 1);
-      index[a] = 0;
-    }
-  }
-  return out;
-}
 
-const valueAt = (p: number | Float64Array, i: number): number => (typeof p === 'number' ? p : p[i]!);
-const countOf = (a: number | Float64Array, b: number | Float64Array): number =>
-  Math.max(typeof a === 'number' ? 1 : a.length, typeof b === 'number' ? 1 : b.length);
-
-const scratch64 = new Float64Array(1);
-const scratchBits64 = new BigInt64Array(scratch64.buffer);
-const scratch32 = new Float32Array(1);
-const scratchBits32 = new Int32Array(scratch32.buffer);
-
-/** The largest value of `dtype` below `x` (for draws that rounding carried up to their open bound). */
-function largestBelow(x: number, dtype: 'float32' | 'float64'): number {
-  if (dtype === 'float64') {
-    scratch64[0] = x;
-    if (x === 0) return -Number.MIN_VALUE;
-    scratchBits64[0] += x > 0 ? -1n : 1n;
-    return scratch64[0];
-  }
-  scratch32[0] = x;
-  while (scratch32[0] >= x) {
-    const f = scratch32[0];
-    if (f === 0) scratchBits32[0] = -0x7fffffff; // the negative subnormal closest to zero
-    else scratchBits32[0] += f > 0 ? -1 : 1;
-  }
-  return scratch32[0];
-}
+/** What a draw's dtype may be: a float, an integer, (for Bernoulli draws) also bool, or (picks from a population) any. */
+export type DtypeKind = 'float' | 'integer' | 'integerOrBool' | 'any';
 
 /**
  * The base of the random variables. Inputs: the state (a uint32 vector of 4 words), `ndim`
- * int scalars (the lengths of the draws), then the two parameters, which broadcast to those
- * lengths. Outputs: the next state, then the draws. Equal ops (class, dtype, ndim) on equal
+ * int scalars (the lengths of the draws), then the distribution's parameters, which broadcast to
+ * those lengths. Outputs: the next state, then the draws. Equal ops (class, dtype, ndim) on equal
  * inputs draw equal numbers, so merging them is safe.
  */
 export abstract class RandomVariable extends TensorOp<TensorVariable[]> {
-  static override readonly props = ['dtype', 'ndim'] as const;
-  /** The names of the two parameters, for messages and the stream's options. */
-  abstract readonly paramNames: readonly [string, string];
+  static override readonly props: readonly string[] = ['dtype', 'ndim'];
+  /** The distribution's name in kernels/distributions.ts. */
+  abstract readonly distribution: string;
 
   constructor(
     readonly dtype: Dtype,
@@ -145,25 +99,43 @@ export abstract class RandomVariable extends TensorOp<TensorVariable[]> {
     if (!(Number.isInteger(ndim) && ndim >= 0 && ndim <= 64)) {
       throw new RangeError(`${new.target.name}: ndim must be an integer from 0 to 64, got ${ndim}`);
     }
+    this.#checkDtype();
   }
 
-  /** Is the parameter's dtype acceptable? (The message ending when it is not.) */
-  protected paramProblem(p: TensorVariable): string | undefined {
-    return p.dtype === 'bool' ? 'must be numeric' : undefined;
+  /** What the draws' dtype may be (a getter, so that the constructor can check it). */
+  protected get dtypeKind(): DtypeKind {
+    return 'float';
   }
 
-  /** Checks the parameters' values (n elements, or one when both are numbers); throws a RangeError. */
-  protected abstract checkValues(a: number | Float64Array, b: number | Float64Array): void;
+  #checkDtype(): void {
+    const kind = this.dtypeKind;
+    const ok = kind === 'any' || (kind === 'float' ? isFloatDtype(this.dtype) : isIntDtype(this.dtype) || (kind === 'integerOrBool' && this.dtype === 'bool'));
+    if (!ok) {
+      const want = kind === 'float' ? 'float32 or float64' : kind === 'integer' ? 'an integer dtype' : 'an integer dtype or bool';
+      throw new TypeError(`${this.constructor.name}: dtype must be ${want}, got ${this.dtype}`);
+    }
+  }
 
-  /** Writes `out.length` draws from `gen` with these parameters. */
-  protected abstract fill(gen: Xoshiro128, out: NdArray['data'], a: number | Float64Array, b: number | Float64Array): void;
+  /** The names of the parameters, for messages and the stream's options. */
+  get paramNames(): readonly string[] {
+    return DISTRIBUTIONS[this.distribution]!.params;
+  }
+
+  /** The problem with these parameter values (as a run time error says it), or undefined. */
+  protected valueProblem(values: readonly number[]): string | undefined {
+    const problem = parameterProblem(this.distribution, values);
+    if (problem !== undefined || this.distribution !== 'integers' || this.dtype === 'bool') return problem;
+    const [lo, hi] = intRange(this.dtype);
+    return values[0]! < lo || values[1]! - 1 > hi ? `[${values[0]}, ${values[1]}) does not fit ${this.dtype} (integers from ${lo} to ${hi})` : undefined;
+  }
 
   override makeNode(...args: unknown[]): Apply {
-    const n = 1 + this.ndim + 2;
+    const count = this.paramNames.length;
+    const n = 1 + this.ndim + count;
     if (args.length !== n) {
-      throw new TypeError(
-        `${this}: expected ${n} inputs (the state, ${this.ndim} length${this.ndim === 1 ? '' : 's'} of the draws, ${this.paramNames.join(' and ')}), got ${args.length}`,
-      );
+      const list = this.paramNames.length < 2 ? this.paramNames.join('') : `${this.paramNames.slice(0, -1).join(', ')} and ${this.paramNames[this.paramNames.length - 1]}`;
+      const names = count === 0 ? '' : `, ${list}`;
+      throw new TypeError(`${this}: expected ${n} inputs (the state, ${this.ndim} length${this.ndim === 1 ? '' : 's'} of the draws${names}), got ${args.length}`);
     }
     const [state, ...rest] = args;
     if (!isStateVariable(state)) {
@@ -184,8 +156,7 @@ export abstract class RandomVariable extends TensorOp<TensorVariable[]> {
       } catch (e) {
         throw new TypeError(`${this}: ${name} must be a tensor or a number (${(e as Error).message})`);
       }
-      const problem = this.paramProblem(v);
-      if (problem) throw new TypeError(`${this}: ${name} ${problem}, got ${v} (${v.type})`);
+      if (v.dtype === 'bool') throw new TypeError(`${this}: ${name} must be numeric, got ${v} (${v.type})`);
       if (v.ndim > this.ndim) throw new TypeError(`${this}: ${name} (${v.type}) has more axes than the ${this.ndim} of the draws`);
       const lead = this.ndim - v.ndim;
       v.type.shape.forEach((d, a) => {
@@ -198,7 +169,10 @@ export abstract class RandomVariable extends TensorOp<TensorVariable[]> {
     });
     // Parameters known now are checked now, with the messages a call would give.
     const known = params.map((p) => (p instanceof TensorConstant && p.ndim === 0 ? constantScalar(p) : undefined));
-    if (known[0] !== undefined && known[1] !== undefined) this.checkValues(known[0], known[1]);
+    if (known.every((k) => k !== undefined)) {
+      const problem = this.valueProblem(known as number[]);
+      if (problem !== undefined) throw new RangeError(`${this}: ${problem}`);
+    }
     return new Apply(this, [state, ...sizes, ...params], [state.type.makeVariable(), new TensorType(this.dtype, shape).makeVariable()]);
   }
 
@@ -222,19 +196,16 @@ export abstract class RandomVariable extends TensorOp<TensorVariable[]> {
     return [[STATE_WORDS], shape];
   }
 
-  override perform(node: Apply, inputs: readonly NdArray[]): NdArray[] {
-    const [, shape] = this.outputShapes(node, inputs);
-    const state = inputs[0]!;
-    if (allZero(state)) throw new RangeError(`${this}: the state is all zeros, which the generator never leaves; seed it with weft.randomState(seed)`);
-    const a = broadcastValues(inputs[1 + this.ndim]!, shape!);
-    const b = broadcastValues(inputs[2 + this.ndim]!, shape!);
-    if (sizeOf(shape!) > 0) this.checkValues(a, b);
-    const gen = new Xoshiro128(state.data, state.offset, state.stride[0]);
-    const draws = empty(this.dtype, shape!);
-    this.fill(gen, draws.data, a, b);
-    const next = empty((node.outputs[0]!.type as TensorType).dtype, [STATE_WORDS]);
-    gen.save(next.data as Uint32Array);
-    return [next, draws];
+  /** Draws run on the workers, cut by the draws' elements (output 1); errors name the op and the draw. */
+  override kernel(node: Apply): KernelCall {
+    const name = node.outputs[1]?.name;
+    const label = name ? `${this} (draw '${name}')` : String(this);
+    const integers = this.distribution === 'integers' && this.dtype !== 'bool';
+    return {
+      name: 'randomDraws',
+      params: { distribution: this.distribution, label, dtype: this.dtype, ndim: this.ndim, ...(integers ? { range: intRange(this.dtype) } : {}) },
+      chunking: { by: 'elements', output: 1 },
+    };
   }
 
   override inferShape(node: Apply): SymbolicShape[] {
@@ -242,17 +213,51 @@ export abstract class RandomVariable extends TensorOp<TensorVariable[]> {
   }
 
   /**
-   * No gradient flows through draws: the state and the lengths are discrete (disconnected), and
-   * the parameters' gradient is undefined, as PyTensor's RandomVariable says.
+   * The derivatives of the draws with respect to each parameter, as functions of the draws and
+   * the parameters (reparameterization), or undefined when the draws have none.
    */
-  override grad(inputs: readonly Variable[]): Variable[] {
-    return inputs.map((_, i) =>
-      i <= this.ndim ? disconnected() : gradUndefined(this, i, 'random draws have no gradient with respect to their parameters'),
-    );
+  protected reparameterized(_draws: TensorVariable, _params: readonly TensorVariable[]): readonly (TensorVariable | undefined)[] | undefined {
+    return undefined;
   }
 
-  override rop(): Variable[] {
-    throw new Error(`Rop: ${this} has no derivative: random draws are not differentiable with respect to their parameters`);
+  /** Why the draws have no gradient with respect to the parameters. */
+  protected get noGradient(): string {
+    return this.dtypeKind === 'float' ? 'random draws have no gradient with respect to their parameters' : 'discrete draws have no gradient';
+  }
+
+  /**
+   * The state and the lengths are discrete (disconnected); the parameters get the
+   * reparameterization gradient where the distribution has one, else an undefined gradient, as
+   * PyTensor's RandomVariable says.
+   */
+  override Lop(inputs: readonly Variable[], outputs: readonly Variable[], grads: readonly Variable[]): Variable[] {
+    const params = inputs.slice(1 + this.ndim) as TensorVariable[];
+    const g = grads[1]!;
+    const partials = isDisconnected(g) ? undefined : this.reparameterized(outputs[1] as TensorVariable, params);
+    return inputs.map((_, i) => {
+      if (i <= this.ndim) return disconnected();
+      if (isDisconnected(g)) return disconnected();
+      const d = partials?.[i - 1 - this.ndim];
+      if (d === undefined) return gradUndefined(this, i, this.noGradient);
+      return reduceToParam(mul(g as TensorVariable, d), params[i - 1 - this.ndim]!);
+    });
+  }
+
+  override rop(inputs: readonly Variable[], evalPoints: readonly Variable[]): Variable[] {
+    const params = inputs.slice(1 + this.ndim) as TensorVariable[];
+    const node = this.makeNode(...inputs);
+    const partials = this.reparameterized(node.outputs[1] as TensorVariable, params);
+    if (partials === undefined) throw new Error(`Rop: ${this} has no derivative: ${this.noGradient}`);
+    let total: TensorVariable | undefined;
+    params.forEach((_, k) => {
+      const e = evalPoints[1 + this.ndim + k]!;
+      if (isDisconnected(e)) return;
+      const d = partials[k];
+      if (d === undefined) throw new Error(`Rop: ${this} has no derivative with respect to ${this.paramNames[k]}`);
+      const term = mul(d, e as TensorVariable);
+      total = total === undefined ? term : add(total, term);
+    });
+    return [disconnected(), total ?? mul(node.outputs[1] as TensorVariable, 0)];
   }
 
   /** A folded draw would be one fixed sample in the graph; draws are left to run. */
@@ -261,104 +266,176 @@ export abstract class RandomVariable extends TensorOp<TensorVariable[]> {
   }
 }
 
-/** Uniform floats in [low, high). */
+/** The props of draws of floats, and of integers. */
+export const FLOAT_DRAWS = { dtype: tensorPropKinds.floatDtype, ndim: tensorPropKinds.ndim };
+export const INTEGER_DRAWS = { dtype: tensorPropKinds.integerDtype, ndim: tensorPropKinds.ndim };
+
+/** A gradient of the draws' shape summed down to a parameter's (its broadcast axes, and the leading ones it lacks). */
+function reduceToParam(g: TensorVariable, param: TensorVariable): TensorVariable {
+  const extra = g.ndim - param.ndim;
+  const summed = extra > 0 ? sum(g, { axis: [...Array(extra).keys()] }) : g;
+  return reduceToLike(summed, param);
+}
+
+/** Uniform floats in [low, high). d/dlow = 1 - u, d/dhigh = u, u = (x - low) / (high - low). */
 export class UniformRV extends RandomVariable {
-  static override readonly propKinds = { dtype: tensorPropKinds.floatDtype, ndim: tensorPropKinds.ndim };
-  readonly paramNames = ['low', 'high'] as const;
+  static override readonly propKinds = FLOAT_DRAWS;
+  readonly distribution = 'uniform';
 
-  constructor(dtype: Dtype, ndim: number) {
-    super(dtype, ndim);
-    if (!isFloatDtype(dtype)) throw new TypeError(`UniformRV: dtype must be float32 or float64, got ${dtype}`);
-  }
-
-  protected checkValues(a: number | Float64Array, b: number | Float64Array): void {
-    for (let i = 0, n = countOf(a, b); i < n; i++) {
-      const low = valueAt(a, i);
-      const high = valueAt(b, i);
-      if (!(low <= high) || !Number.isFinite(high - low)) {
-        throw new RangeError(`${this}: low and high must be finite with low <= high, got low=${low} and high=${high}`);
-      }
-    }
-  }
-
-  protected fill(gen: Xoshiro128, out: NdArray['data'], a: number | Float64Array, b: number | Float64Array): void {
-    const dtype = this.dtype as 'float32' | 'float64';
-    const f32 = dtype === 'float32';
-    for (let i = 0; i < out.length; i++) {
-      const low = typeof a === 'number' ? a : a[i]!;
-      const high = typeof b === 'number' ? b : b[i]!;
-      let v = low + (high - low) * gen.nextDouble();
-      if (f32) v = Math.fround(v);
-      // Rounding may carry a draw up to the open bound: the largest value below it stands instead.
-      if (v >= high && high > low) v = Math.max(largestBelow(high, dtype), f32 ? Math.fround(low) : low);
-      out[i] = v;
-    }
+  protected override reparameterized(x: TensorVariable, [low, high]: readonly TensorVariable[]): readonly TensorVariable[] {
+    const u = trueDiv(sub(x, low!), sub(high!, low!));
+    return [sub(1, u), u];
   }
 }
 
-/** Normally distributed floats with mean `mean` and standard deviation `std` (Box-Muller, in pairs). */
-export class NormalRV extends RandomVariable {
-  static override readonly propKinds = { dtype: tensorPropKinds.floatDtype, ndim: tensorPropKinds.ndim };
-  readonly paramNames = ['mean', 'std'] as const;
+/** A family whose draws are loc + scale * (a standard draw): d/dloc = 1, d/dscale = (x - loc) / scale. */
+abstract class LocationScaleRV extends RandomVariable {
+  static override readonly propKinds = FLOAT_DRAWS;
 
-  constructor(dtype: Dtype, ndim: number) {
-    super(dtype, ndim);
-    if (!isFloatDtype(dtype)) throw new TypeError(`NormalRV: dtype must be float32 or float64, got ${dtype}`);
-  }
 
-  protected checkValues(a: number | Float64Array, b: number | Float64Array): void {
-    for (let i = 0, n = typeof b === 'number' ? 1 : b.length; i < n; i++) {
-      const std = valueAt(b, i);
-      if (!(std >= 0)) throw new RangeError(`${this}: std must be non-negative, got ${std}`);
-    }
+  protected override reparameterized(x: TensorVariable, params: readonly TensorVariable[]): readonly (TensorVariable | undefined)[] {
+    const [loc, scale] = params.slice(-2) as [TensorVariable, TensorVariable];
+    // A leading shape parameter (Student's df) has none.
+    return [...params.slice(0, -2).map(() => undefined), onesLike(x), trueDiv(sub(x, loc), scale)];
   }
+}
 
-  protected fill(gen: Xoshiro128, out: NdArray['data'], a: number | Float64Array, b: number | Float64Array): void {
-    const n = out.length;
-    for (let i = 0; i < n; i += 2) {
-      // u in (0, 1], so that the logarithm is finite.
-      const r = Math.sqrt(-2 * Math.log(1 - gen.nextDouble()));
-      const t = 2 * Math.PI * gen.nextDouble();
-      out[i] = (typeof a === 'number' ? a : a[i]!) + (typeof b === 'number' ? b : b[i]!) * r * Math.cos(t);
-      if (i + 1 < n) out[i + 1] = (typeof a === 'number' ? a : a[i + 1]!) + (typeof b === 'number' ? b : b[i + 1]!) * r * Math.sin(t);
-    }
-  }
+/** Normally distributed floats with mean `mean` and standard deviation `std` (Box-Muller). */
+export class NormalRV extends LocationScaleRV {
+  readonly distribution = 'normal';
 }
 
 /** Uniform integers in [low, high), without bias. */
 export class IntegersRV extends RandomVariable {
-  static override readonly propKinds = { dtype: tensorPropKinds.integerDtype, ndim: tensorPropKinds.ndim };
-  readonly paramNames = ['low', 'high'] as const;
-
-  constructor(dtype: Dtype, ndim: number) {
-    super(dtype, ndim);
-    if (!isIntDtype(dtype)) throw new TypeError(`IntegersRV: dtype must be an integer dtype, got ${dtype}`);
+  static override readonly propKinds = INTEGER_DRAWS;
+  readonly distribution = 'integers';
+  protected override get dtypeKind(): DtypeKind {
+    return 'integer';
   }
+}
 
-  protected checkValues(a: number | Float64Array, b: number | Float64Array): void {
-    const [lo, hi] = intRange(this.dtype);
-    for (let i = 0, n = countOf(a, b); i < n; i++) {
-      const low = valueAt(a, i);
-      const high = valueAt(b, i);
-      if (!Number.isInteger(low) || !Number.isInteger(high) || !(low < high)) {
-        throw new RangeError(`${this}: low and high must be integers with low < high, got low=${low} and high=${high}`);
-      }
-      if (low < lo || high - 1 > hi) {
-        throw new RangeError(`${this}: [${low}, ${high}) does not fit ${this.dtype} (integers from ${lo} to ${hi})`);
-      }
-    }
-  }
+/** Standard normal floats (mean 0, std 1). */
+export class StandardNormalRV extends RandomVariable {
+  static override readonly propKinds = FLOAT_DRAWS;
+  readonly distribution = 'standardNormal';
+}
 
-  protected fill(gen: Xoshiro128, out: NdArray['data'], a: number | Float64Array, b: number | Float64Array): void {
-    for (let i = 0; i < out.length; i++) {
-      const low = typeof a === 'number' ? a : a[i]!;
-      const high = typeof b === 'number' ? b : b[i]!;
-      out[i] = low + gen.nextBelow(high - low);
-    }
+/** Draws of integers (of an integer dtype). */
+abstract class IntegerRV extends RandomVariable {
+  static override readonly propKinds = INTEGER_DRAWS;
+
+  protected override get dtypeKind(): DtypeKind {
+    return 'integer';
   }
+}
+
+/** 1 with probability p, else 0. */
+export class BernoulliRV extends RandomVariable {
+  static override readonly propKinds = { dtype: tensorPropKinds.dtype, ndim: tensorPropKinds.ndim };
+  readonly distribution = 'bernoulli';
+  protected override get dtypeKind(): DtypeKind {
+    return 'integerOrBool';
+  }
+}
+
+/** The number of successes in n trials of probability p. */
+export class BinomialRV extends IntegerRV {
+  readonly distribution = 'binomial';
+}
+
+/** Poisson counts of mean lam. */
+export class PoissonRV extends IntegerRV {
+  readonly distribution = 'poisson';
+}
+
+/** The number of trials up to and including the first success (1, 2, ...), each of probability p. */
+export class GeometricRV extends IntegerRV {
+  readonly distribution = 'geometric';
+}
+
+/** Gamma(shape, scale). Gradients: d/dscale = x / scale; d/dshape implicitly, -scale dP(a, y)/da / p(y; a) with y = x / scale (Figurnov et al. 2018). */
+export class GammaRV extends RandomVariable {
+  static override readonly propKinds = FLOAT_DRAWS;
+  readonly distribution = 'gamma';
+
+  protected override reparameterized(x: TensorVariable, [shape, scale]: readonly TensorVariable[]): readonly TensorVariable[] {
+    const y = trueDiv(x, scale!);
+    const density = exp(sub(sub(mul(sub(shape!, 1), log(y)), y), elemwise(S.gammaln, shape!)));
+    return [neg(mul(scale!, trueDiv(elemwise(S.gammaincDk, shape!, y), density))), y];
+  }
+}
+
+/** Beta(alpha, beta). Gradients implicitly: -dI_x(a, b)/da / p(x; a, b), and the same for b. */
+export class BetaRV extends RandomVariable {
+  static override readonly propKinds = FLOAT_DRAWS;
+  readonly distribution = 'beta';
+
+  protected override reparameterized(x: TensorVariable, [a, b]: readonly TensorVariable[]): readonly TensorVariable[] {
+    const density = exp(sub(add(mul(sub(a!, 1), log(x)), mul(sub(b!, 1), log1p(neg(x)))), elemwise(S.betaln, a!, b!)));
+    return [neg(trueDiv(elemwise(S.betaincDa, a!, b!, x), density)), neg(trueDiv(elemwise(S.betaincDb, a!, b!, x), density))];
+  }
+}
+
+/** Exponential draws of mean `scale`: d/dscale = x / scale. */
+export class ExponentialRV extends RandomVariable {
+  static override readonly propKinds = FLOAT_DRAWS;
+  readonly distribution = 'exponential';
+
+  protected override reparameterized(x: TensorVariable, [scale]: readonly TensorVariable[]): readonly TensorVariable[] {
+    return [trueDiv(x, scale!)];
+  }
+}
+
+/** exp of a normal draw: d/dmean = x, d/dsigma = x (log x - mean) / sigma. */
+export class LognormalRV extends RandomVariable {
+  static override readonly propKinds = FLOAT_DRAWS;
+  readonly distribution = 'lognormal';
+
+  protected override reparameterized(x: TensorVariable, [mean, sigma]: readonly TensorVariable[]): readonly TensorVariable[] {
+    return [x, mul(x, trueDiv(sub(log(x), mean!), sigma!))];
+  }
+}
+
+/** Laplace (double exponential) draws. */
+export class LaplaceRV extends LocationScaleRV {
+  readonly distribution = 'laplace';
+}
+
+/** Logistic draws. */
+export class LogisticRV extends LocationScaleRV {
+  readonly distribution = 'logistic';
+}
+
+/** loc + scale |z| for a standard normal z. */
+export class HalfNormalRV extends LocationScaleRV {
+  readonly distribution = 'halfNormal';
+}
+
+/** Cauchy draws. */
+export class CauchyRV extends LocationScaleRV {
+  readonly distribution = 'cauchy';
+}
+
+/** Student's t with df degrees of freedom, then loc + scale t (gradients in loc and scale; none in df). */
+export class StudentTRV extends LocationScaleRV {
+  readonly distribution = 'studentT';
 }
 
 // Documents write these ops by their props (graph/prop-codec.ts).
 registerOpCodec(UniformRV);
 registerOpCodec(NormalRV);
 registerOpCodec(IntegersRV);
+registerOpCodec(StandardNormalRV);
+registerOpCodec(BernoulliRV);
+registerOpCodec(BinomialRV);
+registerOpCodec(PoissonRV);
+registerOpCodec(GeometricRV);
+registerOpCodec(GammaRV);
+registerOpCodec(BetaRV);
+registerOpCodec(ExponentialRV);
+registerOpCodec(LognormalRV);
+registerOpCodec(LaplaceRV);
+registerOpCodec(LogisticRV);
+registerOpCodec(HalfNormalRV);
+registerOpCodec(CauchyRV);
+registerOpCodec(StudentTRV);
