@@ -2,8 +2,8 @@
 // elements, on 2 workers, in a child with a heap limit of 256 MB (the plan of 2^26 elements once
 // kept 245 MB, with every chunk of exp linked to every partial of the sum). Asserted: the task
 // and edge counts and the descriptor's bytes per task (deterministic), the heap the first call
-// keeps, the value; and at 2^28 the issue's bound, a first call at most twice a later one. The
-// timings of every size are reported.
+// keeps, the value. The timings of every size (the first call against a later one) are reported,
+// not asserted.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
@@ -68,9 +68,8 @@ t.test('the plan of sum(exp(x) * 2) grows linearly from 2^20 to 2^28 elements', 
     t.ok(r.descriptorBytes <= 100 * r.tasks + 4096, `2^${r.e}: ${r.descriptorBytes} descriptor bytes, at most 100 per task`);
     t.ok(r.planHeap <= 4 * MB, `2^${r.e}: the first call kept ${(r.planHeap / MB).toFixed(2)} MB of heap (at most 4 MB)`);
   }
+  // The cost of a first call against a later one is a timing, reported above rather than asserted
+  // (tests hold no timed assertions; under load the ratio says nothing).
   const last = rows[rows.length - 1]!;
-  t.ok(
-    last.firstMs <= 2 * last.laterMs + 100,
-    `2^28: the first call (${last.firstMs.toFixed(0)} ms, its plan ${last.planMs.toFixed(0)} ms of it) is at most twice a later one (${last.laterMs.toFixed(0)} ms)`,
-  );
+  t.comment(`2^28: the first call ${last.firstMs.toFixed(0)} ms (its plan ${last.planMs.toFixed(0)} ms of it), a later one ${last.laterMs.toFixed(0)} ms`);
 });
