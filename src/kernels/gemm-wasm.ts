@@ -9,13 +9,16 @@
 // in float32. The order does not depend on the tile, the row range or the thread, so a product
 // split across any number of workers is bitwise identical to one call. The JS kernel of gemm.ts
 // accumulates in float64 instead; both are within float32's usual error bounds of the exact sum.
-import { Body, emitModule, F32, I32, V128, type ExportedFunction, type ValType } from './wasm-emit.js';
+import { Body, emitModule, F32, F64, I32, V128, type ExportedFunction, type ValType } from './wasm-emit.js';
 import type { TensorView } from './view.js';
 
 /** Rows of C per micro-kernel call. */
 const MR = 4;
-/** Column widths of the micro-kernels: two vectors, one vector, one scalar column. */
+/** Column widths of the micro-kernels: two vectors, one vector, one scalar column (float32; float64 has half the lanes). */
 const WIDTHS = [8, 4, 1] as const;
+const WIDTHS_64 = [4, 2, 1] as const;
+/** float64 products sum k in passes of this many (gemm.ts's KC), so that their bits are the JS kernel's. */
+const KC_64 = 1024;
 /**
  * Bytes of a block of A's rows per pass over B's strips: each strip is packed once per block, so
  * larger blocks pack less (256 rows of depth 1024 measured best, with A streaming from L3).
@@ -39,25 +42,36 @@ type MicroKernel = (a: number, b: number, c: number, k: number, lda: number, ak:
 // strides: a, b, c, k, lda (A's step from row to row), ak (A's step along k: 4 for row-major A,
 // lda of the stored matrix for a transposed one), ldb, ldc, alpha, beta.
 
-const PARAMS: readonly ValType[] = [I32, I32, I32, I32, I32, I32, I32, I32, F32, F32];
+/** The element type a micro-kernel computes in: float32 (f32x4 lanes) or float64 (f64x2 lanes). */
+interface Num {
+  readonly name: 'f32' | 'f64';
+  readonly bytes: 4 | 8;
+  readonly scalar: ValType;
+  /** Elements per v128. */
+  readonly lanes: 4 | 2;
+}
+const F32_NUM: Num = { name: 'f32', bytes: 4, scalar: F32, lanes: 4 };
+const F64_NUM: Num = { name: 'f64', bytes: 8, scalar: F64, lanes: 2 };
 const [PA, PB, PC, PK, PLDA, PAK, PLDB, PLDC, PALPHA, PBETA] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9] as const;
 
-function microKernel(rows: number, width: number): Body {
-  const f = new Body(PARAMS);
-  const simd = width >= 4;
-  const vecs = simd ? width / 4 : 1;
-  const lane: ValType = simd ? V128 : F32;
-  const step = simd ? 16 : 4;
+function microKernel(rows: number, width: number, num: Num = F32_NUM): Body {
+  const f = new Body([I32, I32, I32, I32, I32, I32, I32, I32, num.scalar, num.scalar]);
+  const f64 = num.name === 'f64';
+  const simd = width >= num.lanes;
+  const vecs = simd ? width / num.lanes : 1;
+  const lane: ValType = simd ? V128 : num.scalar;
+  const step = simd ? 16 : num.bytes;
   const aPtr = [PA, ...Array.from({ length: rows - 1 }, () => f.local(I32))];
   const acc = Array.from({ length: rows }, () => Array.from({ length: vecs }, () => f.local(lane)));
   const bv = Array.from({ length: vecs }, () => f.local(lane));
   const av = f.local(lane);
   const alpha = f.local(lane);
   const beta = f.local(lane);
-  const mul = (): Body => (simd ? f.f32x4Mul() : f.f32Mul());
-  const add = (): Body => (simd ? f.f32x4Add() : f.f32Add());
-  const load = (offset: number): Body => (simd ? f.v128Load(offset) : f.f32Load(offset));
-  const store = (offset: number): Body => (simd ? f.v128Store(offset) : f.f32Store(offset));
+  const mul = (): Body => (simd ? f.op(f64 ? 'f64x2.mul' : 'f32x4.mul') : f.op(f64 ? 'f64.mul' : 'f32.mul'));
+  const add = (): Body => (simd ? f.op(f64 ? 'f64x2.add' : 'f32x4.add') : f.op(f64 ? 'f64.add' : 'f32.add'));
+  const load = (offset: number): Body => (simd ? f.v128Load(offset) : f.mem(f64 ? 'f64.load' : 'f32.load', offset));
+  const store = (offset: number): Body => (simd ? f.v128Store(offset) : f.mem(f64 ? 'f64.store' : 'f32.store', offset));
+  const splat = (): Body => f.op(f64 ? 'f64x2.splat' : 'f32x4.splat');
 
   for (let r = 1; r < rows; r++) f.get(aPtr[r - 1]!).get(PLDA).i32Add().set(aPtr[r]!);
   // Accumulators start at zero (locals are zero-initialized). The loop runs k times.
@@ -69,8 +83,9 @@ function microKernel(rows: number, width: number): Body {
   }
   for (let r = 0; r < rows; r++) {
     f.get(aPtr[r]!);
-    if (simd) f.load32Splat();
-    else f.f32Load();
+    if (simd && !f64) f.load32Splat();
+    else f.mem(f64 ? 'f64.load' : 'f32.load');
+    if (simd && f64) splat();
     f.set(av);
     for (let v = 0; v < vecs; v++) {
       f.get(acc[r]![v]!).get(av).get(bv[v]!);
@@ -85,9 +100,9 @@ function microKernel(rows: number, width: number): Body {
 
   // Epilogue: C = alpha * acc (C not read when beta is 0: it may hold NaN), else + beta * C.
   f.get(PALPHA);
-  if (simd) f.f32x4Splat();
+  if (simd) splat();
   f.set(alpha).get(PBETA);
-  if (simd) f.f32x4Splat();
+  if (simd) splat();
   f.set(beta);
   const writeRows = (withBeta: boolean): void => {
     for (let r = 0; r < rows; r++) {
@@ -105,7 +120,10 @@ function microKernel(rows: number, width: number): Body {
       if (r + 1 < rows) f.get(PC).get(PLDC).i32Add().set(PC);
     }
   };
-  f.get(PBETA).f32(0).f32Eq().if();
+  f.get(PBETA);
+  if (f64) f.f64(0).op('f64.eq');
+  else f.f32(0).f32Eq();
+  f.if();
   writeRows(false);
   f.else();
   writeRows(true);
@@ -128,19 +146,20 @@ function packStrip(): Body {
 
 /**
  * packT(src, dst, k, ld): gathers `width` columns of B stored transposed (each column contiguous,
- * ld bytes apart) into k rows of `width` float32 at dst, the layout packStrip gives.
+ * ld bytes apart) into k rows of `width` elements at dst, the layout packStrip gives.
  */
-function packTransposed(width: number): Body {
+function packTransposed(width: number, num: Num = F32_NUM): Body {
   const f = new Body([I32, I32, I32, I32]);
   const [src, dst, k, ld] = [0, 1, 2, 3];
   const [from, to, left] = [f.local(I32), f.local(I32), f.local(I32)];
+  const [loadOp, storeOp] = num.name === 'f64' ? (['f64.load', 'f64.store'] as const) : (['f32.load', 'f32.store'] as const);
   f.block().get(k).i32Eqz().brIf(0);
   for (let s = 0; s < width; s++) {
-    f.get(src).set(from).get(dst).i32(4 * s).i32Add().set(to).get(k).set(left);
+    f.get(src).set(from).get(dst).i32(num.bytes * s).i32Add().set(to).get(k).set(left);
     f.loop();
-    f.get(to).get(from).f32Load().f32Store();
-    f.get(from).i32(4).i32Add().set(from);
-    f.get(to).i32(4 * width).i32Add().set(to);
+    f.get(to).get(from).mem(loadOp).mem(storeOp);
+    f.get(from).i32(num.bytes).i32Add().set(from);
+    f.get(to).i32(num.bytes * width).i32Add().set(to);
     f.get(left).i32(1).i32Sub().set(left).get(left).brIf(0).end();
     f.get(src).get(ld).i32Add().set(src);
   }
@@ -148,7 +167,7 @@ function packTransposed(width: number): Body {
   return f;
 }
 
-/** The module's bytes: micro-kernels named `r{rows}w{width}`, `pack`, and `packT8`, `packT4`. */
+/** The module's bytes: micro-kernels named `r{rows}w{width}` (float32) and `d{rows}w{width}` (float64), `pack`, and `packT8`, `packT4`, `packT64w4`, `packT64w2`. */
 export function gemmModuleBytes(): Uint8Array<ArrayBuffer> {
   const functions: ExportedFunction[] = [
     { name: 'pack', body: packStrip() },
@@ -157,7 +176,9 @@ export function gemmModuleBytes(): Uint8Array<ArrayBuffer> {
   ];
   for (let rows = 1; rows <= MR; rows++) {
     for (const width of WIDTHS) functions.push({ name: `r${rows}w${width}`, body: microKernel(rows, width) });
+    for (const width of WIDTHS_64) functions.push({ name: `d${rows}w${width}`, body: microKernel(rows, width, F64_NUM) });
   }
+  functions.push({ name: 'packT64w4', body: packTransposed(4, F64_NUM) }, { name: 'packT64w2', body: packTransposed(2, F64_NUM) });
   return emitModule(functions);
 }
 
@@ -168,9 +189,13 @@ interface Attached {
   readonly memory: WebAssembly.Memory;
   /** Kernels by [rows - 1][width index]. */
   readonly kernels: readonly (readonly MicroKernel[])[];
+  /** float64 kernels by [rows - 1][width index of WIDTHS_64]. */
+  readonly kernels64: readonly (readonly MicroKernel[])[];
   readonly pack: Pack;
   /** Transposing packs by width (8, 4); a single column of a transposed B is contiguous already. */
   readonly packT: ReadonlyMap<number, Pack>;
+  /** The same for float64 (widths 4, 2). */
+  readonly packT64: ReadonlyMap<number, Pack>;
   /** Byte address of this thread's scratch tile, if it has one. */
   readonly scratch: number | undefined;
   /** Byte address of this thread's WASM_PACK_BYTES for a strip of B, if it has them. */
@@ -196,7 +221,9 @@ export function attachWasmMemory(memory: WebAssembly.Memory, scratch?: number, p
   const kernels = Array.from({ length: MR }, (_, r) => WIDTHS.map((w) => exports[`r${r + 1}w${w}`] as MicroKernel));
   const pack = exports['pack'] as Pack;
   const packT = new Map([8, 4].map((w) => [w, exports[`packT${w}`] as Pack]));
-  const entry: Attached = { memory, kernels, pack, packT, scratch, packed };
+  const kernels64 = Array.from({ length: MR }, (_, r) => WIDTHS_64.map((w) => exports[`d${r + 1}w${w}`] as MicroKernel));
+  const packT64 = new Map([4, 2].map((w) => [w, exports[`packT64w${w}`] as Pack]));
+  const entry: Attached = { memory, kernels, kernels64, pack, packT, packT64, scratch, packed };
   attachedMemories.add(new WeakRef(memory));
   byMemory.set(memory, entry);
   byBuffer.set(memory.buffer, entry);
@@ -239,25 +266,25 @@ interface Layout {
   readonly step: number;
 }
 
-/** The layout of a float32 view with contiguous rows (step 4), if it is one. */
-function rowMajor(v: TensorView): Layout | undefined {
+/** The layout of a float32 (or float64) view with contiguous rows, if it is one. */
+function rowMajor(v: TensorView, num: Num = F32_NUM): Layout | undefined {
   const d = v.data;
-  if (!(d instanceof Float32Array)) return undefined;
+  if (!(num.name === 'f32' ? d instanceof Float32Array : d instanceof Float64Array)) return undefined;
   const [rows, cols] = v.shape as [number, number];
   const [rs, cs] = v.stride as [number, number];
   if ((cs !== 1 && cols > 1) || (rs < 0 && rows > 1)) return undefined;
-  return { at: d.byteOffset + v.offset * 4, ld: rows > 1 ? rs * 4 : 0, step: 4 };
+  return { at: d.byteOffset + v.offset * num.bytes, ld: rows > 1 ? rs * num.bytes : 0, step: num.bytes };
 }
 
-/** The layout of a float32 view with contiguous columns (ld 4, step: the stored rows' stride), if it is one. */
-function columnMajor(v: TensorView): Layout | undefined {
-  const stored = rowMajor({ ...v, shape: [v.shape[1]!, v.shape[0]!], stride: [v.stride[1]!, v.stride[0]!] });
-  return stored && { at: stored.at, ld: 4, step: stored.ld };
+/** The layout of a view with contiguous columns (ld one element, step: the stored rows' stride), if it is one. */
+function columnMajor(v: TensorView, num: Num = F32_NUM): Layout | undefined {
+  const stored = rowMajor({ ...v, shape: [v.shape[1]!, v.shape[0]!], stride: [v.stride[1]!, v.stride[0]!] }, num);
+  return stored && { at: stored.at, ld: num.bytes, step: stored.ld };
 }
 
 /** The layout of A: contiguous rows, or contiguous columns (a transposed matrix: the kernel steps along k by its row stride). */
-function layoutA(a: TensorView): Layout | undefined {
-  return rowMajor(a) ?? columnMajor(a);
+function layoutA(a: TensorView, num: Num = F32_NUM): Layout | undefined {
+  return rowMajor(a, num) ?? columnMajor(a, num);
 }
 
 /** Where one tile of C goes: C itself (in the kernel's memory) or the scratch tile, copied out by JS. */
@@ -334,4 +361,52 @@ function storeTile(tile: Float32Array, c: TensorView, i: number, j: number, rows
       d[q] = be === 0 ? v : Math.fround(v + Math.fround(be * d[q]!));
     }
   }
+}
+
+/**
+ * Rows [start, end) of the float64 C = alpha * A·B + beta * C with the f64x2 kernels, when A, B
+ * and C are float64 views in an attached memory with contiguous rows (A and B also columns);
+ * false, having done nothing, otherwise. k is summed in passes of KC_64 as gemm.ts's kernel sums
+ * it, each product and sum rounded in the same order (no fused multiply-add): the bits are the
+ * JS kernel's, so a product gives the same bits in or outside the pool's memory.
+ */
+export function gemmWasm64(a: TensorView, b: TensorView, c: TensorView, alpha: number, beta: number, start: number, end: number): boolean {
+  const ra = layoutA(a, F64_NUM);
+  const rb = rowMajor(b, F64_NUM);
+  const bt = rb ? undefined : columnMajor(b, F64_NUM);
+  const rc = rowMajor(c, F64_NUM);
+  if (!ra || !(rb ?? bt) || !rc) return false;
+  const mem = attachedFor(a.data.buffer);
+  if (!mem || attachedFor(b.data.buffer) !== mem || attachedFor(c.data.buffer) !== mem) return false;
+  const k = a.shape[1]!;
+  const n = b.shape[1]!;
+  const packed = mem.packed !== undefined && Math.min(k, KC_64) * 32 <= WASM_PACK_BYTES && mem.packed + Math.min(k, KC_64) * 32 <= mem.memory.buffer.byteLength ? mem.packed : undefined;
+  if (bt && packed === undefined) return false;
+  const mc = Math.max(MR, Math.floor(A_BLOCK_BYTES / (Math.min(k, KC_64) * 8 * MR)) * MR);
+  for (let pc = 0; pc < k; pc += KC_64) {
+    const kc = Math.min(KC_64, k - pc);
+    const passBeta = pc === 0 ? beta : 1;
+    const aAt = ra.at + pc * ra.step;
+    for (let ic = start; ic < end; ic += mc) {
+      const icEnd = Math.min(end, ic + mc);
+      let j = 0;
+      for (const [wi, width] of WIDTHS_64.entries()) {
+        for (; j + width <= n; j += width) {
+          let bAt = rb ? rb.at + pc * rb.ld + j * 8 : bt!.at + j * bt!.step + pc * 8;
+          let ldb = rb ? rb.ld : 8;
+          const packT = bt && mem.packT64.get(width);
+          if (packT || (width === 4 && packed !== undefined && icEnd - ic > MR)) {
+            (packT ?? mem.pack)(bAt, packed!, kc, rb ? ldb : bt!.step);
+            bAt = packed!;
+            ldb = width * 8;
+          }
+          for (let i = ic; i < icEnd; i += MR) {
+            const rows = Math.min(MR, icEnd - i);
+            mem.kernels64[rows - 1]![wi]!(aAt + i * ra.ld, bAt, rc.at + i * rc.ld + j * 8, kc, ra.ld, ra.step, ldb, rc.ld, alpha, passBeta);
+          }
+        }
+      }
+    }
+  }
+  return true;
 }

@@ -4,7 +4,7 @@
 // micro-kernel that accumulates in float64 and rounds once on store; integers wrap modulo 2^32.
 // float32 products in an attached WebAssembly memory run gemm-wasm.ts's SIMD kernels.
 import { copyView } from './copy.js';
-import { gemmWasm } from './gemm-wasm.js';
+import { gemmWasm, gemmWasm64 } from './gemm-wasm.js';
 import type { TypedArray } from './dtype.js';
 import { contiguousStrides, sizeOf, type Range, type TensorView } from './view.js';
 
@@ -220,6 +220,7 @@ export function gemm(a: TensorView, b: TensorView, c: TensorView, alpha = 1, bet
   const k = a.shape[1]!;
   if (k === 0) return scaleRows(c, start, end, beta);
   if (c.data instanceof Float32Array && gemmWasm(a, b, c, alpha, beta, start, end)) return;
+  if (c.data instanceof Float64Array && gemmWasm64(a, b, c, alpha, beta, start, end)) return;
   if (k > KC && !(c.data instanceof Float64Array)) {
     // Several passes over k: accumulate in float64 and round once at the end.
     const n = c.shape[1]!;

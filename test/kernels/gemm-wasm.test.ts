@@ -1,4 +1,4 @@
-// The WebAssembly SIMD float32 gemm: the emitter's encodings, the kernel against float64 sums on
+// The WebAssembly SIMD gemm (float32, and float64 with the JS kernel's bits): the emitter's encodings, the kernel against float64 sums on
 // odd shapes, strides and alpha/beta; row ranges in any split equal one call bit for bit (the
 // property that makes products identical for any number of workers); C outside the memory goes
 // through the scratch tile with the same bits; and a compiled product on 2 workers equals the
@@ -7,7 +7,7 @@ import t, { type Test } from 'tap';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { gemm } from '../../src/kernels/gemm.js';
-import { attachWasmMemory, gemmModuleBytes, gemmWasm, WASM_PACK_BYTES } from '../../src/kernels/gemm-wasm.js';
+import { attachWasmMemory, gemmModuleBytes, gemmWasm, gemmWasm64, WASM_PACK_BYTES } from '../../src/kernels/gemm-wasm.js';
 import type { TensorView } from '../../src/kernels/view.js';
 import { sleb, uleb } from '../../src/kernels/wasm-emit.js';
 import { pt, rng, weft } from '../helpers.js';
@@ -79,7 +79,7 @@ t.test('LEB128 encodings and a module that validates', async (t) => {
   const bytes = gemmModuleBytes();
   t.ok(WebAssembly.validate(bytes), 'the emitted module validates');
   const names = WebAssembly.Module.exports(new WebAssembly.Module(bytes)).map((e) => e.name);
-  t.same(names, ['pack', 'packT8', 'packT4', 'r1w8', 'r1w4', 'r1w1', 'r2w8', 'r2w4', 'r2w1', 'r3w8', 'r3w4', 'r3w1', 'r4w8', 'r4w4', 'r4w1']);
+  t.same(names, ['pack', 'packT8', 'packT4', ...[1, 2, 3, 4].flatMap((r) => [`r${r}w8`, `r${r}w4`, `r${r}w1`, `d${r}w4`, `d${r}w2`, `d${r}w1`]), 'packT64w4', 'packT64w2']);
   t.same(WebAssembly.Module.imports(new WebAssembly.Module(bytes)), [{ module: 'env', name: 'memory', kind: 'memory' }]);
 });
 
@@ -105,6 +105,43 @@ t.test('the kernel against float64 sums on odd shapes', async (t) => {
     checkNear(t, a, b, c, c0, 1, 0);
     if (k === 0) t.ok(elements(c).every((v) => v === 0), 'k = 0 gives zeros');
   });
+});
+
+/** A [rows, cols] float64 matrix in the attached memory (row stride ld), seeded values; and the same values in ordinary memory. */
+function matrix64(rows: number, cols: number, seed: number, ld = cols): [TensorView, TensorView] {
+  const n = Math.max(1, rows * ld);
+  top = (top + n * 8 + 63) & ~63;
+  if (top > memory.buffer.byteLength) memory.grow(Math.ceil((top - memory.buffer.byteLength) / 65536));
+  const data = new Float64Array(memory.buffer);
+  const offset = (top - n * 8) / 8;
+  const values = rng(seed).normal([n]).data as Float64Array;
+  data.set(values, offset);
+  return [{ data, offset, shape: [rows, cols], stride: [ld, 1] }, { data: Float64Array.from(values), offset: 0, shape: [rows, cols], stride: [ld, 1] }];
+}
+
+const transposed = (v: TensorView): TensorView => ({ ...v, shape: [v.shape[1]!, v.shape[0]!], stride: [v.stride[1]!, v.stride[0]!] });
+
+t.test('float64: the f64x2 kernels give the JS kernel\'s bits (k in passes of 1024 too), any layout, alpha and beta, any row split', async (t) => {
+  const cases: Array<[number, number, number, boolean, boolean, number, number]> = [
+    [1, 1, 1, false, false, 1, 0], [3, 5, 7, false, false, 1, 0], [17, 33, 65, true, false, -1, 1], [64, 64, 64, false, true, 2.5, -0.5],
+    [130, 70, 257, true, true, 1, 0], [9, 1500, 6, false, false, 1, 1], [6, 2100, 5, false, true, -1, 1],
+  ];
+  for (const [m, k, n, ta, tb, alpha, beta] of cases) {
+    const [aw, aj] = ta ? matrix64(k, m, 1).map(transposed) as [TensorView, TensorView] : matrix64(m, k, 1);
+    const [bw, bj] = tb ? matrix64(n, k, 2).map(transposed) as [TensorView, TensorView] : matrix64(k, n, 2);
+    const [cw, cj] = matrix64(m, n, 3);
+    t.ok(gemmWasm64(aw, bw, cw, alpha, beta, 0, m), `${m}x${k}x${n}${ta ? ' A^T' : ''}${tb ? ' B^T' : ''}: runs in WebAssembly`);
+    gemm(aj, bj, cj, alpha, beta);
+    const [got, want] = [elements(cw), elements(cj)];
+    t.ok(got.every((v, i) => Object.is(v, want[i])), `${m}x${k}x${n}: the JS kernel's bits`);
+    const [pw] = matrix64(m, n, 3);
+    const cut = Math.floor(m / 3);
+    gemmWasm64(aw, bw, pw, alpha, beta, 0, cut);
+    gemmWasm64(aw, bw, pw, alpha, beta, cut, m);
+    t.ok(elements(pw).every((v, i) => Object.is(v, got[i])), `${m}x${k}x${n}: split rows, the same bits`);
+  }
+  const [plain] = [matrix64(4, 4, 5)[1]];
+  t.notOk(gemmWasm64(plain, plain, plain, 1, 0, 0, 4), 'outside the memory: not taken (the JS kernel runs)');
 });
 
 t.test('row ranges split anywhere equal one call bit for bit', async (t) => {
