@@ -98,6 +98,26 @@ registerKernel('qr', ([a], outs, params, range) => {
 // ---- Symmetric eigendecomposition ---------------------------------------------------------------
 
 /**
+ * The Jacobi rotation (c, s) for the ratio x of a 2 x 2 problem: t = tan(theta), the smaller
+ * root of t^2 + 2 x t - 1 (Golub and Van Loan's sym.schur2), c = cos(theta), s = sin(theta).
+ */
+function jacobiRotation(x: number): [number, number] {
+  const t = Math.sign(x || 1) / (Math.abs(x) + Math.sqrt(x * x + 1));
+  const c = 1 / Math.sqrt(t * t + 1);
+  return [c, t * c];
+}
+
+/** Columns p and q of the rows x cols row-major `m` rotated by (c, s): [p, q] := [c p - s q, s p + c q]. */
+function rotateColumns(m: Float64Array, rows: number, cols: number, p: number, q: number, c: number, s: number): void {
+  for (let i = 0; i < rows; i++) {
+    const x = m[i * cols + p]!;
+    const y = m[i * cols + q]!;
+    m[i * cols + p] = c * x - s * y;
+    m[i * cols + q] = s * x + c * y;
+  }
+}
+
+/**
  * Cyclic Jacobi on the symmetric n x n `a` (destroyed): eigenvalues into `w`, eigenvectors as
  * the columns of `v` (n x n, row-major), unsorted. Sweeps until no off-diagonal element matters
  * against its diagonal pair (at most 60; quadratic convergence makes 6-10 typical).
@@ -118,17 +138,9 @@ function jacobiEigen(a: Float64Array, n: number, w: Float64Array, v: Float64Arra
           continue;
         }
         rotated = true;
-        // The rotation that zeroes a[p][q]: t = tan(theta), the smaller root of t^2 + 2 t theta' - 1.
-        const theta = (aqq - app) / (2 * apq);
-        const t = Math.sign(theta || 1) / (Math.abs(theta) + Math.sqrt(theta * theta + 1));
-        const c = 1 / Math.sqrt(t * t + 1);
-        const s = t * c;
-        for (let k = 0; k < n; k++) {
-          const akp = a[k * n + p]!;
-          const akq = a[k * n + q]!;
-          a[k * n + p] = c * akp - s * akq;
-          a[k * n + q] = s * akp + c * akq;
-        }
+        // The rotation that zeroes a[p][q]: A J on the columns, J^T (A J) on the rows, V J.
+        const [c, s] = jacobiRotation((aqq - app) / (2 * apq));
+        rotateColumns(a, n, n, p, q, c, s);
         for (let k = 0; k < n; k++) {
           const apk = a[p * n + k]!;
           const aqk = a[q * n + k]!;
@@ -136,12 +148,7 @@ function jacobiEigen(a: Float64Array, n: number, w: Float64Array, v: Float64Arra
           a[q * n + k] = s * apk + c * aqk;
         }
         a[p * n + q] = a[q * n + p] = 0;
-        for (let k = 0; k < n; k++) {
-          const vkp = v[k * n + p]!;
-          const vkq = v[k * n + q]!;
-          v[k * n + p] = c * vkp - s * vkq;
-          v[k * n + q] = s * vkp + c * vkq;
-        }
+        rotateColumns(v, n, n, p, q, c, s);
       }
     }
     if (!rotated) break;
@@ -218,22 +225,9 @@ function oneSidedJacobi(u: Float64Array, m: number, n: number, v: Float64Array):
         }
         if (gamma === 0 || Math.abs(gamma) <= EPS * Math.sqrt(alpha * beta)) continue;
         rotated = true;
-        const zeta = (beta - alpha) / (2 * gamma);
-        const t = Math.sign(zeta || 1) / (Math.abs(zeta) + Math.sqrt(1 + zeta * zeta));
-        const c = 1 / Math.sqrt(1 + t * t);
-        const s = c * t;
-        for (let i = 0; i < m; i++) {
-          const x = u[i * n + p]!;
-          const y = u[i * n + q]!;
-          u[i * n + p] = c * x - s * y;
-          u[i * n + q] = s * x + c * y;
-        }
-        for (let i = 0; i < n; i++) {
-          const x = v[i * n + p]!;
-          const y = v[i * n + q]!;
-          v[i * n + p] = c * x - s * y;
-          v[i * n + q] = s * x + c * y;
-        }
+        const [c, s] = jacobiRotation((beta - alpha) / (2 * gamma));
+        rotateColumns(u, m, n, p, q, c, s);
+        rotateColumns(v, n, n, p, q, c, s);
       }
     }
     if (!rotated) break;

@@ -63,7 +63,8 @@ export function philoxFiller(): { readonly fill: Fill; readonly words: Uint32Arr
   try {
     const module = new ModuleBuilder();
     module.export('fill', module.add(fillBody()));
-    const memory = new WebAssembly.Memory({ initial: 1, maximum: 65536, shared: true });
+    // One page, and no more: a shared memory reserves its maximum up front (the module's import allows 1 to 65536 pages).
+    const memory = new WebAssembly.Memory({ initial: 1, maximum: 1, shared: true });
     const exports = new WebAssembly.Instance(new WebAssembly.Module(module.bytes()), { env: { memory } }).exports;
     filler = { fill: exports['fill'] as Fill, words: new Uint32Array(memory.buffer, 0, 4 * FILL_BLOCKS) };
   } catch {

@@ -57,8 +57,35 @@ const lastLength = (x: TensorVariable): TensorVariable | number => x.type.shape[
 
 export type QrMode = 'reduced' | 'complete' | 'r';
 
+/**
+ * A factorization of an m x n matrix (or a batch): its outputs' shapes are functions of m, n and
+ * k = min(m, n), the same whether the lengths are static (null when unknown), actual or symbolic.
+ */
+abstract class FactorizationOp extends BatchedMatrixOp {
+  /** The outputs' shapes (without the batch), in order. */
+  protected abstract itemShapes<T>(m: T, n: T, k: T): T[][];
+
+  override makeNode(x: unknown): Apply {
+    const v = matrixInput(this.title, x);
+    const batch = v.type.shape.slice(0, -2);
+    const [m, n] = v.type.shape.slice(-2) as [number | null, number | null];
+    const k = m !== null && n !== null ? Math.min(m, n) : null;
+    return new Apply(this, [v], this.itemShapes(m, n, k).map((s) => new TensorType(floatOf(v), [...batch, ...s]).makeVariable()));
+  }
+
+  override outputShapes(_node: Apply, [x]: readonly TensorView[]): number[][] {
+    const [m, n] = matrixDims(x!.shape);
+    return this.itemShapes(m, n, Math.min(m, n)).map((s) => [...x!.shape.slice(0, -2), ...s]);
+  }
+
+  override inferShape(_node: Apply, [xs]: readonly SymbolicShape[]): SymbolicShape[] {
+    const [m, n] = xs!.slice(-2) as [TensorVariable, TensorVariable];
+    return this.itemShapes(m, n, minimum(m, n)).map((s) => [...xs!.slice(0, -2), ...s]);
+  }
+}
+
 /** qr(x): [Q, R] (reduced: m x k, k x n with k = min(m, n); complete: m x m, m x n) or R alone (mode 'r', k x n). */
-export class QR extends BatchedMatrixOp {
+export class QR extends FactorizationOp {
   static override readonly props = ['mode'] as const;
   static override readonly propKinds = { mode: propKinds.oneOf<QrMode>(['reduced', 'complete', 'r']) };
   protected readonly kernelName = 'qr';
@@ -77,33 +104,10 @@ export class QR extends BatchedMatrixOp {
     return m * n * Math.min(m, n) * (this.mode === 'r' ? 1 : 2);
   }
 
-  /** [Q's shape, R's shape] (without the batch) for an m x n matrix. */
-  #shapes<T>(m: T, n: T, k: T): [T[], T[]] {
+  /** [Q's shape, R's shape], or R's alone in mode 'r'. */
+  protected itemShapes<T>(m: T, n: T, k: T): T[][] {
+    if (this.mode === 'r') return [[k, n]];
     return this.mode === 'complete' ? [[m, m], [m, n]] : [[m, k], [k, n]];
-  }
-
-  override makeNode(x: unknown): Apply {
-    const v = matrixInput('qr', x);
-    const batch = v.type.shape.slice(0, -2);
-    const [m, n] = v.type.shape.slice(-2) as [number | null, number | null];
-    const k = m !== null && n !== null ? Math.min(m, n) : null;
-    const [q, r] = this.#shapes(m, n, k);
-    const make = (s: (number | null)[]): TensorVariable => new TensorType(floatOf(v), [...batch, ...s]).makeVariable();
-    return new Apply(this, [v], this.mode === 'r' ? [make(r)] : [make(q), make(r)]);
-  }
-
-  override outputShapes(_node: Apply, [x]: readonly TensorView[]): number[][] {
-    const batch = x!.shape.slice(0, -2);
-    const [m, n] = matrixDims(x!.shape);
-    const [q, r] = this.#shapes(m, n, Math.min(m, n)).map((s) => [...batch, ...s]);
-    return this.mode === 'r' ? [r!] : [q!, r!];
-  }
-
-  override inferShape(_node: Apply, [xs]: readonly SymbolicShape[]): SymbolicShape[] {
-    const batch = xs!.slice(0, -2);
-    const [m, n] = xs!.slice(-2) as [TensorVariable, TensorVariable];
-    const [q, r] = this.#shapes(m, n, minimum(m, n)).map((s) => [...batch, ...s]);
-    return this.mode === 'r' ? [r!] : [q!, r!];
   }
 
   override Lop([a]: readonly TensorVariable[], outputs: readonly TensorVariable[], grads: readonly Variable[]): Variable[] {
@@ -203,7 +207,7 @@ export class Eigh extends BatchedMatrixOp {
 }
 
 /** svd(x): [U, s, Vh] with x = U diag(s) Vh, s descending (U m x m and Vh n x n with fullMatrices, else m x k and k x n), or s alone. */
-export class SVD extends BatchedMatrixOp {
+export class SVD extends FactorizationOp {
   static override readonly props = ['fullMatrices', 'computeUv'] as const;
   static override readonly propKinds = { fullMatrices: propKinds.boolean(), computeUv: propKinds.boolean() };
   protected readonly kernelName = 'svd';
@@ -230,32 +234,10 @@ export class SVD extends BatchedMatrixOp {
     return 16 * Math.max(m, n) * Math.min(m, n) ** 2;
   }
 
-  #shapes<T>(m: T, n: T, k: T): [T[], T[], T[]] {
+  /** [U's, s's, Vh's shapes], or s's alone without computeUv. */
+  protected itemShapes<T>(m: T, n: T, k: T): T[][] {
+    if (!this.computeUv) return [[k]];
     return [this.fullMatrices ? [m, m] : [m, k], [k], this.fullMatrices ? [n, n] : [k, n]];
-  }
-
-  override makeNode(x: unknown): Apply {
-    const v = matrixInput('svd', x);
-    const batch = v.type.shape.slice(0, -2);
-    const [m, n] = v.type.shape.slice(-2) as [number | null, number | null];
-    const k = m !== null && n !== null ? Math.min(m, n) : null;
-    const make = (s: (number | null)[]): TensorVariable => new TensorType(floatOf(v), [...batch, ...s]).makeVariable();
-    const [u, s, vh] = this.#shapes(m, n, k).map(make);
-    return new Apply(this, [v], this.computeUv ? [u!, s!, vh!] : [s!]);
-  }
-
-  override outputShapes(_node: Apply, [x]: readonly TensorView[]): number[][] {
-    const batch = x!.shape.slice(0, -2);
-    const [m, n] = matrixDims(x!.shape);
-    const [u, s, vh] = this.#shapes(m, n, Math.min(m, n)).map((d) => [...batch, ...d]);
-    return this.computeUv ? [u!, s!, vh!] : [s!];
-  }
-
-  override inferShape(_node: Apply, [xs]: readonly SymbolicShape[]): SymbolicShape[] {
-    const batch = xs!.slice(0, -2);
-    const [m, n] = xs!.slice(-2) as [TensorVariable, TensorVariable];
-    const [u, s, vh] = this.#shapes(m, n, minimum(m, n)).map((d) => [...batch, ...d]);
-    return this.computeUv ? [u!, s!, vh!] : [s!];
   }
 
   override Lop([a]: readonly TensorVariable[], outputs: readonly TensorVariable[], grads: readonly Variable[]): Variable[] {
@@ -298,7 +280,7 @@ export class SVD extends BatchedMatrixOp {
 }
 
 /** lu(x): [P, L, U] with x = P L U (SciPy's lu): P m x m a permutation, L m x k unit lower, U k x n upper. */
-export class LU extends BatchedMatrixOp {
+export class LU extends FactorizationOp {
   protected readonly kernelName = 'luDecomposition';
   protected readonly title = 'lu';
 
@@ -307,29 +289,8 @@ export class LU extends BatchedMatrixOp {
     return (m * n * Math.min(m, n)) / 3;
   }
 
-  #shapes<T>(m: T, n: T, k: T): [T[], T[], T[]] {
+  protected itemShapes<T>(m: T, n: T, k: T): T[][] {
     return [[m, m], [m, k], [k, n]];
-  }
-
-  override makeNode(x: unknown): Apply {
-    const v = matrixInput('lu', x);
-    const batch = v.type.shape.slice(0, -2);
-    const [m, n] = v.type.shape.slice(-2) as [number | null, number | null];
-    const k = m !== null && n !== null ? Math.min(m, n) : null;
-    const make = (s: (number | null)[]): TensorVariable => new TensorType(floatOf(v), [...batch, ...s]).makeVariable();
-    return new Apply(this, [v], this.#shapes(m, n, k).map(make));
-  }
-
-  override outputShapes(_node: Apply, [x]: readonly TensorView[]): number[][] {
-    const batch = x!.shape.slice(0, -2);
-    const [m, n] = matrixDims(x!.shape);
-    return this.#shapes(m, n, Math.min(m, n)).map((d) => [...batch, ...d]);
-  }
-
-  override inferShape(_node: Apply, [xs]: readonly SymbolicShape[]): SymbolicShape[] {
-    const batch = xs!.slice(0, -2);
-    const [m, n] = xs!.slice(-2) as [TensorVariable, TensorVariable];
-    return this.#shapes(m, n, minimum(m, n)).map((d) => [...batch, ...d]);
   }
 
   override Lop([a]: readonly TensorVariable[], [P, L, U]: readonly TensorVariable[], [, gL, gU]: readonly Variable[]): Variable[] {

@@ -72,7 +72,7 @@ export function randomState(seed: number): NdArray {
 }
 
 /** Is `v` a variable that can hold a state: a uint32 vector (of unknown length, or of 4)? */
-function isStateVariable(v: unknown): v is TensorVariable {
+export function isStateVariable(v: unknown): v is TensorVariable {
   return isTensorVariable(v) && v.dtype === 'uint32' && v.ndim === 1 && (v.type.shape[0] === null || v.type.shape[0] === STATE_WORDS);
 }
 
@@ -138,10 +138,7 @@ export abstract class RandomVariable extends TensorOp<TensorVariable[]> {
       throw new TypeError(`${this}: expected ${n} inputs (the state, ${this.ndim} length${this.ndim === 1 ? '' : 's'} of the draws${names}), got ${args.length}`);
     }
     const [state, ...rest] = args;
-    if (!isStateVariable(state)) {
-      const got = isTensorVariable(state) ? `${state} (${state.type})` : String(state);
-      throw new TypeError(`${this}: input 0 must be a random state (a uint32 vector of ${STATE_WORDS} words), got ${got}`);
-    }
+    this.checkState(state);
     const sizes = rest.slice(0, this.ndim).map((d, i) => asIntScalar(d as number | Variable, `${this}: length ${i} of the draws`));
     const shape = sizes.map((len, i) => {
       const known = constantScalar(len) ?? null;
@@ -174,6 +171,13 @@ export abstract class RandomVariable extends TensorOp<TensorVariable[]> {
       if (problem !== undefined) throw new RangeError(`${this}: ${problem}`);
     }
     return new Apply(this, [state, ...sizes, ...params], [state.type.makeVariable(), new TensorType(this.dtype, shape).makeVariable()]);
+  }
+
+  /** Refuses an input 0 that cannot hold a state. */
+  protected checkState(state: unknown): asserts state is TensorVariable {
+    if (isStateVariable(state)) return;
+    const got = isTensorVariable(state) ? `${state} (${state.type})` : String(state);
+    throw new TypeError(`${this}: input 0 must be a random state (a uint32 vector of ${STATE_WORDS} words), got ${got}`);
   }
 
   /** The next state has 4 words; the draws have the given lengths, which the parameters broadcast to. */
@@ -305,21 +309,6 @@ export class NormalRV extends LocationScaleRV {
   readonly distribution = 'normal';
 }
 
-/** Uniform integers in [low, high), without bias. */
-export class IntegersRV extends RandomVariable {
-  static override readonly propKinds = INTEGER_DRAWS;
-  readonly distribution = 'integers';
-  protected override get dtypeKind(): DtypeKind {
-    return 'integer';
-  }
-}
-
-/** Standard normal floats (mean 0, std 1). */
-export class StandardNormalRV extends RandomVariable {
-  static override readonly propKinds = FLOAT_DRAWS;
-  readonly distribution = 'standardNormal';
-}
-
 /** Draws of integers (of an integer dtype). */
 abstract class IntegerRV extends RandomVariable {
   static override readonly propKinds = INTEGER_DRAWS;
@@ -327,6 +316,17 @@ abstract class IntegerRV extends RandomVariable {
   protected override get dtypeKind(): DtypeKind {
     return 'integer';
   }
+}
+
+/** Uniform integers in [low, high), without bias. */
+export class IntegersRV extends IntegerRV {
+  readonly distribution = 'integers';
+}
+
+/** Standard normal floats (mean 0, std 1). */
+export class StandardNormalRV extends RandomVariable {
+  static override readonly propKinds = FLOAT_DRAWS;
+  readonly distribution = 'standardNormal';
 }
 
 /** 1 with probability p, else 0. */

@@ -13,7 +13,7 @@ import { asTensorVariable } from '../core/as-tensor.js';
 import { shapeText } from '../core/ndarray.js';
 import { tensorPropKinds } from '../core/prop-kinds.js';
 import { TensorType } from '../core/type.js';
-import { isTensorVariable, type TensorLike, type TensorVariable } from '../core/variable.js';
+import type { TensorLike, TensorVariable } from '../core/variable.js';
 import { onesLike } from '../shape/alloc.js';
 import { asIntScalar, constantScalar, intConstant, shapeI, smallInputValues } from '../shape/shape.js';
 import { propKinds } from '../../graph/prop-kinds.js';
@@ -42,7 +42,7 @@ export abstract class VectorRandomVariable extends RandomVariable {
     const n = 1 + this.ndim + this.names.length;
     if (args.length !== n) throw new TypeError(`${this}: expected ${n} inputs (the state, ${this.ndim} lengths of the batch, ${this.names.join(' and ')}), got ${args.length}`);
     const [state, ...rest] = args;
-    if (!(isTensorVariable(state) && state.dtype === 'uint32' && state.ndim === 1)) throw new TypeError(`${this}: input 0 must be a random state (a uint32 vector of ${STATE_WORDS} words), got ${String(state)}`);
+    this.checkState(state);
     const sizes = rest.slice(0, this.ndim).map((d, i) => asIntScalar(d as number | Variable, `${this}: length ${i} of the batch`));
     const batch = sizes.map((len) => constantScalar(len) ?? null);
     const params = rest.slice(this.ndim).map((p, k) => {
@@ -180,12 +180,13 @@ export class ChoiceRV extends RandomVariable {
   }
 
   override makeNode(state: unknown, ...rest: unknown[]): Apply {
+    this.checkState(state);
     const sizes = rest.slice(0, this.ndim).map((d, i) => asIntScalar(d as number | Variable, `${this}: length ${i} of the draws`));
     const [a, p] = rest.slice(this.ndim).map((v) => asTensorVariable(v as TensorLike)) as [TensorVariable, TensorVariable];
     if (this.count ? !(a.ndim === 0 && isIntDtype(a.dtype)) : a.ndim !== 1) throw new TypeError(`${this}: a must be ${this.count ? 'a scalar integer' : 'a vector'}, got ${a} (${a.type})`);
     if (p.ndim !== 1) throw new TypeError(`${this}: p must be a vector (empty for uniform picks), got ${p} (${p.type})`);
     const shape = sizes.map((len) => constantScalar(len) ?? null);
-    return new Apply(this, [state as TensorVariable, ...sizes, a, p], [(state as TensorVariable).type.makeVariable(), new TensorType(this.dtype, shape).makeVariable()]);
+    return new Apply(this, [state, ...sizes, a, p], [state.type.makeVariable(), new TensorType(this.dtype, shape).makeVariable()]);
   }
 
   override outputShapes(_node: Apply, inputs: readonly TensorView[]): number[][] {
@@ -224,10 +225,11 @@ export class PermutationRV extends RandomVariable {
   }
 
   override makeNode(state: unknown, x: unknown): Apply {
+    this.checkState(state);
     const v = asTensorVariable(x as TensorLike);
     if (this.count ? !(v.ndim === 0 && isIntDtype(v.dtype)) : v.ndim < 1) throw new TypeError(`${this}: x must be ${this.count ? 'a scalar integer' : 'at least a vector'}, got ${v} (${v.type})`);
     const shape = this.count ? [constantScalar(v) ?? null] : v.type.shape;
-    return new Apply(this, [state as TensorVariable, v], [(state as TensorVariable).type.makeVariable(), new TensorType(this.dtype, shape).makeVariable()]);
+    return new Apply(this, [state, v], [state.type.makeVariable(), new TensorType(this.dtype, shape).makeVariable()]);
   }
 
   override outputShapes(_node: Apply, [, x]: readonly TensorView[]): number[][] {
