@@ -15,6 +15,10 @@ const browserThreads: Plugin = {
     b.onResolve({ filter: /^\.\/threads\.js$/ }, (args) =>
       args.resolveDir.replace(/\\/g, '/').endsWith('/src/workers') ? { path: `${args.resolveDir}/threads.browser.ts` } : undefined,
     );
+    // weft.cluster runs on Node (BullMQ, Redis): browsers get functions that say so.
+    b.onResolve({ filter: /^\.\/cluster\/index\.js$/ }, (args) =>
+      args.resolveDir.replace(/\\/g, '/').endsWith('/src') ? { path: `${args.resolveDir}/cluster/index.browser.ts` } : undefined,
+    );
     // Nothing reached from the browser entries may need Node.
     b.onResolve({ filter: /^(node:|piscina$)/ }, (args) => ({
       errors: [{ text: `${args.path} is imported by ${args.importer}: browser code must not import Node modules` }],

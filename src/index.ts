@@ -2,6 +2,7 @@
 import './compile/eval.js';
 
 export * as pt from './tensor/pt.js';
+export * as cluster from './cluster/index.js';
 export { config } from './tensor/core/config.js';
 export type { Dtype, TypedArray } from './kernels/dtype.js';
 

@@ -4,7 +4,7 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
-import { CHROMIUM, isRequired, locate, skipReason, type Program } from './requires.js';
+import { CHROMIUM, isRequired, locate, REDIS, skipReason, type Program } from './requires.js';
 
 const node: Program = { name: 'Node', defaultPath: process.execPath, pathVariable: 'TEST_NODE', requiredVariable: 'TEST_REQUIRE_NODE', install: 'apt-get install -y nodejs', probe: ['--version'] };
 
@@ -35,13 +35,18 @@ t.test('the skip variable skips even where the program runs; the required variab
   t.equal(skipReason(CHROMIUM, 'Chromium not found at /x'), 'Chromium not found at /x; to run this test: apt-get install -y chromium, or set WEFT_CHROMIUM=/path/to/it');
 });
 
-// The browser test run as tap runs it, with Chromium pointed at a path that does not exist.
-function runBrowserTest(env: Record<string, string>): { status: number | null; output: string } {
-  const file = fileURLToPath(new URL('./browser/browser.test.ts', import.meta.url));
-  const { WEFT_REQUIRE_BROWSER: _, WEFT_SKIP_BROWSER: __, ...rest } = process.env;
-  const r = spawnSync(process.execPath, ['--import=tsx', file], { encoding: 'utf8', env: { ...rest, WEFT_CHROMIUM: '/nonexistent/chromium', ...env }, timeout: 120_000 });
+/** A test file run as tap runs it, with `program` pointed at a path that does not exist (`/nonexistent/NAME`). */
+function runWithout(testFile: string, program: Program, env: Record<string, string>): { status: number | null; output: string } {
+  const file = fileURLToPath(new URL(testFile, import.meta.url));
+  const rest = { ...process.env };
+  delete rest[program.requiredVariable];
+  if (program.skipVariable) delete rest[program.skipVariable];
+  const missing = `/nonexistent/${program.defaultPath.split('/').pop()}`;
+  const r = spawnSync(process.execPath, ['--import=tsx', file], { encoding: 'utf8', env: { ...rest, [program.pathVariable]: missing, ...env }, timeout: 120_000 });
   return { status: r.status, output: `${r.stdout}${r.stderr}` };
 }
+
+const runBrowserTest = (env: Record<string, string>): { status: number | null; output: string } => runWithout('./browser/browser.test.ts', CHROMIUM, env);
 
 t.test('without Chromium the browser test is skipped, counted as a skip, with its reason', async (t) => {
   const r = runBrowserTest({});
@@ -54,4 +59,16 @@ t.test('under WEFT_REQUIRE_BROWSER=1 a missing Chromium fails the browser test',
   const r = runBrowserTest({ WEFT_REQUIRE_BROWSER: '1' });
   t.not(r.status, 0, 'exits non-zero');
   t.match(r.output, 'not ok 1 - Chromium not found at /nonexistent/chromium, and WEFT_REQUIRE_BROWSER=1 requires it (apt-get install -y chromium, or set WEFT_CHROMIUM)');
+});
+
+const runClusterTest = (env: Record<string, string>): { status: number | null; output: string } => runWithout('./cluster/cluster.test.ts', REDIS, env);
+
+t.test('without redis-server the cluster test is skipped with its reason; under WEFT_REQUIRE_REDIS=1 it fails', async (t) => {
+  const skipped = runClusterTest({});
+  t.equal(skipped.status, 0, 'exits 0 without it');
+  t.match(skipped.output, /ok 1 - weft\.cluster over Redis # SKIP redis-server not found at \/nonexistent\/redis-server; to run this test: apt-get install -y redis-server, or set WEFT_REDIS_SERVER=\/path\/to\/it/);
+  t.notMatch(skipped.output, /not ok/, 'nothing fails');
+  const required = runClusterTest({ WEFT_REQUIRE_REDIS: '1' });
+  t.not(required.status, 0, 'exits non-zero when required');
+  t.match(required.output, 'not ok 1 - redis-server not found at /nonexistent/redis-server, and WEFT_REQUIRE_REDIS=1 requires it (apt-get install -y redis-server, or set WEFT_REDIS_SERVER)');
 });

@@ -85,3 +85,14 @@ export const CHROMIUM: Program = {
   probe: ['--headless', '--no-sandbox', '--version'],
   skipVariable: 'WEFT_SKIP_BROWSER',
 };
+
+/** Debian's redis-server, which the cluster tests (BullMQ) start on a free port of their own. */
+export const REDIS: Program = {
+  name: 'redis-server',
+  defaultPath: '/usr/bin/redis-server',
+  pathVariable: 'WEFT_REDIS_SERVER',
+  requiredVariable: 'WEFT_REQUIRE_REDIS',
+  install: 'apt-get install -y redis-server',
+  probe: ['--version'],
+  skipVariable: 'WEFT_SKIP_REDIS',
+};
