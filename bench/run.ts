@@ -1,4 +1,4 @@
-// `npm run bench [-- W1 W3 ...] [--quick]`: the suite of BENCH.md (W1-W12 and W2r), weft and its peers in
+// `npm run bench [-- W1 W3 ...] [--quick]`: the suite of BENCH.md (W1-W12, W15 and W2r), weft and its peers in
 // one process, side by side. Prints one table (figures are medians; ratios are to each group's
 // reference row, measured in this run) and writes bench/results/latest.json with the machine,
 // the load, the counts and every sample. `--quick` takes fewer runs per row.
@@ -21,11 +21,12 @@ import { w9 } from './workloads/w9-conv.js';
 import { w10 } from './workloads/w10-gather.js';
 import { w11 } from './workloads/w11-factorizations.js';
 import { w12 } from './workloads/w12-random.js';
+import { w15 } from './workloads/w15-cluster.js';
 
-const WORKLOADS: readonly Workload[] = [w1, w2, w2r, w3, w4, w5, w6, w7, w8, w9, w10, w11, w12];
+const WORKLOADS: readonly Workload[] = [w1, w2, w2r, w3, w4, w5, w6, w7, w8, w9, w10, w11, w12, w15];
 
-const USAGE = `usage: npm run bench [-- [W1 ... W12] [--quick]]
-  W1..W12, W2r   run only these workloads (default: all)
+const USAGE = `usage: npm run bench [-- [W1 ... W15] [--quick]]
+  W1..W15, W2r   run only these workloads (default: all)
   --quick  fewer warm-up and timed runs per row (about 60% of the time)`;
 
 interface Args {

@@ -72,6 +72,11 @@ export function programsOf(blocks: readonly DocBlock[]): DocProgram[] {
   });
 }
 
+/** Whether a program needs a Redis server (it reads process.env.REDIS_URL, which the docs test sets). */
+export function needsRedis(p: DocProgram): boolean {
+  return /process\.env\.REDIS_URL/.test(p.source);
+}
+
 /** Moves import lines to the top and drops repeated ones (continued blocks may repeat them). */
 function hoistImports(body: string): string {
   const imports: string[] = [];

@@ -5,7 +5,9 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
-import { blocksOf, programsOf, type DocProgram } from './doc-blocks.js';
+import { blocksOf, needsRedis, programsOf, type DocProgram } from './doc-blocks.js';
+import { startRedis, type RedisServer } from './redis.js';
+import { REDIS, requires } from './requires.js';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 // Inside the package, so that 'weft' resolves to the package itself (its exports: dist/).
@@ -51,10 +53,18 @@ t.test('every code block type-checks under tsc --strict', async (t) => {
   t.equal(tsc.status, 0, 'tsc exits 0', { output: `${tsc.stdout}${tsc.stderr}`.slice(-3000) });
 });
 
+// Programs that read process.env.REDIS_URL get a redis-server of the test's own (or are skipped,
+// with the reason, on a machine without one; CI requires it).
+const redisPath = programs.some(needsRedis) ? requires(t, REDIS, 'the guides\' cluster programs') : undefined;
+const redis: Promise<RedisServer> | undefined = redisPath ? startRedis(redisPath) : undefined;
+t.teardown(async () => (await redis)?.stop());
+const runnable = programs.filter((p) => !needsRedis(p) || redis);
+
 /** Runs one program as a user would: tsx for TypeScript, in the folder beside its files. */
-function runProgram(p: DocProgram): Promise<{ code: number | null; output: string }> {
+async function runProgram(p: DocProgram): Promise<{ code: number | null; output: string }> {
+  const env = { ...process.env, NODE_OPTIONS: '', ...(needsRedis(p) ? { REDIS_URL: (await redis!).url } : {}) };
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import=tsx', p.name], { cwd: dir, env: { ...process.env, NODE_OPTIONS: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import=tsx', p.name], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (d: Buffer) => (output += d));
     child.stderr.on('data', (d: Buffer) => (output += d));
@@ -78,8 +88,8 @@ function runAll(all: readonly DocProgram[], concurrency = 3): Promise<{ code: nu
   return results;
 }
 
-const results = runAll(programs);
-programs.forEach((p, i) => {
+const results = runAll(runnable);
+runnable.forEach((p, i) => {
   t.test(`${p.doc}, the block at line ${p.line} runs`, async (t) => {
     const r = await results[i]!;
     t.equal(r.code, 0, 'exits 0', { output: r.output.slice(-2000) });

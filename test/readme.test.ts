@@ -3,7 +3,7 @@
 // of the tests that need a program (test/requires.ts).
 import { readFileSync } from 'node:fs';
 import t from 'tap';
-import { CHROMIUM } from './requires.js';
+import { CHROMIUM, REDIS } from './requires.js';
 
 const root = new URL('../', import.meta.url);
 const readme = readFileSync(new URL('README.md', root), 'utf8');
@@ -51,8 +51,12 @@ t.test('.ci/run installs with npm ci and runs the test command of the Quick star
 });
 
 t.test('tests that need a program: .ci/run requires it, the README explains the skip and the rule', async (t) => {
-  t.match(ciRun, new RegExp(`export ${CHROMIUM.requiredVariable}=1`), `.ci/run sets ${CHROMIUM.requiredVariable}=1`);
-  t.match(ciRun, /apt-get install -y -qq chromium/, '.ci/run installs chromium');
-  for (const v of [CHROMIUM.requiredVariable, CHROMIUM.pathVariable, CHROMIUM.skipVariable!, CHROMIUM.install]) t.ok(readme.includes(v), `README names ${v}`);
+  for (const program of [CHROMIUM, REDIS]) {
+    const apt = program.install.split(' ').pop()!;
+    t.match(ciRun, new RegExp(`export ${program.requiredVariable}=1`), `.ci/run sets ${program.requiredVariable}=1`);
+    t.match(ciRun, new RegExp(`\\[ -x ${program.defaultPath} \\] \\|\\| missing\\+=\\(${apt}\\)`), `.ci/run installs ${apt} when it is missing`);
+    for (const v of [program.requiredVariable, program.pathVariable, program.skipVariable!, apt]) t.ok(readme.includes(v), `README names ${v}`);
+  }
+  t.match(ciRun, /apt-get install -y -qq "\$\{missing\[@\]\}"/, '.ci/run installs what is missing with apt');
   t.match(readme, /^### Tests that need a browser or a server$/m);
 });

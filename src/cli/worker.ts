@@ -13,7 +13,7 @@ Options:
   --redis URL             Redis to use (redis://host:6379, rediss://...)
   --queue NAME            the queue's name
   --workers N             worker threads of the pool (default: one per core)
-  --concurrency N         calls run at once (default: 2 per worker thread)
+  --concurrency N         calls run at once (default: 4 per worker thread, at least 4)
   --prefix P              BullMQ key prefix (default: bull)
   --lock-duration MS      a dead worker's calls run elsewhere after this (default: 30000)
   --stalled-interval MS   how often stalled calls are looked for (default: 30000)

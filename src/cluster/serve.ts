@@ -20,7 +20,7 @@ export interface ServeOptions {
   readonly queue: string;
   /** The pool calls run on (default: weft's default pool). */
   readonly pool?: Pool;
-  /** Calls this process runs at once (default: 2 per worker thread of the pool, at least 2). */
+  /** Calls this process runs at once (default: 4 per worker thread of the pool, at least 4: small calls wait mostly on Redis). */
   readonly concurrency?: number;
   /** BullMQ's key prefix (default 'bull'). */
   readonly prefix?: string;
@@ -68,7 +68,7 @@ export async function serve(options: ServeOptions): Promise<ClusterServer> {
   const { Worker, UnrecoverableError } = await bullmq();
   const prefix = options.prefix ?? DEFAULT_PREFIX;
   const pool = options.pool ?? getDefaultPool();
-  const concurrency = options.concurrency ?? Math.max(2, 2 * pool.size);
+  const concurrency = options.concurrency ?? Math.max(4, 4 * pool.size);
   const cacheSize = options.cacheSize ?? 32;
   const documents: Redis = await newClient(options.connection, 'documents');
   const blocking: Redis = await newClient(options.connection, 'worker');
