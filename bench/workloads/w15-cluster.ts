@@ -6,7 +6,7 @@
 // scales on more machines is the worker side (each process takes calls independently).
 import { existsSync } from 'node:fs';
 import ndarray from 'ndarray';
-import { startLocalCluster, type LocalCluster } from '../../examples/cluster/local-cluster.js';
+import { startLocalCluster, type LocalCluster } from '../../examples/lib/local-cluster.js';
 import { all, compare } from '../lib/check.js';
 import { uniform } from '../lib/data.js';
 import type { Suite } from '../lib/suite.js';

@@ -74,6 +74,16 @@ async function stopWorker(w: WorkerProcess): Promise<void> {
 let queueCount = 0;
 const freshQueue = (name: string): string => `${name}-${process.pid}-${queueCount++}`;
 
+t.test('in a browser build weft.cluster says it runs on Node', async (t) => {
+  const browser = await import('../../src/cluster/index.browser.js');
+  await throwsExactly(t, () => browser.connect(), Error, 'weft.cluster.connect runs on Node.js (BullMQ over Redis); a browser page cannot call it');
+  await throwsExactly(t, () => browser.serve(), Error, 'weft.cluster.serve runs on Node.js (BullMQ over Redis); a browser page cannot call it');
+  t.equal(browser.MAX_FRAME_BYTES, weft.cluster.MAX_FRAME_BYTES, 'the same limit');
+  const { readFileSync } = await import('node:fs');
+  const bundle = readFileSync(new URL('../../dist/browser/weft.js', import.meta.url), 'utf8');
+  t.notMatch(bundle, /from ["']bullmq["']|import\(["']bullmq["']\)/, 'the browser bundle does not load bullmq');
+});
+
 const redisPath = requires(t, REDIS, 'weft.cluster over Redis');
 if (redisPath) {
   let redis: RedisServer;
@@ -204,6 +214,8 @@ if (redisPath) {
       await throwsExactly(t, () => (remote as unknown as (...a: unknown[]) => Promise<unknown>)(...args), local!.constructor as new () => Error, local!.message, `${what} (${local!.name})`);
     }
     t.equal(server.stats().done, 0, 'no call succeeded');
+    // Three reached the server (a ragged array and a wrong count are refused before sending): each failed once.
+    t.equal(server.stats().failed, 3, 'each call that reached the server failed once, none was retried');
     t.same((await remote(inputs(1, 3)[0]!)).shape, [8, 32], 'the server still answers');
   });
 
@@ -376,10 +388,10 @@ async function until(check: () => Promise<boolean>, timeout = 10_000): Promise<v
 async function waitFailed(jobs: Queue, id: string): Promise<string> {
   let reason: string | undefined;
   await until(async () => {
-    const job = await jobs.getJob(id);
-    if ((await job?.getState()) !== 'failed') return false;
-    reason = job!.failedReason;
-    return true;
+    // The state first: a job read before it failed has no reason yet.
+    if ((await jobs.getJobState(id)) !== 'failed') return false;
+    reason = (await jobs.getJob(id))?.failedReason;
+    return reason !== undefined;
   });
   return reason!;
 }

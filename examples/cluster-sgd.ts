@@ -1,9 +1,9 @@
 // Data-parallel SGD over a cluster: each step cuts the batch into one shard per worker process,
 // each job computes the loss and the gradient on its shard (weft.cluster, `remote.map`), and the
 // caller averages the gradients and updates the parameters, which live here and travel with each
-// job as inputs. `npx tsx examples/cluster/data-parallel-sgd.ts [steps]`.
-import * as weft from '../../src/index.js';
-import { startLocalCluster } from './local-cluster.js';
+// job as inputs. `npx tsx examples/cluster-sgd.ts [steps]`.
+import * as weft from '../src/index.js';
+import { startLocalCluster } from './lib/local-cluster.js';
 
 const { pt } = weft;
 const STEPS = Number(process.argv[2] ?? 200);

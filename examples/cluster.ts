@@ -1,10 +1,10 @@
 // 10,000 calls of an MLP's forward pass spread over two `weft worker` processes through Redis
 // (weft.cluster), with a progress bar; a sample of the results is checked bit for bit against the
-// same calls made locally. `npx tsx examples/cluster/forward.ts [calls]` (REDIS_URL, or a local
+// same calls made locally. `npx tsx examples/cluster.ts [calls]` (REDIS_URL, or a local
 // redis-server that the example starts).
 import cliProgress from 'cli-progress';
-import * as weft from '../../src/index.js';
-import { startLocalCluster } from './local-cluster.js';
+import * as weft from '../src/index.js';
+import { startLocalCluster } from './lib/local-cluster.js';
 
 const { pt } = weft;
 const CALLS = Number(process.argv[2] ?? 10_000);
