@@ -79,7 +79,8 @@ export { DestroyHandler, type DestroyHandlerOptions } from './graph/destroy-hand
 export { InconsistencyError, type Feature, type Client } from './graph/feature.js';
 export { ancestors, graphInputs, ioToposort, CycleError } from './graph/traversal.js';
 export { cloneGraph, cloneReplace } from './graph/clone.js';
-export { debugprint, toDot } from './graph/printing.js';
+export { debugprint, toDot, type Printable } from './graph/printing.js';
+export { toSvg } from './graph/svg.js';
 // Writing and registering rewrites (the framework, the database, the standard pipeline).
 export * from './graph/rewriting/index.js';
 export { elemwiseOf, ownerIs, scalarConstantValue } from './tensor/rewriting/match.js';

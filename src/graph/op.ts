@@ -202,6 +202,12 @@ export abstract class Op<Out = Variable | Variable[]> {
    */
   view?(node: Apply, inputs: readonly TensorView[]): TensorView[] | undefined;
 
+  /**
+   * The graphs this op runs inside it (OpFromGraph's, a Scan's step), for pictures of a graph:
+   * toDot and toSvg draw each as a cluster beside the op's node. Ops without inner graphs omit it.
+   */
+  innerGraphs?(): readonly FunctionGraph[];
+
   /** May constant folding evaluate this node when all its inputs are constants? */
   doConstantFolding(_node: Apply): boolean {
     return true;

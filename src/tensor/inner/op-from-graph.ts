@@ -417,6 +417,11 @@ export class OpFromGraph<O extends GraphOutputs = GraphOutputs> extends TensorOp
     return cloneReplace(this.inner.outputs, this.inner.inputs.map((v, i): [Variable, Variable] => [v, inputs[i]!]));
   }
 
+  /** For pictures (toDot): the encapsulated graph, as the user built it. */
+  override innerGraphs(): readonly FunctionGraph[] {
+    return [this.inner];
+  }
+
   override toString(): string {
     return `OpFromGraph{${this.name}}`;
   }

@@ -382,6 +382,11 @@ export class ScanOp extends TensorOp<TensorVariable[]> {
     return scanRop(this, inputs, evalPoints);
   }
 
+  /** For pictures (toDot): the step graph, as the user built it. */
+  override innerGraphs(): readonly FunctionGraph[] {
+    return [this.inner];
+  }
+
   override toString(): string {
     return `Scan{${this.name}}`;
   }
