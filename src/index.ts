@@ -11,7 +11,8 @@ export type { CompileOptions, CallOptions, WeftFunction, CompiledFunction, Input
 export { Mode, FAST_RUN, FAST_COMPILE, type ModeName, type ModeOptions } from './compile/mode.js';
 export { DebugMode, DebugModeError, type DebugModeOptions, type DebugCheck, type Tolerance } from './compile/debug-mode.js';
 export { NanGuardMode, NanGuardError, type NanGuardModeOptions, type BadValueKind } from './compile/nan-guard-mode.js';
-export { FunctionProfile } from './compile/profile.js';
+export { FunctionProfile, type TraceEvent, type NodeStats } from './compile/profile.js';
+export type { TimelineOptions } from './compile/profile-timeline.js';
 export { In, FunctionInput, type InOptions } from './compile/function-input.js';
 export { Out, FunctionOutput, type OutOptions } from './compile/function-output.js';
 export { shared, type SharedOptions } from './compile/shared.js';

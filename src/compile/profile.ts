@@ -1,9 +1,11 @@
 // FunctionProfile: what `profile: true` records for a compiled function: compile time and the
 // rewrite profile (time, calls and applications per rewriter), then for every call the time of
 // each node, summed per node and per op, and a timeline that toChromeTrace() exports as Trace
-// Event JSON (open it in Perfetto or chrome://tracing to see which thread ran what).
+// Event JSON (open it in Perfetto or chrome://tracing to see which thread ran what) and
+// toSvgTimeline() draws as a picture (profile-timeline.ts).
 import type { Apply } from '../graph/apply.js';
 import type { RewriteProfile } from '../graph/rewriting/context.js';
+import { timelineSvg, type TimelineOptions } from './profile-timeline.js';
 
 export interface NodeStats {
   /** Total milliseconds in this node over all calls. */
@@ -101,6 +103,14 @@ export class FunctionProfile {
       this.rewrites.toString(),
     ];
     return lines.join('\n');
+  }
+
+  /**
+   * The trace as an SVG picture: a lane for the calling thread and one per worker that ran
+   * tasks, tasks as bars coloured by op (with a legend), waits inside calls hatched, a time axis.
+   */
+  toSvgTimeline(options?: TimelineOptions): string {
+    return timelineSvg(this.name, this.events, options);
   }
 
   /** Trace Event JSON (complete events, one thread per worker) for Perfetto or chrome://tracing. */
