@@ -1,8 +1,10 @@
-// `npm run bench [-- W1 W3 ...] [--quick]`: the suite of BENCH.md (W1-W12, W15 and W2r), weft and its peers in
-// one process, side by side. Prints one table (figures are medians; ratios are to each group's
-// reference row, measured in this run) and writes bench/results/latest.json with the machine,
-// the load, the counts and every sample. `--quick` takes fewer runs per row.
+// `npm run bench [-- W1 W3 ...] [--quick] [--json FILE] [--chart FILE.svg]`: the suite of BENCH.md
+// (W1-W12, W15 and W2r), weft and its peers in one process, side by side. Prints one table (figures are
+// medians; ratios are to each group's reference row, measured in this run) and writes
+// bench/results/latest.json with the machine, the load, the counts and every sample (and FILE too
+// with --json). `--quick` takes fewer runs per row; `--chart` draws the rows as an SVG bar chart.
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { benchChartSvg } from './lib/chart.js';
 import { load, machine, type Load } from './lib/machine.js';
 import { FULL_COUNTS, QUICK_COUNTS, Suite } from './lib/suite.js';
 import { renderTable } from './lib/table.js';
@@ -25,20 +27,34 @@ import { w15 } from './workloads/w15-cluster.js';
 
 const WORKLOADS: readonly Workload[] = [w1, w2, w2r, w3, w4, w5, w6, w7, w8, w9, w10, w11, w12, w15];
 
-const USAGE = `usage: npm run bench [-- [W1 ... W15] [--quick]]
+const USAGE = `usage: npm run bench [-- [W1 ... W15] [--quick] [--json FILE] [--chart FILE.svg]]
   W1..W15, W2r   run only these workloads (default: all)
-  --quick  fewer warm-up and timed runs per row (about 60% of the time)`;
+  --quick        fewer warm-up and timed runs per row (about 60% of the time)
+  --json FILE    also write the results (as in bench/results/latest.json) to FILE
+  --chart FILE   write the rows as an SVG bar chart (a panel per group, log axes for wide ranges)`;
 
 interface Args {
   readonly only: readonly string[];
   readonly quick: boolean;
+  readonly json?: string;
+  readonly chart?: string;
 }
 
 function parseArgs(argv: readonly string[]): Args {
   const only: string[] = [];
   let quick = false;
-  for (const a of argv) {
-    if (a === '--quick') quick = true;
+  const files: { json?: string; chart?: string } = {};
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    const file = /^--(json|chart)(?:=(.*))?$/.exec(a);
+    if (file) {
+      const path = file[2] ?? argv[++i];
+      if (!path || path.startsWith('--')) {
+        console.error(`bench: --${file[1]} needs a file name\n${USAGE}`);
+        process.exit(2);
+      }
+      files[file[1] as 'json' | 'chart'] = path;
+    } else if (a === '--quick') quick = true;
     else if (a === '--help' || a === '-h') {
       console.log(USAGE);
       process.exit(0);
@@ -48,7 +64,7 @@ function parseArgs(argv: readonly string[]): Args {
       process.exit(2);
     }
   }
-  return { only, quick };
+  return { only, quick, ...files };
 }
 
 async function main(): Promise<void> {
@@ -98,8 +114,17 @@ async function main(): Promise<void> {
   };
   const dir = new URL('./results/', import.meta.url);
   mkdirSync(dir, { recursive: true });
-  writeFileSync(new URL('latest.json', dir), `${JSON.stringify(results, null, 2)}\n`);
+  const json = `${JSON.stringify(results, null, 2)}\n`;
+  writeFileSync(new URL('latest.json', dir), json);
   console.log('wrote bench/results/latest.json');
+  if (args.json) {
+    writeFileSync(args.json, json);
+    console.log(`wrote ${args.json}`);
+  }
+  if (args.chart) {
+    writeFileSync(args.chart, await benchChartSvg(results));
+    console.log(`wrote ${args.chart}`);
+  }
 }
 
 await main();
