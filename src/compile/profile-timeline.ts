@@ -1,7 +1,7 @@
 // The SVG timeline of a profile's trace events (fn.profile.toSvgTimeline()): one lane for the
 // calling thread and one per worker that ran tasks, each task a bar coloured by its op (a legend
 // names the colours), the time a thread spent without a task inside a call drawn as a hatched
-// wait span, and a time axis in milliseconds. Hand-written SVG: no browser or library needed.
+// wait span (a pixel wide at least; each lane's title sums them all), and a time axis in ms. Hand-written SVG: no browser or library needed.
 import type { TraceEvent } from './profile.js';
 
 export interface TimelineOptions {
@@ -113,17 +113,25 @@ export function timelineSvg(name: string, allEvents: readonly TraceEvent[], opti
     const y = top + i * laneHeight;
     const label = thread === 0 ? 'calling thread' : `worker ${i} (thread ${thread})`;
     const mine = events.filter((e) => laneOf.get(e.thread) === i);
-    const lane = [`<g class="lane" data-thread="${thread}">`, `<text x="${left - 8}" y="${px(y + laneHeight / 2 + 4)}" font-size="11" text-anchor="end">${xmlEscape(label)}</text>`];
-    lane.push(`<line x1="${left}" x2="${left + plot}" y1="${px(y + laneHeight)}" y2="${px(y + laneHeight)}" stroke="#dee2e6"/>`);
+    const spans: string[] = [];
+    let waited = 0;
     for (const [call, [a, b]] of calls) {
       const busy = mine
         .filter((e) => e.call === call)
         .map((e) => [e.start, e.start + e.duration] as const)
         .sort((p, q) => p[0] - q[0]);
       for (const [g0, g1] of gaps(busy, a, b)) {
-        lane.push(`<rect class="wait" x="${px(x(g0))}" y="${px(y + laneHeight / 2 - 2)}" width="${px(Math.max(0.5, x(g1) - x(g0)))}" height="4" fill="url(#wait)"><title>waiting ${(g1 - g0).toFixed(3)} ms in call ${call}</title></rect>`);
+        waited += g1 - g0;
+        // Gaps under a pixel (the hand-over from one task to the next) would be invisible
+        // clutter; the lane's title counts them in its total.
+        if (x(g1) - x(g0) < 1) continue;
+        spans.push(`<rect class="wait" x="${px(x(g0))}" y="${px(y + laneHeight / 2 - 2)}" width="${px(x(g1) - x(g0))}" height="4" fill="url(#wait)"><title>waiting ${(g1 - g0).toFixed(3)} ms in call ${call}</title></rect>`);
       }
     }
+    const busyTime = mine.reduce((sum, e) => sum + e.duration, 0);
+    const summary = `${label}: ${mine.length} tasks, ${busyTime.toFixed(3)} ms in tasks, ${waited.toFixed(3)} ms waiting inside calls`;
+    const lane = [`<g class="lane" data-thread="${thread}">`, `<text x="${left - 8}" y="${px(y + laneHeight / 2 + 4)}" font-size="11" text-anchor="end">${xmlEscape(label)}<title>${xmlEscape(summary)}</title></text>`];
+    lane.push(`<line x1="${left}" x2="${left + plot}" y1="${px(y + laneHeight)}" y2="${px(y + laneHeight)}" stroke="#dee2e6"/>`, ...spans);
     for (const e of mine) {
       const op = String(e.node.op);
       const tip = `${op}\n${String(e.node)}\ncall ${e.call}: ${(e.start - start).toFixed(3)} ms + ${e.duration.toFixed(3)} ms`;
