@@ -5,6 +5,7 @@
 // with --json). `--quick` takes fewer runs per row; `--chart` draws the rows as an SVG bar chart.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { benchChartSvg } from './lib/chart.js';
+import { rowsLastTime, WorkloadProgress } from './lib/progress.js';
 import { load, machine, type Load } from './lib/machine.js';
 import { FULL_COUNTS, QUICK_COUNTS, Suite } from './lib/suite.js';
 import { renderTable } from './lib/table.js';
@@ -31,18 +32,21 @@ const USAGE = `usage: npm run bench [-- [W1 ... W15] [--quick] [--json FILE] [--
   W1..W15, W2r   run only these workloads (default: all)
   --quick        fewer warm-up and timed runs per row (about 60% of the time)
   --json FILE    also write the results (as in bench/results/latest.json) to FILE
-  --chart FILE   write the rows as an SVG bar chart (a panel per group, log axes for wide ranges)`;
+  --chart FILE   write the rows as an SVG bar chart (a panel per group, log axes for wide ranges)
+  --progress     a progress bar per workload instead of a line per row`;
 
 interface Args {
   readonly only: readonly string[];
   readonly quick: boolean;
   readonly json?: string;
   readonly chart?: string;
+  readonly progress: boolean;
 }
 
 function parseArgs(argv: readonly string[]): Args {
   const only: string[] = [];
   let quick = false;
+  let progress = false;
   const files: { json?: string; chart?: string } = {};
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
@@ -55,6 +59,7 @@ function parseArgs(argv: readonly string[]): Args {
       }
       files[file[1] as 'json' | 'chart'] = path;
     } else if (a === '--quick') quick = true;
+    else if (a === '--progress') progress = true;
     else if (a === '--help' || a === '-h') {
       console.log(USAGE);
       process.exit(0);
@@ -64,14 +69,16 @@ function parseArgs(argv: readonly string[]): Args {
       process.exit(2);
     }
   }
-  return { only, quick, ...files };
+  return { only, quick, progress, ...files };
 }
 
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   const selected = WORKLOADS.filter((w) => args.only.length === 0 || args.only.includes(w.id));
   const counts = args.quick ? QUICK_COUNTS : FULL_COUNTS;
-  const suite = new Suite(args.quick, counts, (line) => console.error(line));
+  const dir = new URL('./results/', import.meta.url);
+  const bars = args.progress ? new WorkloadProgress(rowsLastTime(new URL('latest.json', dir))) : undefined;
+  const suite = new Suite(args.quick, counts, (line) => (bars ? bars.row(line) : console.error(line)));
   const started = performance.now();
   const loads: Array<Load & { workload: string; when: 'start' | 'end' }> = [];
   const info = machine();
@@ -79,6 +86,7 @@ async function main(): Promise<void> {
   for (const w of selected) {
     suite.workload = w.id;
     console.error(`${w.id}: ${w.title}`);
+    bars?.start(w.id);
     loads.push({ workload: w.id, when: 'start', ...load() });
     try {
       await w.run(suite);
@@ -88,6 +96,7 @@ async function main(): Promise<void> {
       suite.skip({ group: w.id, system: 'suite', config: '-', unit: 'ms' }, `the workload stopped: ${(e as Error)?.message ?? e}`);
     }
     loads.push({ workload: w.id, when: 'end', ...load() });
+    bars?.stop();
   }
   await weft.shutdown();
   suite.finish();
@@ -112,7 +121,6 @@ async function main(): Promise<void> {
     counts,
     rows: suite.rows,
   };
-  const dir = new URL('./results/', import.meta.url);
   mkdirSync(dir, { recursive: true });
   const json = `${JSON.stringify(results, null, 2)}\n`;
   writeFileSync(new URL('latest.json', dir), json);

@@ -1,8 +1,11 @@
 // The `weft` command's subcommands and its own --help: the one place that lists them.
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, type Command, type Io } from './command.js';
+import { benchCommand } from './bench.js';
+import { printCommand } from './print.js';
+import { profileCommand } from './profile.js';
 import { workerCommand } from './worker.js';
 
-export const COMMANDS: readonly Command[] = [workerCommand];
+export const COMMANDS: readonly Command[] = [benchCommand, printCommand, profileCommand, workerCommand];
 
 export const OVERVIEW = `weft: symbolic tensor graphs compiled to run on worker threads
 
