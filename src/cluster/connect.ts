@@ -98,7 +98,11 @@ export async function connect(fnOrDocument: CompiledFunction | string, options: 
   commands.on('ready', () => void store());
   await commands.set(key, text);
   const queue: Queue = new Queue(options.queue, { connection: commands, prefix });
-  const events: QueueEvents = new QueueEvents(options.queue, { connection: eventsClient, prefix });
+  // Events from now on, by Redis's clock: a listener that started at '$' (the default) would miss
+  // the answer of a call that finished before its first read reached Redis.
+  const [seconds, micros] = await commands.time();
+  const lastEventId = `${Number(seconds) * 1000 + Math.floor(Number(micros) / 1000) - 1}-0`;
+  const events: QueueEvents = new QueueEvents(options.queue, { connection: eventsClient, prefix, lastEventId });
   queue.on('error', () => undefined);
   events.on('error', () => undefined);
   await events.waitUntilReady();

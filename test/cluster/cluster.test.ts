@@ -16,6 +16,9 @@ import { pt, requires, rng, throwsExactly, weft } from '../helpers.js';
 import { startRedis, type RedisServer } from '../redis.js';
 import { REDIS } from '../requires.js';
 
+// Real processes (redis-server, weft worker): each takes seconds to start on a loaded machine.
+t.setTimeout(300_000);
+
 const CLI = fileURLToPath(new URL('../../dist/src/cli/main.js', import.meta.url));
 
 /** A dense layer, W8's shape: tanh(x·W + b) for x of [n, 16]. */

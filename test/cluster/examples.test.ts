@@ -7,6 +7,9 @@ import t from 'tap';
 import { requires } from '../helpers.js';
 import { REDIS } from '../requires.js';
 
+// Real processes (redis-server, weft worker): each takes seconds to start on a loaded machine.
+t.setTimeout(300_000);
+
 const run = promisify(execFile);
 const root = new URL('../..', import.meta.url);
 
