@@ -9,6 +9,9 @@ import { blocksOf, needsRedis, programsOf, type DocProgram } from './doc-blocks.
 import { startRedis, type RedisServer } from './redis.js';
 import { REDIS, requires } from './requires.js';
 
+// Some 35 programs, each starting weft (and some a pool or Redis): minutes on a loaded machine.
+t.setTimeout(300_000);
+
 const root = fileURLToPath(new URL('../', import.meta.url));
 // Inside the package, so that 'weft' resolves to the package itself (its exports: dist/).
 const dir = `${root}.doc-tests/`;
