@@ -8,6 +8,7 @@ export type { Dtype, TypedArray } from './kernels/dtype.js';
 
 export { compile, AbortError, UnusedInputError } from './compile/function.js';
 export type { CompileOptions, CallOptions, WeftFunction, CompiledFunction, InputValue, ArgumentsOf, ProfileOf } from './compile/function.js';
+export type { PlanInfo } from './scheduler/plan-info.js';
 export { Mode, FAST_RUN, FAST_COMPILE, type ModeName, type ModeOptions } from './compile/mode.js';
 export { DebugMode, DebugModeError, type DebugModeOptions, type DebugCheck, type Tolerance } from './compile/debug-mode.js';
 export { NanGuardMode, NanGuardError, type NanGuardModeOptions, type BadValueKind } from './compile/nan-guard-mode.js';

@@ -16,6 +16,7 @@ import { abortedBy, AbortError } from '../scheduler/planned-executor.js';
 import { CallGate, CALLS_AT_ONCE } from './call-gate.js';
 import { FunctionOutput } from './function-output.js';
 import { StagedExecutor } from '../scheduler/staged-executor.js';
+import type { PlanInfo } from '../scheduler/plan-info.js';
 import { PoolClosedError } from '../workers/pool.js';
 import { getDefaultPool, type Pool } from './pool.js';
 import { deepCopy } from '../tensor/shape/basic-ops.js';
@@ -88,6 +89,11 @@ export type ProfileOf<O> = O extends { readonly profile: true } ? FunctionProfil
 export interface WeftFunction<R, A extends readonly unknown[] = InputValue[], P extends FunctionProfile | undefined = FunctionProfile | undefined>
   extends CompiledFunction<P> {
   (...args: [...A] | [...A, CallOptions]): Promise<R>;
+  /**
+   * The plan a call with these values would run (made now and kept for the calls): its region's
+   * size in bytes, its tasks, its width, its work, whether it runs inline (docs/performance.md).
+   */
+  planInfo(...args: [...A]): PlanInfo;
 }
 
 /** What every compiled function has besides its call: what takes any function (serialize) takes this. */
@@ -382,6 +388,19 @@ function build(
 
   // Calls past the gate's limit wait as small records; shared values are read when a call starts.
   const gate = new CallGate<NdArray | NdArray[]>(CALLS_AT_ONCE, fnLabel);
+  /** The explicit arguments of a call, checked and converted by their inputs' types. */
+  const checkedValues = (args: readonly unknown[]): NdArray[] => {
+    if (args.length !== explicit.length) {
+      const names = fnInputs.map((x, i) => x.name ?? `input ${i}`).join(', ');
+      throw new TypeError(`${fnLabel} expects ${explicit.length} argument${explicit.length === 1 ? '' : 's'} (${names}), got ${args.length}`);
+    }
+    return args.map((a, i) =>
+      inputTypes[i]!.filter(a, {
+        allowDowncast: options.allowInputDowncast,
+        what: `input ${i} (${fnInputs[i]!.name ?? 'unnamed'}) of ${fnLabel}`,
+      }),
+    );
+  };
   const call = (...args: unknown[]): Promise<NdArray | NdArray[]> => {
     let values: NdArray[];
     let signal: AbortSignal | undefined;
@@ -390,16 +409,7 @@ function build(
       signal = callOptions.signal;
       if (disposed) throw new Error(`${fnLabel} was disposed`);
       if (signal?.aborted) throw abortedBy(signal, `${fnLabel}: the call was aborted before it started`);
-      if (args.length !== explicit.length) {
-        const names = fnInputs.map((x, i) => x.name ?? `input ${i}`).join(', ');
-        throw new TypeError(`${fnLabel} expects ${explicit.length} argument${explicit.length === 1 ? '' : 's'} (${names}), got ${args.length}`);
-      }
-      values = args.map((a, i) =>
-        inputTypes[i]!.filter(a, {
-          allowDowncast: options.allowInputDowncast,
-          what: `input ${i} (${fnInputs[i]!.name ?? 'unnamed'}) of ${fnLabel}`,
-        }),
-      );
+      values = checkedValues(args);
     } catch (e) {
       return Promise.reject(e);
     }
@@ -420,6 +430,16 @@ function build(
     return single ? outs[0]! : outs;
   };
 
+  /** The plan a call with these values runs (the shared variables' current values included). */
+  const planInfo = (...args: unknown[]): PlanInfo => {
+    if (disposed) throw new Error(`${fnLabel} was disposed`);
+    if (modeRuntime) throw new Error(`${fnLabel} has no plan: its calls run in ${mode} (every node checked on the calling thread)`);
+    checkPool();
+    const values = checkedValues(args);
+    for (const s of sharedInputs) values.push(s.getValue({ borrow: true }));
+    return graphExecutor.planInfo(values);
+  };
+
   Object.defineProperty(call, 'name', { value: options.name ?? 'weft function' });
   return Object.assign(call, {
     fgraph: fg,
@@ -427,6 +447,7 @@ function build(
     updated,
     mode,
     profile,
+    planInfo,
     dispose: () => {
       disposed = true;
       graphExecutor.dispose();

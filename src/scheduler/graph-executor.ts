@@ -12,6 +12,7 @@ import type { NdArray } from '../tensor/core/ndarray.js';
 import { layOut, type LaidOutGraph } from './laid-out-graph.js';
 import { PlanError } from './plan.js';
 import { abortedBy, type TaskObserver } from './planned-executor.js';
+import type { PlanInfo } from './plan-info.js';
 import type { StagedExecutor } from './staged-executor.js';
 
 /** What a run reports (for profiles): tasks of plans, and nodes of the reference executor. */
@@ -56,6 +57,21 @@ export class GraphExecutor {
 
   dispose(): void {
     this.#planned.dispose();
+  }
+
+  /** The numbers of the plan for these values; a graph that runs on the reference executor has none. */
+  planInfo(values: readonly NdArray[]): PlanInfo {
+    if (!this.#reference) {
+      try {
+        const laid = this.#laidOut;
+        return this.#planned.planInfo(laid ? laid.toArrays(values) : values);
+      } catch (e) {
+        if (!(e instanceof PlanError)) throw e;
+        this.#reference = new ReferenceExecutor(this.fgraph);
+        this.#fallback = e.message;
+      }
+    }
+    throw new Error(`${this.label} has no plan: its calls run on the reference executor (${this.#fallback})`);
   }
 
   async run(values: readonly NdArray[], signal: AbortSignal | undefined, observer?: RunObserver): Promise<NdArray[]> {

@@ -23,6 +23,7 @@ import { BoundPlan, runMainTasks, runTeam, type MemoryViews } from '../workers/t
 import type { Kernel } from '../kernels/registry.js';
 import { HostValues } from './host-values.js';
 import { buildPlan, type Plan } from './plan.js';
+import { hasWorkerTasks, planInfoOf, type PlanInfo } from './plan-info.js';
 
 /** Below this much work (elements touched) a call runs on the calling thread. */
 export const INLINE_WORK = 1 << 15;
@@ -224,6 +225,17 @@ export class PlannedExecutor implements IdleHolder {
     return stored;
   }
 
+  /** Whether a call with this plan runs on the calling thread (no pool, workers: 0, too little work). */
+  #runsInline(plan: Plan): boolean {
+    return !this.#pool || this.options.workers === 0 || plan.work < costModel.inlineWork || !hasWorkerTasks(plan);
+  }
+
+  /** The numbers of the plan for these inputs (made and stored, as a call would). */
+  planInfo(inputs: readonly NdArray[]): PlanInfo {
+    const { plan } = this.planFor(inputs);
+    return planInfoOf(plan, this.#runsInline(plan), true);
+  }
+
   #acquire(stored: StoredPlan): Region {
     const free = stored.regions.pop();
     if (free) return free;
@@ -249,8 +261,7 @@ export class PlannedExecutor implements IdleHolder {
     const d = plan.descriptor;
     const arena = this.arena;
     const pool = this.#pool;
-    const workerTasks = d.calls.some((c) => !c.main && c.kernel !== BARRIER_KERNEL);
-    const inline = !pool || this.options.workers === 0 || plan.work < costModel.inlineWork || !workerTasks;
+    const inline = !pool || this.#runsInline(plan);
     // Calls beyond a batch or two per thread wait their turn here rather than each holding a region.
     if (!inline) await this.#enter(pool.size * (2 * MAX_BATCH + 1));
     const region = this.#acquire(stored);

@@ -12,6 +12,7 @@ import { performOnCopies } from '../graph/node-error.js';
 import type { WorkerPool } from '../workers/pool.js';
 import { StageBoundary } from './plan.js';
 import { PlannedExecutor, type PlannedExecutorOptions, type TaskObserver } from './planned-executor.js';
+import type { PlanInfo } from './plan-info.js';
 
 interface Split {
   /** Runs the nodes that do not depend on the boundary: fg inputs -> crossing values. */
@@ -66,6 +67,21 @@ export class StagedExecutor {
     } catch (e) {
       if (!(e instanceof StageBoundary)) throw e;
       return this.#runSplit(this.#splitAt(e), inputs, signal, onTask);
+    }
+  }
+
+  /**
+   * The numbers of the plan a call with these inputs runs; for a staged graph those of its first
+   * stage (`complete: false`): later stages are planned from values only a call computes.
+   */
+  planInfo(inputs: readonly NdArray[]): PlanInfo {
+    try {
+      return this.#planned.planInfo(inputs);
+    } catch (e) {
+      if (!(e instanceof StageBoundary)) throw e;
+      const split = this.#splitAt(e);
+      const first = split.crossing.length > 0 ? split.first.planInfo(inputs) : undefined;
+      return { ...(first ?? { regionBytes: 0, tasks: 0, width: 0, work: 0, inline: true }), complete: false };
     }
   }
 
