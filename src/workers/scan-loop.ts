@@ -1,9 +1,11 @@
 // The 'scanLoop' kernel: a whole Scan as one task. The step graph's plan (made once for the
 // step's shapes) runs nSteps times in the task's scratch memory; each step copies in its
 // sequence rows, past states and non-sequences, and copies its results into row t of the
-// stacked outputs, where later steps read their past states.
+// stacked outputs, where later steps read their past states (an output that keeps only its last
+// rows is a ring of them: kernels/scan-rows.ts).
 import { registerKernel, type KernelParams } from '../kernels/registry.js';
 import { copyView } from '../kernels/copy.js';
+import { keptRows, stepRow } from '../kernels/scan-rows.js';
 import { rowOf, type TensorView } from '../kernels/view.js';
 import { copyInnerOutput, innerViews, runInnerPlan, type InnerPlanParams } from './inner-plan.js';
 
@@ -16,6 +18,8 @@ export interface ScanLoopParams {
   readonly nNitsot: number;
   /** Recurrent outputs whose last state is one more output. */
   readonly finals: readonly number[];
+  /** Per stacked output, the last rows it keeps (null: all); null when every output keeps all. */
+  readonly keep: ReadonlyArray<number | null> | null;
 }
 
 /**
@@ -29,8 +33,9 @@ registerKernel('scanLoop', (inputs, outputs, raw: KernelParams) => {
   const nRec = p.taps.length;
   const inits = inputs.slice(1 + p.nSeqs, 1 + p.nSeqs + nRec);
   const nonSeqs = inputs.slice(1 + p.nSeqs + nRec);
+  const rowAt = (j: number, t: number): number => (p.keep ? stepRow(t, n, keptRows(n, p.keep[j] ?? null)) : t);
   const past = (k: number, t: number): TensorView => {
-    if (t >= 0) return rowOf(outputs[k]!, t);
+    if (t >= 0) return rowOf(outputs[k]!, rowAt(k, t));
     const taps = p.taps[k]!;
     return taps.length === 1 && taps[0] === -1 ? inits[k]! : rowOf(inits[k]!, -Math.min(...taps) + t);
   };
@@ -41,7 +46,7 @@ registerKernel('scanLoop', (inputs, outputs, raw: KernelParams) => {
     p.taps.forEach((taps, k) => taps.forEach((tap) => stepInputs.push(past(k, t + tap))));
     stepInputs.push(...nonSeqs);
     runInnerPlan(p.step, views, stepInputs);
-    for (let j = 0; j < nRec + p.nNitsot; j++) copyInnerOutput(p.step, views, j, rowOf(outputs[j]!, t));
+    for (let j = 0; j < nRec + p.nNitsot; j++) copyInnerOutput(p.step, views, j, rowOf(outputs[j]!, rowAt(j, t)));
   }
   p.finals.forEach((k, f) => copyView(past(k, n - 1), outputs[nRec + p.nNitsot + f]!));
 });

@@ -11,16 +11,18 @@ import { graphStructure } from '../../graph/structure.js';
 import { ancestors } from '../../graph/traversal.js';
 import type { Variable } from '../../graph/variable.js';
 import { copyView } from '../../kernels/copy.js';
+import { keptRows, stepRow } from '../../kernels/scan-rows.js';
 import type { Dtype } from '../../kernels/dtype.js';
 import { rowOf, sizeOf, type TensorView } from '../../kernels/view.js';
 import { asTensorArgs } from '../core/as-tensor.js';
-import { empty, makeNdArray, shapeText, type NdArray } from '../core/ndarray.js';
+import { copyArray, empty, makeNdArray, shapeText, type NdArray } from '../core/ndarray.js';
 import { TensorOp } from '../core/op.js';
 import { ShapeFeature } from '../rewriting/shape-feature.js';
 import { scanConnectionPattern, scanLop, scanRop } from './scan-grad.js';
 import { rewrittenCopy } from './op-from-graph.js';
 import { asIntScalar, constantScalar, shapeI, smallInputValues } from '../shape/shape.js';
 import { TensorType } from '../core/type.js';
+import { minimum } from '../elemwise/math.js';
 import { TensorSharedVariable, type TensorLike, type TensorVariable } from '../core/variable.js';
 
 /** What the parts of a Scan are; the inner graph's inputs and outputs follow this layout. */
@@ -42,6 +44,12 @@ export interface ScanSpec {
    * after the first step where it holds, and the stacked outputs have the rows of the steps run.
    */
   readonly until?: boolean;
+  /**
+   * Per stacked output (the recurrent ones, then the others), how many of its last rows it keeps,
+   * or null for all (ScanSaveMem): such an output has min(nSteps, keep) rows, the last ones, and
+   * serves as the ring of past states a recurrent output reads, so its keep covers its taps.
+   */
+  readonly keep?: ReadonlyArray<number | null>;
 }
 
 /** How many rows of its initial state a recurrent output with these taps needs. */
@@ -103,8 +111,27 @@ export class ScanOp extends TensorOp<TensorVariable[]> {
     }
     const cond = this.condition;
     if (cond && (cond.type as TensorType).ndim !== 0) throw new TypeError(`${this}: the until condition must be a scalar, got ${cond.type}`);
+    if (spec.keep) this.#checkKeep(spec.keep);
     this.structure = graphStructure(inner);
-    this.layout = JSON.stringify([spec.nSeqs, spec.taps, spec.nNitsot, spec.finals, spec.nNonSeqs, spec.truncateGradient, ...(spec.until ? ['until'] : [])]);
+    const keep = spec.keep ? [{ keep: spec.keep }] : [];
+    this.layout = JSON.stringify([spec.nSeqs, spec.taps, spec.nNitsot, spec.finals, spec.nNonSeqs, spec.truncateGradient, ...(spec.until ? ['until'] : []), ...keep]);
+  }
+
+  /** A kept number of rows: one per stacked output, covering a recurrent output's taps, never with until. */
+  #checkKeep(keep: ReadonlyArray<number | null>): void {
+    const { taps, nNitsot, until } = this.spec;
+    if (until) throw new TypeError(`${this}: a loop with an until condition keeps every row (how many it runs is known once it ran)`);
+    if (keep.length !== taps.length + nNitsot) throw new TypeError(`${this}: keep has ${keep.length} entries, expected one per stacked output (${taps.length + nNitsot})`);
+    keep.forEach((k, j) => {
+      if (k === null) return;
+      const least = j < taps.length ? stateRows(taps[j]!) : 1;
+      if (!Number.isInteger(k) || k < least) throw new TypeError(`${this}: output ${j} must keep an integer number of rows of at least ${least}, got ${k}`);
+    });
+  }
+
+  /** How many last rows stacked output j keeps (null: all). */
+  keepOf(j: number): number | null {
+    return this.spec.keep?.[j] ?? null;
   }
 
   /** The step's outputs that are stacked: the recurrent ones, then the others (not the condition). */
@@ -158,10 +185,11 @@ export class ScanOp extends TensorOp<TensorVariable[]> {
     });
     const nonSeqs = rest.slice(nSeqs + taps.length).map((v, m) => check(v, innerIns[this.firstNonSeq + m]!.type as TensorType, `non-sequence ${m}`));
     // An until condition may stop the loop early: the number of rows is known once it has run.
-    const len = this.spec.until ? null : (constantScalar(n) ?? null);
+    const steps = this.spec.until ? undefined : constantScalar(n);
+    const len = (j: number): number | null => (steps === undefined ? null : keptRows(steps, this.keepOf(j)));
     const outputs = [
-      ...inits.map((_, k) => stacked(innerIns[this.tapInput(k)]!.type as TensorType, len).makeVariable()),
-      ...this.stepOutputs.slice(taps.length).map((o) => stacked(o.type as TensorType, len).makeVariable()),
+      ...inits.map((_, k) => stacked(innerIns[this.tapInput(k)]!.type as TensorType, len(k)).makeVariable()),
+      ...this.stepOutputs.slice(taps.length).map((o, j) => stacked(o.type as TensorType, len(taps.length + j)).makeVariable()),
       ...this.spec.finals.map((k) => (innerIns[this.tapInput(k)]!.type as TensorType).makeVariable()),
     ];
     return new Apply(this, [n, ...seqs, ...inits, ...nonSeqs], outputs);
@@ -266,7 +294,7 @@ export class ScanOp extends TensorOp<TensorVariable[]> {
       }
       step = [...states, ...others];
     }
-    return [...step.slice(0, taps.length + nNitsot).map((s) => [n, ...s]), ...finals.map((k) => states[k]!)];
+    return [...step.slice(0, taps.length + nNitsot).map((s, j) => [keptRows(n, this.keepOf(j)), ...s]), ...finals.map((k) => states[k]!)];
   }
 
   /**
@@ -287,7 +315,8 @@ export class ScanOp extends TensorOp<TensorVariable[]> {
     if (!step) return undefined;
     // The worker kernel 'scanLoop' (its params are workers/scan-loop.ts's ScanLoopParams) runs
     // the step's plan nSteps times in one task.
-    const params = { step: step.params, nSeqs, taps, nNitsot, finals } as unknown as KernelCall['params'];
+    const keep = this.spec.keep ?? null;
+    const params = { step: step.params, nSeqs, taps, nNitsot, finals, keep } as unknown as KernelCall['params'];
     return { name: 'scanLoop', params, chunking: { by: 'none' }, ...(step.scratchBytes === undefined ? {} : { scratchBytes: step.scratchBytes }) };
   }
 
@@ -303,12 +332,15 @@ export class ScanOp extends TensorOp<TensorVariable[]> {
     const nStacked = taps.length + nNitsot;
     const dtypes = node.outputs.map((o) => (o.type as TensorType).dtype);
     let rows = until ? Math.min(n, 16) : n;
-    const outs = shapes.map((shape, j) => empty(dtypes[j]!, j < nStacked ? [rows, ...shape.slice(1)] : shape));
+    // With until the stacks start small and grow; without, each has its rows (all, or those it keeps).
+    const outs = shapes.map((shape, j) => empty(dtypes[j]!, until && j < nStacked ? [rows, ...shape.slice(1)] : shape));
     const executor = (this.#executor ??= new ReferenceExecutor(this.compiled));
     const inits = inputs.slice(1 + nSeqs, 1 + nSeqs + taps.length);
     const nonSeqs = inputs.slice(1 + nSeqs + taps.length);
+    // Step t's row of stacked output j: t itself, or its place in the ring of the rows kept.
+    const rowAt = (j: number, t: number): number => stepRow(t, n, keptRows(n, this.keepOf(j)));
     const past = (k: number, t: number): NdArray => {
-      if (t >= 0) return rowArray(outs[k]!, t);
+      if (t >= 0) return rowArray(outs[k]!, rowAt(k, t));
       const row = this.#initRow(inits[k]!, k, stateRows(taps[k]!) + t);
       return makeNdArray(row.data, row.shape, row.stride, row.offset);
     };
@@ -322,9 +354,11 @@ export class ScanOp extends TensorOp<TensorVariable[]> {
       for (let i = 0; i < nSeqs; i++) args.push(rowArray(inputs[1 + i]!, t));
       taps.forEach((ts, k) => ts.forEach((tap) => args.push(past(k, t + tap))));
       args.push(...nonSeqs);
-      const results = executor.run(args) as NdArray[];
+      const stepResults = executor.run(args) as NdArray[];
+      // In a ring a step's row may be one it read: a result that is a view of it is copied first.
+      const results = this.spec.keep ? stepResults.map((r) => (outs.some((o) => o.data.buffer === r.data.buffer) ? copyArray(r) : r)) : stepResults;
       results.slice(0, nStacked).forEach((r, j) => {
-        const row = rowOf(outs[j]!, t);
+        const row = rowOf(outs[j]!, rowAt(j, t));
         if (j < taps.length) this.#checkState(j, r.shape, row.shape, t);
         else if (r.shape.length !== row.shape.length || r.shape.some((d, a) => d !== row.shape[a])) {
           throw new RangeError(`${this}: step ${t} gives output ${j} the shape ${shapeText(r.shape)}, the first step gave ${shapeText(row.shape)}`);
@@ -360,7 +394,11 @@ export class ScanOp extends TensorOp<TensorVariable[]> {
     const stranded = new Set<Variable>(innerIns);
     if (step.some((dims) => ancestors(dims).some((v) => stranded.has(v)))) throw new Error(`${this}: the step's output shapes depend on values inside the step`);
     // With an until condition only running the loop tells how many rows it stacks.
-    const n = (j: number): Variable => (this.spec.until ? shapeI(node.outputs[j] as TensorVariable, 0) : node.inputs[0]!);
+    const n = (j: number): Variable => {
+      if (this.spec.until) return shapeI(node.outputs[j] as TensorVariable, 0);
+      const keep = this.keepOf(j);
+      return keep === null ? node.inputs[0]! : minimum(node.inputs[0] as TensorVariable, keep);
+    };
     return [
       ...taps.map((t, k) => [n(k), ...inputShapes[1 + nSeqs + k]!.slice(isSitSot(t) ? 0 : 1)]),
       ...step.slice(taps.length).map((dims, j) => [n(taps.length + j), ...dims]),
@@ -374,11 +412,18 @@ export class ScanOp extends TensorOp<TensorVariable[]> {
 
   /** Backpropagation through time, as a scan that runs backwards (scan-grad.ts). */
   override Lop(inputs: readonly TensorVariable[], outputs: readonly TensorVariable[], outputGrads: readonly Variable[]): Variable[] {
+    this.#needsEveryRow('gradient');
     return scanLop(this, inputs, outputs, outputGrads);
+  }
+
+  /** Gradients and tangents read every step's row: a loop that keeps only its last rows has none to give. */
+  #needsEveryRow(what: string): void {
+    if (this.spec.keep) throw new TypeError(`${this}: its outputs keep only their last rows (ScanSaveMem), so it has no ${what}; take gradients before compiling`);
   }
 
   /** The pushforward, as a scan that carries tangents next to the states (scan-grad.ts). */
   override rop(inputs: readonly TensorVariable[], evalPoints: readonly Variable[]): Variable[] {
+    this.#needsEveryRow('pushforward');
     return scanRop(this, inputs, evalPoints);
   }
 

@@ -293,7 +293,7 @@ const MAX_SCAN_PARTS = 65536;
 
 function readScan(r: JsonReader, dec: OpDecoder): ScanParams {
   const required = ['graph', 'nSeqs', 'taps', 'nNitsot', 'finals', 'nNonSeqs', 'truncateGradient', 'name'];
-  r.object([...required, 'until'], required);
+  r.object([...required, 'until', 'keep'], required);
   const count = (f: string): number => r.field(f).int(0, MAX_SCAN_PARTS);
   return {
     graph: dec.graph(r.field('graph')),
@@ -305,6 +305,7 @@ function readScan(r: JsonReader, dec: OpDecoder): ScanParams {
       nNonSeqs: count('nNonSeqs'),
       truncateGradient: r.field('truncateGradient').int(-1),
       ...(r.has('until') && r.field('until').boolean() ? { until: true } : {}),
+      ...(r.has('keep') ? { keep: r.field('keep').array(MAX_SCAN_PARTS).map((k) => (k.value === null ? null : k.int(1))) } : {}),
     },
     name: r.field('name').optionalString(),
   };
@@ -390,7 +391,7 @@ function allCodecs(): ReadonlyArray<OpCodec<TensorOp<TensorVariable | TensorVari
       ScanOp,
       ['structure', 'layout'],
       // The step graph is closed (shared variables are outer inputs), so it is written as it is.
-      (op, enc) => ({ graph: enc.graph(op.inner), ...op.spec, taps: op.spec.taps.map((t) => [...t]), finals: [...op.spec.finals], name: op.name }),
+      (op, enc) => ({ graph: enc.graph(op.inner), ...op.spec, taps: op.spec.taps.map((t) => [...t]), finals: [...op.spec.finals], ...(op.spec.keep ? { keep: [...op.spec.keep] } : {}), name: op.name }),
       readScan,
       (p, ctx) => {
         const g = ctx.graph(p.graph);
