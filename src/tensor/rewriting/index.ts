@@ -10,3 +10,4 @@ import './linalg.js';
 import './fusion.js';
 import './inplace.js';
 import './op-from-graph.js';
+import './scan/index.js';
