@@ -236,12 +236,36 @@ t.test('ScanSaveMem: a forward-only loop read at its last state keeps one row (P
   t.pass('verifyGrad of the last state');
 });
 
+t.test('ScanMerge: two loops over the same steps become one (PyTensor test_merge)', async (t) => {
+  const x = pt.vector('x');
+  const s0 = pt.scalar('s0');
+  const sums = one(weft.scan({ fn: (xt: TV, acc: TV) => acc.add(xt), sequences: [x], outputsInfo: [s0], name: 'sums' }).outputs);
+  const prods = one(weft.scan({ fn: (xt: TV, acc: TV) => acc.mul(xt), sequences: [x], outputsInfo: [pt.onesLike(s0)], name: 'prods' }).outputs);
+  const fn = await checkValues(t, [x, s0], [sums, prods], [[1, 2, 3, 4], 0.5], ['ScanMerge']);
+  const { op } = theScan(t, fn);
+  t.equal(String(op), 'Scan{sums&prods}', 'one loop does both');
+  t.equal(op.spec.nSeqs, 1, 'x is read once a step (scan_merge_inouts after ScanMerge)');
+  t.equal(scans((await weft.compile([x, s0], [sums, prods], { workers: 0, mode: without('ScanMerge') })) as Fn).length, 2, 'excluded: two loops');
+
+  // A loop over the other's output depends on it: they stay two loops.
+  const again = one(weft.scan({ fn: (st: TV, acc: TV) => acc.add(st.mul(st)), sequences: [sums], outputsInfo: [s0], name: 'squares' }).outputs);
+  const chained = await checkValues(t, [x, s0], [again], [[1, 2, 3], 1], ['ScanMerge']);
+  t.equal(scans(chained).length, 2, 'a loop reading the other stays apart');
+
+  await weft.verifyGrad((xs: TV, a: TV) => {
+    const p = one(weft.scan({ fn: (xt: TV, acc: TV) => acc.add(xt.mul(xt)), sequences: [xs], outputsInfo: [a] }).outputs);
+    const q = one(weft.scan({ fn: (xt: TV, acc: TV) => acc.mul(0.5).add(pt.tanh(xt)), sequences: [xs], outputsInfo: [a] }).outputs);
+    return p.sum().add(q.mul(q).sum());
+  }, [new Float64Array([0.3, -0.4, 0.9]), 0.2], { rng: rng(12) });
+  t.pass('verifyGrad through the merged loop');
+});
+
 t.test('the scan rewrites are registered under their names, tagged fast_run and scan', async (t) => {
   const x = pt.vector('x');
   const { outputs } = weft.scan({ fn: (xt: TV) => xt.exp(), sequences: [x] });
   const fn = (await weft.compile([x], one(outputs).get(-1), { workers: 0, profile: true })) as Fn;
   const ran = [...fn.profile!.rewrites.byRewriter.keys()];
-  for (const name of ['remove_constants_and_unused_inputs_scan', 'PushOutNonSeqScan', 'PushOutSeqScan', 'scan_merge_inouts', 'ScanSaveMem']) {
+  for (const name of ['remove_constants_and_unused_inputs_scan', 'PushOutNonSeqScan', 'PushOutSeqScan', 'ScanMerge', 'scan_merge_inouts', 'ScanSaveMem']) {
     t.ok(ran.includes(name), `${name} ran`);
   }
   const none = (await weft.compile([x], one(outputs).get(-1), { workers: 0, mode: without('scan') })) as Fn;

@@ -1,10 +1,11 @@
 // The scan rewrites in the database, where PyTensor has them: scan_eqopt1 (before canonicalize:
 // moving loop-invariant and element-wise work out of steps, to a fixed point), scan_eqopt2 (after
-// stabilize: merging inputs and outputs, dropping what became unused) and ScanSaveMem once after
+// stabilize: merging loops, their inputs and outputs, dropping what became unused) and ScanSaveMem once after
 // it. All are tagged 'fast_run' and 'scan', so `Mode({ excluding: ['scan'] })` turns them off.
 import { EquilibriumDB } from '../../../graph/rewriting/db.js';
 import { optdb } from '../../../graph/rewriting/optdb.js';
 import { in2out } from '../../../graph/rewriting/walk.js';
+import { scanMerge } from './merge.js';
 import { scanMergeInouts } from './merge-inouts.js';
 import { pushOutNonSeqScan, pushOutSeqScan } from './push-out.js';
 import { removeConstantsAndUnusedInputsScan } from './remove-unused.js';
@@ -23,6 +24,7 @@ scanEqopt1.register('PushOutNonSeqScan', pushOutNonSeqScan, { tags: [...SCAN, 's
 scanEqopt1.register('PushOutSeqScan', pushOutSeqScan, { tags: [...SCAN, 'scan_pushout', 'scan_push_out_seq'] });
 
 scanEqopt2.register('remove_constants_and_unused_inputs_scan', removeConstantsAndUnusedInputsScan, { tags: [...SCAN, 'scan_remove_unused'] });
+scanEqopt2.register('ScanMerge', scanMerge, { tags: [...SCAN, 'scan_merge'] });
 scanEqopt2.register('scan_merge_inouts', scanMergeInouts, { tags: SCAN });
 
 // Once, after the loops' shapes are final: which rows the readers need is known then.
