@@ -6,8 +6,8 @@
 import type { Queue, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { abortedBy } from '../graph/abort.js';
-import type { CompiledFunction, WeftFunction } from '../compile/function.js';
-import { serialize } from '../compile/serialize-function.js';
+import { isCallOptions, type CompiledFunction, type WeftFunction } from '../compile/function.js';
+import { isWeftFunction, serialize } from '../compile/serialize-function.js';
 import type { NdArray } from '../tensor/core/ndarray.js';
 import type { TensorSharedVariable } from '../tensor/core/variable.js';
 import { bullmq, DEFAULT_PREFIX, newClient, type Connection } from './connection.js';
@@ -60,16 +60,6 @@ export interface RemoteFunction<R = NdArray | NdArray[], A extends readonly unkn
 interface Waiting {
   readonly resolve: (results: NdArray[]) => void;
   readonly reject: (e: unknown) => void;
-}
-
-function isWeftFunction(x: unknown): x is CompiledFunction {
-  return typeof x === 'function' && 'fgraph' in x && 'updated' in x;
-}
-
-function isCallOptions(x: unknown): x is { signal?: AbortSignal } {
-  if (typeof x !== 'object' || x === null || Array.isArray(x)) return false;
-  const proto = Object.getPrototypeOf(x);
-  return (proto === Object.prototype || proto === null) && Object.keys(x).every((k) => k === 'signal');
 }
 
 /** A remote function for a compiled function or its serialized document. */
@@ -187,7 +177,7 @@ export async function connect(fnOrDocument: CompiledFunction | string, options: 
   };
 
   const call = async (...args: unknown[]): Promise<NdArray | NdArray[]> => {
-    const callOptions = args.length === signature.inputWhere.length + 1 && isCallOptions(args[args.length - 1]) ? (args.pop() as { signal?: AbortSignal }) : {};
+    const callOptions = args.length === signature.inputWhere.length + 1 && isCallOptions(args[args.length - 1]) ? args.pop() as { signal?: AbortSignal } : {};
     const signal = callOptions.signal;
     if (signal?.aborted) throw abortedBy(signal, `remote ${signature.label}: the call was aborted before it started`);
     const { answers } = await send([jobOf(args)], signal);

@@ -119,7 +119,8 @@ export class UnusedInputError extends Error {
 
 export { AbortError };
 
-function isCallOptions(x: unknown): x is CallOptions {
+/** Whether `x` is a call's options object (`{ signal }`), the optional last argument of a call. */
+export function isCallOptions(x: unknown): x is CallOptions {
   if (typeof x !== 'object' || x === null || Array.isArray(x)) return false;
   const proto = Object.getPrototypeOf(x);
   return (proto === Object.prototype || proto === null) && Object.keys(x).every((k) => k === 'signal');

@@ -43,7 +43,8 @@ export interface DeserializedFunction {
   readonly shared: TensorSharedVariable[];
 }
 
-function isWeftFunction(x: unknown): x is CompiledFunction {
+/** Whether `x` is a function weft.compile made. */
+export function isWeftFunction(x: unknown): x is CompiledFunction {
   return typeof x === 'function' && 'fgraph' in x && 'updated' in x && 'inputs' in x;
 }
 
