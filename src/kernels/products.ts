@@ -97,10 +97,28 @@ export function tensordotViews(
 }
 
 // ---------------------------------------------------------------------------------------------
+// Tasks by columns: a 2-d product with few rows is cut along n (the planner's 'lanes' of axis 0)
+
+/** Columns [start, end) of a matrix view. */
+export function columnsOf(v: TensorView, range: Range): TensorView {
+  return { data: v.data, offset: v.offset + range.start * v.stride[1]!, shape: [v.shape[0]!, range.end - range.start], stride: v.stride };
+}
+
+/** A call's range when it counts columns of the output (params.columns) rather than rows. */
+export const columnRange = (params: KernelParams, range: Range | undefined): Range | undefined => (params['columns'] === true ? range : undefined);
+
+// ---------------------------------------------------------------------------------------------
 // Registration
 
-/** out = x . y with NumPy's matmul (and dot for vectors and matrices), by rows of out seen as [batch * m, n]. */
-registerKernel('matmul', (ins, outs, _params, range) => matmulViews(ins[0]!, ins[1]!, outs[0]!, range));
+/**
+ * out = x . y with NumPy's matmul (and dot for vectors and matrices), by rows of out seen as
+ * [batch * m, n], or by columns of a 2-d product.
+ */
+registerKernel('matmul', (ins, outs, params, range) => {
+  const columns = columnRange(params, range);
+  if (columns) return matmulInto(ins[0]!, columnsOf(ins[1]!, columns), columnsOf(outs[0]!, columns));
+  matmulViews(ins[0]!, ins[1]!, outs[0]!, range);
+});
 
 registerKernel('tensordot', (ins, outs, params: KernelParams, range) =>
   tensordotViews(
@@ -114,10 +132,16 @@ registerKernel('tensordot', (ins, outs, params: KernelParams, range) =>
   ),
 );
 
-/** out = beta * z + alpha * x . y with inputs (z, alpha, x, y, beta), by rows of out. */
-registerKernel('gemm', (ins, outs, _params, range) => {
+/** out = beta * z + alpha * x . y with inputs (z, alpha, x, y, beta), by rows (or columns) of out. */
+registerKernel('gemm', (ins, outs, params, range) => {
   const [z, a, x, y, b] = ins;
   const out = outs[0]!;
+  const columns = columnRange(params, range);
+  if (columns) {
+    const part = columnsOf(out, columns);
+    copyView(columnsOf(z!, columns), part);
+    return gemm(x!, columnsOf(y!, columns), part, a!.data[a!.offset]!, b!.data[b!.offset]!);
+  }
   copyView(z!, out, range && { start: range.start * out.shape[1]!, end: range.end * out.shape[1]! });
   gemm(x!, y!, out, a!.data[a!.offset]!, b!.data[b!.offset]!, range);
 });

@@ -97,3 +97,44 @@ t.test('kernels with a WebAssembly path write their outputs in the arena (copied
     t.ok(Number.isFinite(g!.data[7]!) && g!.data[7]! > -0.1216, `${dtype}: its gammaln (${g!.data[7]})`);
   }
 });
+
+t.test('a product with few rows (an RNN step: 64 x 512 times 512 x 512) is cut by columns, with the bits of one task', async (t) => {
+  const pool = weft.createPool({ workers: 2 });
+  t.teardown(() => pool.close());
+  const r = rng(11);
+  for (const dtype of ['float32', 'float64'] as const) {
+    const h = pt.matrix('h', dtype);
+    const w = pt.matrix('w', dtype);
+    const v = pt.matrix('v', dtype);
+    const z = pt.matrix('z', dtype);
+    // A dot, and a gemm (z + h . v, fused by the rewrites), with 1000 columns: not a multiple of the cut.
+    const outs = [h.dot(w), z.add(h.dot(v))];
+    const values = [r.normal([64, 512], { dtype }), r.normal([512, 1000], { dtype }), r.normal([512, 1000], { dtype }), r.normal([64, 1000], { dtype })] as const;
+    const fn = await weft.compile([h, w, v, z], outs, { pool, workers: 2 });
+    const inline = await weft.compile([h, w, v, z], outs, { workers: 0 });
+    const executor = new PlannedExecutor(fn.fgraph, () => pool, { workers: 2 });
+    t.teardown(() => executor.dispose());
+    const d = executor.planFor(values).plan.descriptor;
+    const products = d.calls.flatMap((c, i) => (c.kernel === 'matmul' || c.kernel.startsWith('gemm') ? [i] : []));
+    t.ok(products.length >= 2, `${dtype}: ${products.length} product calls`);
+    for (const call of products) {
+      const tasks = d.tasks.filter((task) => task.call === call);
+      t.same(d.calls[call]!.split, { by: 'lanes' }, `${dtype}: ${d.calls[call]!.kernel} is cut by lanes (columns)`);
+      // 32M multiply-adds would make 16 tasks; at least 64 columns a task (the gemm's panel) make 15.
+      const chunks = Math.min(Math.floor(1000 / 64), Math.round((64 * 512 * 1000) / PRODUCT_TASK_WORK));
+      t.same(tasks.map((task) => ({ start: task.start, end: task.end })), chunkRanges(1000, chunks), `${dtype}: ${d.calls[call]!.kernel} in ${chunks} tasks of columns`);
+    }
+    const got = (await fn(...values)) as weft.NdArray[];
+    const want = (await inline(...values)) as weft.NdArray[];
+    got.forEach((g, i) => t.ok(Buffer.from(g.data.buffer, g.data.byteOffset, g.data.byteLength).equals(Buffer.from(want[i]!.data.buffer, want[i]!.data.byteOffset, want[i]!.data.byteLength)), `${dtype}: output ${i} has the bits of the inline call`));
+    const hs = values[0].data;
+    const ws = values[1].data;
+    const at = (i: number, j: number): number => {
+      let s = 0;
+      for (let p = 0; p < 512; p++) s += hs[i * 512 + p]! * ws[p * 1000 + j]!;
+      return s;
+    };
+    const worst = Math.max(...[0, 63, 999, 64 * 1000 - 1, 31 * 1000 + 640].map((k) => Math.abs(got[0]!.data[k]! - at(Math.floor(k / 1000), k % 1000))));
+    t.ok(worst < (dtype === 'float32' ? 1e-3 : 1e-10), `${dtype}: the product is right (worst ${worst})`);
+  }
+});

@@ -5,10 +5,10 @@ import { isFloatDtype } from '../../kernels/dtype.js';
 import { getKernel } from '../../kernels/registry.js';
 import type { TensorView } from '../../kernels/view.js';
 import { Apply } from '../../graph/apply.js';
-import type { IndexMap, KernelCall, SymbolicShape } from '../../graph/op.js';
+import type { IndexMap, KernelCall, KernelContext, SymbolicShape } from '../../graph/op.js';
 import type { Variable } from '../../graph/variable.js';
 import { asTensorArgs } from '../core/as-tensor.js';
-import { arenaForFloat32, dot } from './linalg.js';
+import { arenaForFloat32, dot, productChunking } from './linalg.js';
 import { add, mul } from '../elemwise/math.js';
 import { empty, shapeText, type NdArray } from '../core/ndarray.js';
 import { TensorOp } from '../core/op.js';
@@ -65,12 +65,13 @@ export class Gemm extends TensorOp {
   }
 
   /**
-   * The 'gemm' kernel: z copied into the output, then the product added, by rows of the output;
+   * The 'gemm' kernel: z copied into the output, then the product added, by rows (or columns) of the output;
    * inplace, 'gemmInplace': the output is z, so the product is added to it directly.
    */
-  override kernel(node: Apply): KernelCall {
+  override kernel(node: Apply, context?: KernelContext): KernelCall {
     // gemm(z, alpha, x, y, beta): the product sums over x's last axis.
-    return { name: this.inplace ? 'gemmInplace' : 'gemm', params: {}, chunking: { by: 'rows' }, contracted: { input: 2 }, ...arenaForFloat32(node) };
+    const [, , x, y] = context?.inputs ?? [];
+    return { name: this.inplace ? 'gemmInplace' : 'gemm', ...productChunking(x?.shape[0], y?.shape[1]), contracted: { input: 2 }, ...arenaForFloat32(node) };
   }
 
   /** Inplace, the result is z itself (unless z's layout repeats elements: then a new array). */

@@ -7,7 +7,7 @@ import type { TensordotUnit } from '../../kernels/products.js';
 import type { TensorView } from '../../kernels/view.js';
 import { Apply } from '../../graph/apply.js';
 import { isDisconnected } from '../../graph/gradient.js';
-import type { KernelCall, SymbolicShape } from '../../graph/op.js';
+import type { KernelCall, KernelContext, SymbolicShape } from '../../graph/op.js';
 import type { Variable } from '../../graph/variable.js';
 import { asTensorArgs } from '../core/as-tensor.js';
 import { upcast } from '../core/dtype.js';
@@ -74,6 +74,22 @@ export function arenaForFloat32(node: Apply): { readonly outputsInArena?: true }
   return (node.outputs[0]!.type as TensorType).dtype === 'float32' ? { outputsInArena: true } : {};
 }
 
+/**
+ * How a 2-d product of an [m, k] and a [k, n] matrix is cut into tasks: by rows of the output,
+ * or, when it has too few rows for two tasks of the gemm's 64-row blocks (a batch of 64 times a
+ * square weight matrix, as in an RNN's step) and enough columns, by columns. Either way each
+ * output element is the same sum in the same order, so the bits do not depend on the cut.
+ */
+export function productChunking(m: number | undefined, n: number | undefined): Pick<KernelCall, 'chunking' | 'params'> {
+  if (m !== undefined && n !== undefined && m < 2 * PRODUCT_ROW_BLOCK && n >= 2 * PRODUCT_ROW_BLOCK) {
+    return { chunking: { by: 'lanes', axis: 0 }, params: { columns: true } };
+  }
+  return { chunking: { by: 'rows' }, params: {} };
+}
+
+/** Rows of A the gemm kernel packs at once (the planner's fewest units per product task). */
+const PRODUCT_ROW_BLOCK = 64;
+
 export class Dot extends TensorOp {
   override makeNode(x: unknown, y: unknown): Apply {
     const [xv, yv] = asTensorArgs([x as TensorLike, y as TensorLike], 'Dot');
@@ -106,10 +122,16 @@ export class Dot extends TensorOp {
     return [[...(x!.shape.length === 2 ? [x!.shape[0]!] : []), ...(y!.shape.length === 2 ? [y!.shape[1]!] : [])]];
   }
 
-  /** By rows of the output where x is a matrix (each row is x's row times y); one task otherwise. */
-  override kernel(node: Apply): KernelCall {
+  /**
+   * By rows of the output where x is a matrix (each row is x's row times y), or by columns when
+   * both are matrices and the output has few rows (productChunking); one task otherwise.
+   */
+  override kernel(node: Apply, context?: KernelContext): KernelCall {
     const xIsMatrix = (node.inputs[0]!.type as TensorType).ndim === 2;
-    return { name: 'matmul', params: {}, chunking: xIsMatrix ? { by: 'rows' } : { by: 'none' }, contracted: { input: 0 }, ...arenaForFloat32(node) };
+    const yIsMatrix = (node.inputs[1]!.type as TensorType).ndim === 2;
+    const [x, y] = context?.inputs ?? [];
+    const split = !xIsMatrix ? { chunking: { by: 'none' } as const, params: {} } : yIsMatrix ? productChunking(x?.shape[0], y?.shape[1]) : { chunking: { by: 'rows' } as const, params: {} };
+    return { name: 'matmul', ...split, contracted: { input: 0 }, ...arenaForFloat32(node) };
   }
 
   override inferShape(node: Apply, [xs, ys]: readonly SymbolicShape[]): SymbolicShape[] {
