@@ -79,6 +79,12 @@ export interface KernelCall {
    * written straight into fresh memory the caller then owns, where only the plain JS path could run.
    */
   readonly outputsInArena?: boolean;
+  /**
+   * The kernel runs an inner plan many times (a Scan's steps) and may share each run with the
+   * team: that plan's widest level and its work per run. The planner gives the call's plan
+   * members for it where the team's help is worth a run's synchronization (workers/nested-team.ts).
+   */
+  readonly innerTeam?: { readonly width: number; readonly work: number };
 }
 
 /** What a planner gives `Op.kernel`: the inputs it plans for, and a way to plan an inner graph. */

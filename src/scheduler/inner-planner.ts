@@ -39,6 +39,8 @@ function planInner(fg: FunctionGraph, inputs: readonly TensorView[]): KernelCall
     else {
       const params: InnerPlanParams = {
         plan: d,
+        width: plan.width,
+        work: plan.work,
         inputs: plan.inputViews,
         outputs: plan.outputs.map((o, j) => (o.kind === 'view' ? { view: o.view } : { value: encodeValue(o.value, (fg.outputs[j]!.type as TensorType).dtype) })),
         init: plan.regionInit.map(({ view, value }) => ({ view, value: encodeValue(value, d.views[view]!.dtype) })),

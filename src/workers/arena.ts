@@ -4,7 +4,7 @@
 // memory only grows (a shared memory cannot move or shrink), and views are re-made after growth.
 import { bytesPerElement, STORAGE, type Dtype, type TypedArray } from '../kernels/dtype.js';
 import { attachWasmMemory, WASM_PACK_BYTES, WASM_SCRATCH_BYTES } from '../kernels/gemm-wasm.js';
-import { MemoryViews } from './team.js';
+import { MemoryViews } from './bound-plan.js';
 
 const PAGE = 65536;
 /** Every block starts at a multiple of this (cache lines, and SIMD loads later). */

@@ -7,7 +7,7 @@ import { bytesPerElement, STORAGE, type Dtype, type TypedArray } from '../kernel
 import { getKernel, registerKernel, type KernelParams } from '../kernels/registry.js';
 import type { TensorView } from '../kernels/view.js';
 import type { PlanDescriptor } from './protocol.js';
-import { runPlanTask } from './team.js';
+import { runPlanTask } from './bound-plan.js';
 
 /** A value as plain JSON: special numbers as strings, so that it survives JSON.stringify. */
 export interface EncodedValue {
@@ -38,6 +38,9 @@ function decodeInto(e: EncodedValue, view: TensorView): void {
 
 export interface InnerPlanParams {
   readonly plan: PlanDescriptor;
+  /** Tasks of the plan that may run at once at best, and its work (as a plan's: elements or multiply-adds). */
+  readonly width: number;
+  readonly work: number;
   /** Inner view of each input of the op (-1: unused). */
   readonly inputs: readonly number[];
   /** Where each output comes from: an inner view, or a value known when planning. */
@@ -68,14 +71,32 @@ export function innerViews(plan: PlanDescriptor, scratch: TensorView): TensorVie
   }));
 }
 
-/** One run of an inner plan: constants written, inputs copied in, tasks in order (outputs stay in `views`). */
-export function runInnerPlan(params: InnerPlanParams, views: readonly TensorView[], inputs: readonly TensorView[]): void {
+/**
+ * Before a run of an inner plan: its constants written and its inputs copied into `views`, but
+ * for those in `kept` (inputs whose values are there from an earlier run: see untouchedInputs).
+ */
+export function writeInnerInputs(params: InnerPlanParams, views: readonly TensorView[], inputs: readonly TensorView[], kept?: ReadonlySet<number>): void {
   for (const { view, value } of params.init) decodeInto(value, views[view]!);
   params.inputs.forEach((view, i) => {
-    if (view >= 0) copyView(inputs[i]!, views[view]!);
+    if (view >= 0 && !kept?.has(i)) copyView(inputs[i]!, views[view]!);
   });
+}
+
+/** The inputs of an inner plan that no task overwrites: their copies stay valid from run to run. */
+export function untouchedInputs(params: InnerPlanParams): Set<number> {
+  return new Set(params.plan.relocatable.map((r) => r.input));
+}
+
+/** An inner plan's tasks, in order, on this thread (its inputs written already; outputs stay in `views`). */
+export function runInnerTasks(params: InnerPlanParams, views: readonly TensorView[]): void {
   const { plan } = params;
   for (let t = 0; t < plan.tasks.length; t++) runPlanTask(plan, t, views, getKernel(plan.calls[plan.tasks[t]!.call]!.kernel));
+}
+
+/** One run of an inner plan: constants written, inputs copied in, tasks in order (outputs stay in `views`). */
+export function runInnerPlan(params: InnerPlanParams, views: readonly TensorView[], inputs: readonly TensorView[]): void {
+  writeInnerInputs(params, views, inputs);
+  runInnerTasks(params, views);
 }
 
 /** Copies output j of an inner plan's run into `dst`. */

@@ -9,7 +9,8 @@ import { attachThread, readText } from './arena.js';
 import { JobRing } from './job-ring.js';
 import { announceShared } from './shared-memory.js';
 import { planFromText, type PlanDescriptor, type TeamJob, type TeamMessage, type TeamResult } from './protocol.js';
-import { BoundPlan, MemoryViews, runTeam } from './team.js';
+import { BoundPlan, MemoryViews } from './bound-plan.js';
+import { runTeam } from './team.js';
 
 /**
  * Plans and bindings a worker keeps, the most recently used: a process that compiles functions

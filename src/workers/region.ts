@@ -27,13 +27,20 @@ export const H = {
   /** Next slot to take / to fill in the queue of tasks only the calling thread runs. */
   MAIN_HEAD: 7,
   MAIN_TAIL: 8,
+  /**
+   * 0, or 1 + a task whose kernel runs the tasks of a plan of its own in a nested region (a Scan's
+   * steps): idle members help with them there. One such task at a time has the team's help.
+   */
+  NESTED: 9,
+  /** In a nested region: the last call id its host task opened (ids must not repeat while members may linger). */
+  SERIAL: 10,
 } as const;
 
 /** Bytes of the header; the members' records follow it (the planner lays the region out). */
 export const HEADER_BYTES = 64;
 
 /** Slots a call starts from zero. */
-const CLEARED_SLOTS = [H.DONE, H.HEAD, H.ERROR, H.ABORT, H.MAIN_HEAD] as const;
+const CLEARED_SLOTS = [H.DONE, H.HEAD, H.ERROR, H.ABORT, H.MAIN_HEAD, H.NESTED] as const;
 
 /**
  * A member's record, one Int32 each: the calling thread reads it when a worker died, to tell a
@@ -191,6 +198,59 @@ export class RegionState {
     Atomics.store(this.h, this.#record(member), record);
   }
 
+  // -------------------------------------------------------------------------------------------
+  // Nested regions: a task that runs a plan of its own (a Scan's step) as the team's second level
+
+  /**
+   * Offers task `t`'s nested region to the members that are idle; false when another task has
+   * the offer (this one then runs its nested plan alone). Wakes the members asleep.
+   */
+  offerNested(t: number): boolean {
+    if (Atomics.compareExchange(this.h, this.#at(H.NESTED), 0, t + 1) !== 0) return false;
+    Atomics.notify(this.h, this.#at(H.TAIL));
+    return true;
+  }
+
+  /** Task `t` withdraws its offer (its nested plan has run its last time). */
+  withdrawNested(t: number): void {
+    Atomics.compareExchange(this.h, this.#at(H.NESTED), t + 1, 0);
+  }
+
+  /** The task whose nested region is offered, or -1. */
+  nestedTask(): number {
+    return Atomics.load(this.h, this.#at(H.NESTED)) - 1;
+  }
+
+  /** The call this region serves now (0 while closed). */
+  get call(): number {
+    return Atomics.load(this.h, this.#at(H.CALL));
+  }
+
+  /**
+   * A nested region's next call id, never 0 and different from the last (a member that read
+   * the last id and enters late must find it changed). Only the host task calls it.
+   */
+  nextCall(): number {
+    const slot = this.#at(H.SERIAL);
+    const id = ((this.h[slot]! + 1) & 0x3fffffff) || 1;
+    this.h[slot] = id;
+    return id;
+  }
+
+  /**
+   * A nested region before its first call: no member counted inside, no call open. Safe only
+   * while no member can know of it (before its host task offers it).
+   */
+  reset(): void {
+    for (const slot of [H.CALL, H.MEMBERS, H.DONE, H.HEAD, H.TAIL, H.ABORT]) Atomics.store(this.h, this.#at(slot), 0);
+  }
+
+  /** Spins until no member is inside (members leave a finished nested call within a few loads). */
+  waitEmpty(stop: () => boolean): void {
+    const slot = this.#at(H.MEMBERS);
+    while (Atomics.load(this.h, slot) !== 0) if (stop()) return;
+  }
+
   /** Takes a task from a queue (the workers' or the calling thread's), or returns -1. */
   take(main: boolean): number {
     const h = this.h;
@@ -240,7 +300,7 @@ export class RegionState {
     return Atomics.load(this.h, this.#at(H.ABORT)) !== 0 || Atomics.load(this.h, this.#at(H.DONE)) >= this.#total;
   }
 
-  /** Sleeps (blocking) until a worker task is queued or `ms` pass. */
+  /** Sleeps (blocking) until a worker task is queued, a nested region is offered, or `ms` pass. */
   sleep(ms: number): void {
     Atomics.wait(this.h, this.#at(H.TAIL), Atomics.load(this.h, this.#at(H.TAIL)), ms);
   }

@@ -5,7 +5,8 @@
 // prints "over" and exits 0. (Node does not count a pending Atomics.waitAsync as work.)
 import type { PlanDescriptor } from '../../src/workers/protocol.js';
 import { H } from '../../src/workers/region.js';
-import { BoundPlan, MemoryViews, runMainTasks } from '../../src/workers/team.js';
+import { BoundPlan, MemoryViews } from '../../src/workers/bound-plan.js';
+import { runMainTasks } from '../../src/workers/team.js';
 
 const memory = new WebAssembly.Memory({ initial: 1, maximum: 1, shared: true });
 const views = new MemoryViews(memory);

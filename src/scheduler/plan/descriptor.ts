@@ -6,6 +6,7 @@ import { bytesPerElement } from '../../kernels/dtype.js';
 import { contiguousStrides, sizeOf } from '../../kernels/view.js';
 import { ArenaFullError, arenaCanHold } from '../../workers/arena.js';
 import { MAX_MEMBERS, type CallDescriptor, type PlanDescriptor, type TaskDescriptor, type ViewDescriptor } from '../../workers/protocol.js';
+import { teamHelps } from '../../workers/nested-team.js';
 import { HEADER_BYTES } from '../../workers/region.js';
 import type { TaskSpan } from '../task-edges.js';
 import { align } from './buffer-layout.js';
@@ -56,7 +57,9 @@ export function describePlan(
   const isMain = (t: number): boolean => calls[tasks[t]!.call]!.main === true;
   const initialReady = pendingCount.flatMap((p, i) => (p === 0 && !isMain(i) ? [i] : []));
   const initialMainReady = pendingCount.flatMap((p, i) => (p === 0 && isMain(i) ? [i] : []));
-  const width = widestLevel(tasks.length, successorsOf, pendingCount);
+  // A task that shares its inner plan's runs with the team (a Scan's steps) can keep that many busy.
+  const innerWidths = kernelCalls.map((kc) => (kc.innerTeam && teamHelps(kc.innerTeam.width, kc.innerTeam.work) ? kc.innerTeam.width : 1));
+  const width = Math.max(widestLevel(tasks.length, successorsOf, pendingCount), ...innerWidths);
 
   const memberOffset = HEADER_BYTES;
   const memberSlots = Math.max(1, Math.min(width, MAX_MEMBERS));

@@ -298,7 +298,8 @@ export class ScanOp extends TensorOp<TensorVariable[]> {
   }
 
   /**
-   * In a plan: the whole loop as one task that runs the step's own plan (when it can). A loop
+   * In a plan: the whole loop as one task that runs the step's own plan (when it can), whose
+   * steps idle members help with when a step has work enough (workers/nested-team.ts). A loop
    * with an until condition runs on the calling thread: its outputs' size is known only once it ran.
    */
   override kernel(_node: Apply, context?: KernelContext): KernelCall | undefined {
@@ -317,7 +318,10 @@ export class ScanOp extends TensorOp<TensorVariable[]> {
     // the step's plan nSteps times in one task.
     const keep = this.spec.keep ?? null;
     const params = { step: step.params, nSeqs, taps, nNitsot, finals, keep } as unknown as KernelCall['params'];
-    return { name: 'scanLoop', params, chunking: { by: 'none' }, ...(step.scratchBytes === undefined ? {} : { scratchBytes: step.scratchBytes }) };
+    // The step plan's width and work (InnerPlanParams'): each step may be shared with the team.
+    const innerTeam = { width: Number(step.params['width']), work: Number(step.params['work']) };
+    const n = this.steps(inputs);
+    return { name: 'scanLoop', params, chunking: { by: 'none' }, work: n * innerTeam.work, innerTeam, ...(step.scratchBytes === undefined ? {} : { scratchBytes: step.scratchBytes }) };
   }
 
   /**

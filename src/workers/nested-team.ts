@@ -1,0 +1,178 @@
+// Nested regions: the team's second level. A task whose kernel runs a plan of its own many times
+// (a Scan's step, once per step) hosts that plan in a region inside its scratch memory and offers
+// it in the outer region's header; members with no outer task to take join the nested call and
+// take its tasks, while the host runs them too and waits for the end of each run. The runs stay in
+// order and each task's bits are the same whoever runs it, so results do not depend on the team.
+import type { KernelParams } from '../kernels/registry.js';
+import type { TensorView } from '../kernels/view.js';
+import { BoundPlan, type MemoryViews } from './bound-plan.js';
+import type { PlanDescriptor } from './protocol.js';
+import { RegionState } from './region.js';
+
+/**
+ * Work (elements touched or multiply-adds, as a plan counts it) of one run of a nested plan
+ * below which the team does not help: a run then costs less than twice a task's least work
+ * (TASK_WORK, 2^17 elements, some 50-100 us), and its chunks could not share two members.
+ * Above it a run pays one synchronization (a few microseconds: the members spin between runs).
+ */
+export const NESTED_TEAM_WORK = 2 ** 18;
+
+/** Whether the team helps with the runs of a nested plan this wide with this much work per run. */
+export function teamHelps(width: number, work: number): boolean {
+  return width >= 2 && work >= NESTED_TEAM_WORK;
+}
+
+/** Kernels that host nested plans, and where their params keep the plan. */
+const nestedPlans = new Map<string, (params: KernelParams) => PlanDescriptor>();
+
+/** Registers kernel `name` as one that may host its params' plan `planOf(params)` in a nested region. */
+export function registerNestedPlan(name: string, planOf: (params: KernelParams) => PlanDescriptor): void {
+  nestedPlans.set(name, planOf);
+}
+
+/** The outer task running on this thread now, as the team loop ran it. */
+export interface OuterTask {
+  readonly bound: BoundPlan;
+  readonly state: RegionState;
+  readonly memory: MemoryViews;
+  readonly views: readonly TensorView[];
+  readonly task: number;
+  readonly member: number | undefined;
+}
+
+let running: OuterTask | undefined;
+
+/** Runs `body` as outer task `outer` (a kernel it calls may host a nested plan). */
+export function asOuterTask<T>(outer: OuterTask, body: () => T): T {
+  const before = running;
+  running = outer;
+  try {
+    return body();
+  } finally {
+    running = before;
+  }
+}
+
+/** Thrown out of a host kernel whose call was stopped from outside (it is no failure of its own). */
+export class CallStopped extends Error {
+  constructor() {
+    super('the call was stopped while a nested plan ran');
+    this.name = 'CallStopped';
+  }
+}
+
+/** The host side of a nested region: one `run` per use of the plan (a step), by the team when it helps. */
+export interface NestedTeam {
+  /** Runs every task of the plan once (its inputs written in its views already), with the team's help. */
+  run(): void;
+  /** Withdraws the offer: the host kernel is done with its plan. */
+  end(): void;
+}
+
+/**
+ * The nested team for `plan` laid out at `scratch` (the host kernel's scratch memory), when the
+ * kernel runs as an outer task of a team with params `params` (not inside another inner plan,
+ * where no member could find it); undefined otherwise, and the kernel runs its plan alone.
+ */
+export function nestedTeam(params: KernelParams, plan: PlanDescriptor, scratch: TensorView): NestedTeam | undefined {
+  const outer = running;
+  if (!outer) return undefined;
+  const call = outer.bound.plan.calls[outer.bound.plan.tasks[outer.task]!.call]!;
+  if (call.params !== params || !nestedPlans.has(call.kernel)) return undefined;
+  if (scratch.offset % 4 !== 0 || scratch.data.buffer !== outer.memory.i32.buffer) return undefined;
+  const region = scratch.offset;
+  const state = new RegionState(outer.memory.i32, region, plan);
+  const bound = new BoundPlan(plan, region, outer.memory);
+  state.reset();
+  const offered = outer.state.offerNested(outer.task);
+  const stopped = (): boolean => outer.state.over;
+  return {
+    run(): void {
+      state.open(state.nextCall());
+      let error: unknown;
+      while (!state.over) {
+        if (stopped()) break;
+        const t = state.take(false);
+        if (t < 0) continue;
+        try {
+          bound.runTask(t);
+        } catch (e) {
+          state.fail(t);
+          error = e;
+          break;
+        }
+        state.finish(t);
+      }
+      state.close();
+      // A member inside still reads (or is about to leave): the next run rewrites the queues.
+      state.waitEmpty(stopped);
+      if (error !== undefined) throw error;
+      if (!state.completed) throw new CallStopped();
+    },
+    end(): void {
+      if (offered) outer.state.withdrawNested(outer.task);
+    },
+  };
+}
+
+/** A helper's nested region of host task `t`, made once per plan and task. */
+const helperViews = new WeakMap<BoundPlan, Map<number, { readonly bound: BoundPlan; readonly state: RegionState }>>();
+
+function helperRegion(outer: Omit<OuterTask, 'task'>, t: number): { readonly bound: BoundPlan; readonly state: RegionState } | undefined {
+  let byTask = helperViews.get(outer.bound);
+  if (!byTask) helperViews.set(outer.bound, (byTask = new Map()));
+  let found = byTask.get(t);
+  if (!found) {
+    const call = outer.bound.plan.calls[outer.bound.plan.tasks[t]!.call]!;
+    const planOf = nestedPlans.get(call.kernel);
+    if (!planOf) return undefined;
+    const plan = planOf(call.params);
+    // The host's scratch memory, its last output, holds the nested region.
+    const region = outer.views[call.outputs[call.outputs.length - 1]!]!.offset;
+    found = { bound: new BoundPlan(plan, region, outer.memory), state: new RegionState(outer.memory.i32, region, plan) };
+    byTask.set(t, found);
+  }
+  return found;
+}
+
+/**
+ * An idle member helps with host task `t`'s nested call, if one is open: it takes that call's
+ * tasks until none is ready for `spin` checks or the call is over. While inside, its record says
+ * it runs task `t`, so that its death fails the call naming the host's node; with `trace` it
+ * records each task it ran there as a span of task `t`. Returns the error of a task that failed
+ * here (the outer call has been failed in the host task's name).
+ */
+export function helpNested(outer: Omit<OuterTask, 'task'>, t: number, spin: number, trace?: Array<[number, number, number]>): unknown {
+  const nested = helperRegion(outer, t);
+  if (!nested) return undefined;
+  const { bound, state } = nested;
+  const id = state.call;
+  if (id === 0) return undefined;
+  try {
+    if (!state.enter(id)) return undefined;
+    outer.state.mark(outer.member, { task: t });
+    for (let idle = 0; idle < spin && !state.over && !outer.state.over; ) {
+      const task = state.take(false);
+      if (task < 0) {
+        idle += 1;
+        continue;
+      }
+      const started = trace ? performance.timeOrigin + performance.now() : 0;
+      try {
+        bound.runTask(task);
+      } catch (e) {
+        // The outer call fails first, so that the host, seeing the nested failure, finds it stopped.
+        outer.state.fail(t);
+        state.fail(task);
+        return e;
+      }
+      if (trace) trace.push([t, started, performance.timeOrigin + performance.now()]);
+      state.finish(task);
+      idle = 0;
+    }
+    return undefined;
+  } finally {
+    outer.state.mark(outer.member, 'idle');
+    state.exit();
+  }
+}
