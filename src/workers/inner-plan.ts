@@ -51,7 +51,8 @@ export interface InnerPlanParams {
 
 const arrays = new WeakMap<ArrayBufferLike, Map<Dtype, TypedArray>>();
 
-function arrayOf(buffer: ArrayBufferLike, dtype: Dtype): TypedArray {
+/** A typed array of `dtype` over all of `buffer` (one per buffer and dtype). */
+export function arrayOf(buffer: ArrayBufferLike, dtype: Dtype): TypedArray {
   let byDtype = arrays.get(buffer);
   if (!byDtype) arrays.set(buffer, (byDtype = new Map()));
   let a = byDtype.get(dtype);

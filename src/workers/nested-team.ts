@@ -22,12 +22,23 @@ export function teamHelps(width: number, work: number): boolean {
   return width >= 2 && work >= NESTED_TEAM_WORK;
 }
 
-/** Kernels that host nested plans, and where their params keep the plan. */
-const nestedPlans = new Map<string, (params: KernelParams) => PlanDescriptor>();
+/** What a kernel that hosts a nested plan tells the members that help: the plan, and each use's views. */
+export interface NestedPlanHost {
+  /** The nested plan, from the kernel's params. */
+  readonly plan: (params: KernelParams) => PlanDescriptor;
+  /**
+   * The views of use `step` of the plan, from the host task's inputs and outputs and the plan's
+   * own views in the scratch memory (`base`); without it, every use runs on `base`.
+   */
+  readonly views?: (params: KernelParams, inputs: readonly TensorView[], outputs: readonly TensorView[], base: readonly TensorView[], step: number) => readonly TensorView[];
+}
 
-/** Registers kernel `name` as one that may host its params' plan `planOf(params)` in a nested region. */
-export function registerNestedPlan(name: string, planOf: (params: KernelParams) => PlanDescriptor): void {
-  nestedPlans.set(name, planOf);
+/** Kernels that host nested plans. */
+const nestedPlans = new Map<string, NestedPlanHost>();
+
+/** Registers kernel `name` as one that may host a plan of its params in a nested region. */
+export function registerNestedPlan(name: string, host: NestedPlanHost): void {
+  nestedPlans.set(name, host);
 }
 
 /** The outer task running on this thread now, as the team loop ran it. */
@@ -63,8 +74,8 @@ export class CallStopped extends Error {
 
 /** The host side of a nested region: one `run` per use of the plan (a step), by the team when it helps. */
 export interface NestedTeam {
-  /** Runs every task of the plan once (its inputs written in its views already), with the team's help. */
-  run(): void;
+  /** Runs every task of the plan once as use `step` over `views` (its inputs written already), with the team's help. */
+  run(step: number, views: readonly TensorView[]): void;
   /** Withdraws the offer: the host kernel is done with its plan. */
   end(): void;
 }
@@ -87,7 +98,8 @@ export function nestedTeam(params: KernelParams, plan: PlanDescriptor, scratch: 
   const offered = outer.state.offerNested(outer.task);
   const stopped = (): boolean => outer.state.over;
   return {
-    run(): void {
+    run(step: number, views: readonly TensorView[]): void {
+      state.step = step;
       state.open(state.nextCall());
       let error: unknown;
       while (!state.over) {
@@ -95,7 +107,7 @@ export function nestedTeam(params: KernelParams, plan: PlanDescriptor, scratch: 
         const t = state.take(false);
         if (t < 0) continue;
         try {
-          bound.runTask(t);
+          bound.runTask(t, views);
         } catch (e) {
           state.fail(t);
           error = e;
@@ -115,21 +127,32 @@ export function nestedTeam(params: KernelParams, plan: PlanDescriptor, scratch: 
   };
 }
 
-/** A helper's nested region of host task `t`, made once per plan and task. */
-const helperViews = new WeakMap<BoundPlan, Map<number, { readonly bound: BoundPlan; readonly state: RegionState }>>();
+/** A helper's view of host task t's nested region: its plan bound there, its state, each use's views. */
+interface HelperRegion {
+  readonly bound: BoundPlan;
+  readonly state: RegionState;
+  readonly viewsOf: (step: number) => readonly TensorView[];
+}
 
-function helperRegion(outer: Omit<OuterTask, 'task'>, t: number): { readonly bound: BoundPlan; readonly state: RegionState } | undefined {
-  let byTask = helperViews.get(outer.bound);
-  if (!byTask) helperViews.set(outer.bound, (byTask = new Map()));
+/** A helper's nested regions, made once per plan and host task. */
+const helperRegions = new WeakMap<BoundPlan, Map<number, HelperRegion>>();
+
+function helperRegion(outer: Omit<OuterTask, 'task'>, t: number): HelperRegion | undefined {
+  let byTask = helperRegions.get(outer.bound);
+  if (!byTask) helperRegions.set(outer.bound, (byTask = new Map()));
   let found = byTask.get(t);
   if (!found) {
     const call = outer.bound.plan.calls[outer.bound.plan.tasks[t]!.call]!;
-    const planOf = nestedPlans.get(call.kernel);
-    if (!planOf) return undefined;
-    const plan = planOf(call.params);
+    const host = nestedPlans.get(call.kernel);
+    if (!host) return undefined;
+    const plan = host.plan(call.params);
     // The host's scratch memory, its last output, holds the nested region.
     const region = outer.views[call.outputs[call.outputs.length - 1]!]!.offset;
-    found = { bound: new BoundPlan(plan, region, outer.memory), state: new RegionState(outer.memory.i32, region, plan) };
+    const bound = new BoundPlan(plan, region, outer.memory);
+    const inputs = call.inputs.map((v) => outer.views[v]!);
+    const outputs = call.outputs.map((v) => outer.views[v]!);
+    const viewsOf = host.views ? (step: number) => host.views!(call.params, inputs, outputs, bound.views, step) : () => bound.views;
+    found = { bound, state: new RegionState(outer.memory.i32, region, plan), viewsOf };
     byTask.set(t, found);
   }
   return found;
@@ -151,6 +174,8 @@ export function helpNested(outer: Omit<OuterTask, 'task'>, t: number, spin: numb
   try {
     if (!state.enter(id)) return undefined;
     outer.state.mark(outer.member, { task: t });
+    // The use of the plan this call is: the host set it before it opened the call.
+    let views: readonly TensorView[] | undefined;
     for (let idle = 0; idle < spin && !state.over && !outer.state.over; ) {
       const task = state.take(false);
       if (task < 0) {
@@ -159,7 +184,8 @@ export function helpNested(outer: Omit<OuterTask, 'task'>, t: number, spin: numb
       }
       const started = trace ? performance.timeOrigin + performance.now() : 0;
       try {
-        bound.runTask(task);
+        views ??= nested.viewsOf(state.step);
+        bound.runTask(task, views);
       } catch (e) {
         // The outer call fails first, so that the host, seeing the nested failure, finds it stopped.
         outer.state.fail(t);

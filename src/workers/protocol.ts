@@ -91,7 +91,20 @@ export interface PlanDescriptor {
    * region and every view into that buffer (they move with it). Only an output that is the whole
    * of a buffer a node writes, and that no other output shares, is among them.
    */
-  readonly movableOutputs: ReadonlyArray<{ readonly output: number; readonly base: number; readonly bytes: number; readonly views: readonly number[] }>;
+  readonly movableOutputs: ReadonlyArray<MovableOutput>;
+  /**
+   * Outputs that may be written elsewhere in the pool's shared memory (a row of a Scan's stacked
+   * output): as movableOutputs, and also those whose writer's fast path needs the shared memory.
+   */
+  readonly arenaMovableOutputs: ReadonlyArray<MovableOutput>;
+}
+
+/** An output whose buffer may move: its byte offset and size in the region, and the views into it. */
+export interface MovableOutput {
+  readonly output: number;
+  readonly base: number;
+  readonly bytes: number;
+  readonly views: readonly number[];
 }
 
 /** The message of one team job: join call `callId` in the region at `region`. */

@@ -34,6 +34,8 @@ export const H = {
   NESTED: 9,
   /** In a nested region: the last call id its host task opened (ids must not repeat while members may linger). */
   SERIAL: 10,
+  /** In a nested region: which use of the plan the open call is (a Scan's step), for the members' views. */
+  STEP: 11,
 } as const;
 
 /** Bytes of the header; the members' records follow it (the planner lays the region out). */
@@ -219,6 +221,15 @@ export class RegionState {
   /** The task whose nested region is offered, or -1. */
   nestedTask(): number {
     return Atomics.load(this.h, this.#at(H.NESTED)) - 1;
+  }
+
+  /** A nested region's use of its plan (its host's step) for the call it opens next; set before `open`. */
+  set step(step: number) {
+    Atomics.store(this.h, this.#at(H.STEP), step);
+  }
+
+  get step(): number {
+    return Atomics.load(this.h, this.#at(H.STEP));
   }
 
   /** The call this region serves now (0 while closed). */

@@ -23,7 +23,7 @@ const plan: PlanDescriptor = {
   tasks: [{ call: 0, start: -1, end: -1, successors: [] }],
   initialPending: [1],
   initialReady: [],
-  initialMainReady: [], relocatable: [], movableOutputs: [],
+  initialMainReady: [], relocatable: [], movableOutputs: [], arenaMovableOutputs: [],
 };
 const h = views.i32;
 h[plan.pendingOffset >> 2] = 1;

@@ -32,6 +32,7 @@ function plan(): PlanDescriptor {
     initialMainReady: [],
     relocatable: [],
     movableOutputs: [],
+    arenaMovableOutputs: [],
   };
 }
 

@@ -5,7 +5,7 @@
 import { bytesPerElement } from '../../kernels/dtype.js';
 import { contiguousStrides, sizeOf } from '../../kernels/view.js';
 import { ArenaFullError, arenaCanHold } from '../../workers/arena.js';
-import { MAX_MEMBERS, type CallDescriptor, type PlanDescriptor, type TaskDescriptor, type ViewDescriptor } from '../../workers/protocol.js';
+import { MAX_MEMBERS, type CallDescriptor, type MovableOutput, type PlanDescriptor, type TaskDescriptor, type ViewDescriptor } from '../../workers/protocol.js';
 import { teamHelps } from '../../workers/nested-team.js';
 import { HEADER_BYTES } from '../../workers/region.js';
 import type { TaskSpan } from '../task-edges.js';
@@ -77,6 +77,21 @@ export function describePlan(
   /** The views into the same buffer as view `view`, which move with it. */
   const movingWith = (view: number): number[] => finalViews.flatMap((_, v) => (viewBuffer[v] === viewBuffer[view] ? [v] : []));
 
+  const finalViewOf = (output: number): number => (outputs[output] as { readonly view: number }).view;
+  /** Outputs that are the whole of a buffer a node writes, contiguous, shared with no other output. */
+  const movable: MovableOutput[] = outputs.flatMap((o, output) => {
+    if (o.kind !== 'view') return [];
+    const buffer = viewBuffer[o.view]!;
+    const d = finalViews[o.view]!;
+    const whole =
+      buffer.writer >= 0 &&
+      d.offset === dataOffset + buffer.offset &&
+      sizeOf(d.shape) * bytesPerElement(d.dtype) === buffer.bytes &&
+      d.stride.every((s, a) => d.shape[a]! <= 1 || s === contiguousStrides(d.shape)[a]);
+    const shared = outputs.some((p, q) => q !== output && p.kind === 'view' && viewBuffer[p.view] === buffer);
+    return whole && !shared ? [{ output, base: d.offset, bytes: buffer.bytes, views: movingWith(o.view) }] : [];
+  });
+
   const descriptor: PlanDescriptor = {
     id,
     regionBytes,
@@ -95,19 +110,8 @@ export function describePlan(
       if (view < 0 || overwritten.has(viewBuffer[view]!)) return [];
       return [{ input, base: finalViews[view]!.offset, views: movingWith(view) }];
     }),
-    movableOutputs: outputs.flatMap((o, output) => {
-      if (o.kind !== 'view') return [];
-      const buffer = viewBuffer[o.view]!;
-      const d = finalViews[o.view]!;
-      const whole =
-        buffer.writer >= 0 &&
-        d.offset === dataOffset + buffer.offset &&
-        sizeOf(d.shape) * bytesPerElement(d.dtype) === buffer.bytes &&
-        d.stride.every((s, a) => d.shape[a]! <= 1 || s === contiguousStrides(d.shape)[a]);
-      const shared = outputs.some((p, q) => q !== output && p.kind === 'view' && viewBuffer[p.view] === buffer);
-      if (!whole || shared || keptInArena(buffer.writer)) return [];
-      return [{ output, base: d.offset, bytes: buffer.bytes, views: movingWith(o.view) }];
-    }),
+    movableOutputs: movable.filter((m) => !keptInArena(viewBuffer[finalViewOf(m.output)]!.writer)),
+    arenaMovableOutputs: movable,
   };
   return { descriptor, width };
 }

@@ -50,6 +50,11 @@ export interface ScanSpec {
    * serves as the ring of past states a recurrent output reads, so its keep covers its taps.
    */
   readonly keep?: ReadonlyArray<number | null>;
+  /**
+   * The worker kernel reads the step's rows (sequence rows, past states, non-sequences) and
+   * writes its results where they are, instead of copying them (ScanInplaceOptimizer).
+   */
+  readonly inplace?: boolean;
 }
 
 /** How many rows of its initial state a recurrent output with these taps needs. */
@@ -114,7 +119,8 @@ export class ScanOp extends TensorOp<TensorVariable[]> {
     if (spec.keep) this.#checkKeep(spec.keep);
     this.structure = graphStructure(inner);
     const keep = spec.keep ? [{ keep: spec.keep }] : [];
-    this.layout = JSON.stringify([spec.nSeqs, spec.taps, spec.nNitsot, spec.finals, spec.nNonSeqs, spec.truncateGradient, ...(spec.until ? ['until'] : []), ...keep]);
+    const inplace = spec.inplace ? ['inplace'] : [];
+    this.layout = JSON.stringify([spec.nSeqs, spec.taps, spec.nNitsot, spec.finals, spec.nNonSeqs, spec.truncateGradient, ...(spec.until ? ['until'] : []), ...keep, ...inplace]);
   }
 
   /** A kept number of rows: one per stacked output, covering a recurrent output's taps, never with until. */
@@ -317,7 +323,7 @@ export class ScanOp extends TensorOp<TensorVariable[]> {
     // The worker kernel 'scanLoop' (its params are workers/scan-loop.ts's ScanLoopParams) runs
     // the step's plan nSteps times in one task.
     const keep = this.spec.keep ?? null;
-    const params = { step: step.params, nSeqs, taps, nNitsot, finals, keep } as unknown as KernelCall['params'];
+    const params = { step: step.params, nSeqs, taps, nNitsot, finals, keep, inplace: this.spec.inplace === true } as unknown as KernelCall['params'];
     // The step plan's width and work (InnerPlanParams'): each step may be shared with the team.
     const innerTeam = { width: Number(step.params['width']), work: Number(step.params['work']) };
     const n = this.steps(inputs);

@@ -293,7 +293,7 @@ const MAX_SCAN_PARTS = 65536;
 
 function readScan(r: JsonReader, dec: OpDecoder): ScanParams {
   const required = ['graph', 'nSeqs', 'taps', 'nNitsot', 'finals', 'nNonSeqs', 'truncateGradient', 'name'];
-  r.object([...required, 'until', 'keep'], required);
+  r.object([...required, 'until', 'keep', 'inplace'], required);
   const count = (f: string): number => r.field(f).int(0, MAX_SCAN_PARTS);
   return {
     graph: dec.graph(r.field('graph')),
@@ -306,6 +306,7 @@ function readScan(r: JsonReader, dec: OpDecoder): ScanParams {
       truncateGradient: r.field('truncateGradient').int(-1),
       ...(r.has('until') && r.field('until').boolean() ? { until: true } : {}),
       ...(r.has('keep') ? { keep: r.field('keep').array(MAX_SCAN_PARTS).map((k) => (k.value === null ? null : k.int(1))) } : {}),
+      ...(r.has('inplace') && r.field('inplace').boolean() ? { inplace: true } : {}),
     },
     name: r.field('name').optionalString(),
   };

@@ -1,15 +1,17 @@
 // The scan rewrites in the database, where PyTensor has them: scan_eqopt1 (before canonicalize:
 // moving loop-invariant and element-wise work out of steps, to a fixed point), scan_eqopt2 (after
 // stabilize: merging loops, their inputs and outputs, dropping what became unused) and ScanSaveMem once after
-// it. All are tagged 'fast_run' and 'scan', so `Mode({ excluding: ['scan'] })` turns them off.
+// it; ScanInplaceOptimizer in the inplace phase. All are tagged 'fast_run' and 'scan', so
+// `Mode({ excluding: ['scan'] })` turns them off.
 import { EquilibriumDB } from '../../../graph/rewriting/db.js';
-import { optdb } from '../../../graph/rewriting/optdb.js';
+import { inplaceDB, optdb } from '../../../graph/rewriting/optdb.js';
 import { in2out } from '../../../graph/rewriting/walk.js';
 import { scanMerge } from './merge.js';
 import { scanMergeInouts } from './merge-inouts.js';
 import { pushOutNonSeqScan, pushOutSeqScan } from './push-out.js';
 import { removeConstantsAndUnusedInputsScan } from './remove-unused.js';
 import { scanSaveMem } from './save-mem.js';
+import { scanInplaceOptimizer } from './inplace.js';
 
 export const scanEqopt1 = new EquilibriumDB('scan_eqopt1');
 export const scanEqopt2 = new EquilibriumDB('scan_eqopt2');
@@ -29,3 +31,6 @@ scanEqopt2.register('scan_merge_inouts', scanMergeInouts, { tags: SCAN });
 
 // Once, after the loops' shapes are final: which rows the readers need is known then.
 optdb.register('ScanSaveMem', in2out('ScanSaveMem', scanSaveMem), { tags: [...SCAN, 'scan_save_mem'], position: 1.61 });
+
+// In the inplace phase, as PyTensor's scan_inplace: the loop reads and writes its rows in place.
+inplaceDB.register('ScanInplaceOptimizer', in2out('ScanInplaceOptimizer', scanInplaceOptimizer), { tags: [...SCAN, 'inplace', 'scan_inplace'], position: 4 });
