@@ -101,3 +101,12 @@ t.test('an output that is a view of a row (a transpose of the state) and one the
   const sums = values[0]!.data.slice(0, 6).map((v, i) => v + values[0]!.data[6 + i]!);
   t.same((weft.tolist(got[1]!) as number[][][])[1], [[sums[0], sums[2], sums[4]], [sums[1], sums[3], sums[5]]], 'the transposed state of step 1');
 });
+
+t.test('verifyGrad through loops compiled in place (the forward loop and its gradient loop)', async (t) => {
+  const step = (xt: TV, h: TV, u: TV): TV => pt.tanh(h.dot(u).add(xt));
+  const loop = (x: TV, h0: TV, u: TV): TV => weft.scan({ fn: step, sequences: [x], outputsInfo: [h0], nonSequences: [u] }).outputs as TV;
+  const r = rng(9);
+  await weft.verifyGrad((x: TV, h0: TV, u: TV) => loop(x, h0, u).sum(), [r.normal([4, 2, 3]), r.normal([2, 3]), r.normal([3, 3])], { rng: rng(10) });
+  await weft.verifyGrad((x: TV, h0: TV, u: TV) => loop(x, h0, u).get(-1).sum(), [r.normal([5, 2, 3]), r.normal([2, 3]), r.normal([3, 3])], { rng: rng(11) });
+  t.pass('verifyGrad agrees with finite differences');
+});
