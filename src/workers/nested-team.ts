@@ -170,7 +170,8 @@ export function helpNested(outer: Omit<OuterTask, 'task'>, t: number, spin: numb
   if (!nested) return undefined;
   const { bound, state } = nested;
   const id = state.call;
-  if (id === 0) return undefined;
+  // Closed, or finished and about to close: entering would only delay the host's wait for leavers.
+  if (id === 0 || state.over) return undefined;
   try {
     if (!state.enter(id)) return undefined;
     outer.state.mark(outer.member, { task: t });
