@@ -1,50 +1,20 @@
 // PushOutNonSeqScan and PushOutSeqScan (Theano's scan rewrites): work of the step that is the
 // same at every step, or element-wise over rows of the sequences only, leaves the loop. The first
 // computes once, before the loop, what depends only on non-sequences and constants; the second
-// computes element-wise work on sequence rows on the whole sequences at once. What the step still
-// reads of the moved work becomes a new non-sequence, or a new sequence.
-import type { Apply } from '../../../graph/apply.js';
+// computes element-wise work and products with non-sequences on the whole sequences at once. What
+// the step still reads of the moved work becomes a new non-sequence, or a new sequence; a loop
+// without recurrences whose outputs all moved out is gone (its outputs are the work outside).
+import type { FunctionGraph } from '../../../graph/fgraph.js';
 import { nodeRewriter } from '../../../graph/rewriting/rewriter.js';
-import { isConstant, type Variable } from '../../../graph/variable.js';
-import { slice } from '../../core/slice.js';
+import type { Variable } from '../../../graph/variable.js';
 import { TensorType } from '../../core/type.js';
 import type { TensorVariable } from '../../core/variable.js';
-import { Elemwise } from '../../elemwise/elemwise.js';
 import { rebuildScan, scanParts, type NonSeqPart, type ScanParts, type SeqPart } from '../../inner/scan-parts.js';
 import { ScanOp } from '../../inner/scan-op.js';
-import { DimShuffle, dimshuffle } from '../../shape/dimshuffle.js';
-
-/** An inner variable's counterpart outside: the same value (invariant), or its rows over the steps (stacked). */
-interface Outside {
-  readonly outer: TensorVariable;
-  readonly stacked: boolean;
-  /** Computed from constants only: the step may keep computing it (constant folding does it once). */
-  readonly constant?: boolean;
-}
-
-/** Builds a node's outer counterpart from its inputs' (constants come as invariant), or refuses (undefined). */
-type Lift = (node: Apply, inputs: readonly Outside[]) => readonly Outside[] | undefined;
-
-/** A node that may run anywhere: it overwrites nothing. */
-const movable = (node: Apply): boolean => Object.keys(node.op.destroyMap ?? {}).length === 0;
-
-/** The same node outside, over constants and what was computed from them (a constant `3` broadcast, say). */
-const liftConstant: Lift = (nd, ins) => nd.op.makeNode(...ins.map((i) => i.outer)).outputs.map((o) => ({ outer: o as TensorVariable, stacked: false, constant: true }));
-
-/**
- * Walks the step graph inputs first from `start` (inner inputs and their outer counterparts) and
- * moves out every node whose inputs are all outside (or constants) and that `lift` accepts.
- */
-function moveOut(op: ScanOp, start: ReadonlyMap<Variable, Outside>, lift: Lift): Map<Variable, Outside> {
-  const outside = new Map(start);
-  for (const node of op.inner.toposort()) {
-    if (!movable(node) || !node.inputs.every((v) => outside.has(v) || isConstant(v))) continue;
-    const ins = node.inputs.map((v): Outside => outside.get(v) ?? { outer: v as TensorVariable, stacked: false, constant: true });
-    const lifted = ins.every((i) => i.constant) ? liftConstant(node, ins) : lift(node, ins);
-    lifted?.forEach((o, i) => outside.set(node.outputs[i]!, o));
-  }
-  return outside;
-}
+import { alloc } from '../../shape/alloc.js';
+import { shapeOf } from '../../shape/shape.js';
+import { asTypeOf } from '../like.js';
+import { fits, liftOverSteps, moveOut, stepRows, stepsFit, type Lift, type Outside } from './stacks.js';
 
 /**
  * The moved variables the step still reads (inputs of nodes that stayed, and inner outputs),
@@ -60,9 +30,6 @@ function stillRead(op: ScanOp, moved: ReadonlyMap<Variable, Outside>, start: Rea
   for (const v of op.inner.outputs) if (wanted(v)) read.add(v);
   return [...read];
 }
-
-/** Can `v` stand where inputs of type `want` are expected? */
-const fits = (want: TensorType, v: TensorVariable): boolean => want.equals(v.type) || want.isSupertypeOf(v.type);
 
 /** A fresh inner input for moved variable `y` (the step reads it there instead). */
 const innerFor = (y: Variable): TensorVariable => y.type.makeVariable(y.name) as TensorVariable;
@@ -87,35 +54,37 @@ export const pushOutNonSeqScan = nodeRewriter('PushOutNonSeqScan', [ScanOp], (no
   return rebuildScan({ ...parts, nonSeqs: [...parts.nonSeqs, ...added] }, substitutions);
 });
 
-/** An element-wise node or a DimShuffle over stacked rows, as the same op over the whole sequences. */
-const liftOverSteps: Lift = (nd, ins) => {
-  if (!ins.some((i) => i.stacked)) return undefined;
-  if (nd.op instanceof Elemwise) {
-    // Invariant inputs have the rows' number of axes: Elemwise broadcasts them over the steps.
-    return [{ outer: nd.op.call(...ins.map((i) => i.outer)) as TensorVariable, stacked: true }];
+/**
+ * A loop with no recurrence (and no until, no kept rows) all of whose outputs moved out: each
+ * stacked output is the work outside (a value the same at every step repeated nSteps times), so
+ * the loop is gone. Zero steps give the outside work on zero rows: empty outputs of the row's shape.
+ */
+function withoutLoop(parts: ScanParts, op: ScanOp, moved: ReadonlyMap<Variable, Outside>, fg: FunctionGraph): Map<Variable, Variable> | undefined {
+  if (parts.recs.length > 0 || parts.condition || op.spec.keep) return undefined;
+  // The loop checks nSteps against the sequences when it runs; work on cuts of them would not.
+  if (!stepsFit(parts)) return undefined;
+  const replaced = new Map<Variable, Variable>();
+  for (const z of parts.nitsots) {
+    const o = moved.get(z.step) ?? (z.step.owner ? undefined : { outer: z.step, stacked: false });
+    if (!o) return undefined;
+    const whole = o.stacked ? o.outer : alloc(o.outer, parts.nSteps, ...shapeOf(o.outer));
+    for (const old of z.stacked) {
+      const r = asTypeOf(whole, old, fg);
+      if (!r) return undefined;
+      replaced.set(old, r);
+    }
   }
-  if (nd.op instanceof DimShuffle) {
-    const order = nd.op.newOrder.map((a) => (a === 'x' ? a : a + 1));
-    return [{ outer: dimshuffle(ins[0]!.outer, [0, ...order]), stacked: true }];
-  }
-  return undefined;
-};
-
-/** The sequences' rows that the loop reads: the first nSteps (a sequence may be longer). */
-function stepRows(parts: ScanParts): Map<Variable, Outside> {
-  const n = parts.nSteps;
-  return new Map<Variable, Outside>([
-    ...parts.seqs.map((s): [Variable, Outside] => [s.inner, { outer: s.outer.get(slice(0, n)), stacked: true }]),
-    ...parts.nonSeqs.map((m): [Variable, Outside] => [m.inner, { outer: m.outer, stacked: false }]),
-  ]);
+  return replaced;
 }
 
-/** Element-wise work on sequence rows (with non-sequences and constants) is done once, on the whole sequences. */
-export const pushOutSeqScan = nodeRewriter('PushOutSeqScan', [ScanOp], (node) => {
+/** Element-wise work and products with non-sequences on sequence rows are done once, on the whole sequences. */
+export const pushOutSeqScan = nodeRewriter('PushOutSeqScan', [ScanOp], (node, fg) => {
   const op = node.op as ScanOp;
   const parts = scanParts(node);
   const start = stepRows(parts);
   const moved = moveOut(op, start, liftOverSteps);
+  const whole = withoutLoop(parts, op, moved, fg);
+  if (whole) return whole;
   const added: SeqPart[] = [];
   const substitutions: Array<[Variable, Variable]> = [];
   for (const y of stillRead(op, moved, start)) {
