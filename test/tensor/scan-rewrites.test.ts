@@ -231,7 +231,7 @@ t.test('the scan rewrites are registered under their names, tagged fast_run and 
   const { outputs } = weft.scan({ fn: (xt: TV, acc: TV) => acc.add(xt.exp()), sequences: [x], outputsInfo: [pt.zeros([])] });
   const fn = (await weft.compile([x], one(outputs).get(-1), { workers: 0, profile: true })) as Fn;
   const ran = [...fn.profile!.rewrites.byRewriter.keys()];
-  for (const name of ['remove_constants_and_unused_inputs_scan', 'PushOutNonSeqScan', 'PushOutSeqScan', 'ScanMerge', 'scan_merge_inouts', 'ScanSaveMem']) {
+  for (const name of ['remove_constants_and_unused_inputs_scan', 'PushOutNonSeqScan', 'PushOutSeqScan', 'PushOutDot1', 'PushOutScanOutput', 'ScanMerge', 'scan_merge_inouts', 'ScanSaveMem']) {
     t.ok(ran.includes(name), `${name} ran`);
   }
   const none = (await weft.compile([x], one(outputs).get(-1), { workers: 0, mode: without('scan') })) as Fn;

@@ -1,5 +1,5 @@
 // The scan rewrites in the database, where PyTensor has them: scan_eqopt1 (before canonicalize:
-// moving loop-invariant and element-wise work out of steps, to a fixed point), scan_eqopt2 (after
+// moving loop-invariant work, element-wise work and products out of steps, to a fixed point), scan_eqopt2 (after
 // stabilize: merging loops, their inputs and outputs, dropping what became unused) and ScanSaveMem once after
 // it; ScanInplaceOptimizer in the inplace phase. All are tagged 'fast_run' and 'scan', so
 // `Mode({ excluding: ['scan'] })` turns them off.
@@ -9,6 +9,8 @@ import { in2out } from '../../../graph/rewriting/walk.js';
 import { scanMerge } from './merge.js';
 import { scanMergeInouts } from './merge-inouts.js';
 import { pushOutNonSeqScan, pushOutSeqScan } from './push-out.js';
+import { pushOutDot1 } from './push-out-dot1.js';
+import { pushOutScanOutput } from './push-out-output.js';
 import { removeConstantsAndUnusedInputsScan } from './remove-unused.js';
 import { scanSaveMem } from './save-mem.js';
 import { scanInplaceOptimizer } from './inplace.js';
@@ -24,6 +26,10 @@ optdb.register('scan_eqopt2', scanEqopt2, { tags: SCAN, position: 1.6 });
 scanEqopt1.register('remove_constants_and_unused_inputs_scan', removeConstantsAndUnusedInputsScan, { tags: [...SCAN, 'scan_remove_unused'] });
 scanEqopt1.register('PushOutNonSeqScan', pushOutNonSeqScan, { tags: [...SCAN, 'scan_pushout', 'scan_push_out_non_seq'] });
 scanEqopt1.register('PushOutSeqScan', pushOutSeqScan, { tags: [...SCAN, 'scan_pushout', 'scan_push_out_seq'] });
+// These two trade memory for fewer, larger products (PyTensor tags them 'more_mem'): a value the
+// step computes may become a stacked output so that its product can leave the loop.
+scanEqopt1.register('PushOutDot1', pushOutDot1, { tags: [...SCAN, 'scan_pushout', 'scan_pushout_dot1', 'more_mem'] });
+scanEqopt1.register('PushOutScanOutput', pushOutScanOutput, { tags: [...SCAN, 'scan_pushout', 'scan_pushout_output', 'more_mem'] });
 
 scanEqopt2.register('remove_constants_and_unused_inputs_scan', removeConstantsAndUnusedInputsScan, { tags: [...SCAN, 'scan_remove_unused'] });
 scanEqopt2.register('ScanMerge', scanMerge, { tags: [...SCAN, 'scan_merge'] });
