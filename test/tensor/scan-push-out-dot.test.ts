@@ -53,6 +53,11 @@ t.test('PushOutSeqScan: vector rows on either side of the product, and matrix ro
   const values = [r.normal([5, 3]), r.normal([5, 3, 2]), r.normal([3]), r.normal([3, 3], { std: 0.5 }), r.normal([4, 3])];
   const fn = await checkValues(t, [x, y, h0, W, M], outs, values, ['PushOutSeqScan']);
   t.equal(dots(stepOps(theScan(t, fn).op)), 0, 'x_t W, W.T x_t and M y_t all left the step');
+  // A vector as the fixed operand of matrix rows, on either side: y_t v and u y_t.
+  const [u, v] = [pt.vector('u'), pt.vector('v')];
+  const vecs = many(weft.scan({ fn: (yt: TV, acc: TV, uu: TV, vv: TV) => acc.add(pt.dot(yt, vv).sum()).add(pt.dot(uu, yt).prod()), sequences: [y], outputsInfo: [pt.zeros([])], nonSequences: [u, v] }).outputs);
+  const vfn = await checkValues(t, [y, u, v], vecs, [values[1], r.normal([3]), r.normal([2])], ['PushOutSeqScan']);
+  t.equal(dots(stepOps(theScan(t, vfn).op)), 0, 'y_t v and u y_t left the step');
   await weft.verifyGrad((a: TV, b: TV, c: TV, d: TV, e: TV) => {
     const o = many(weft.scan({ fn: step, sequences: [a, b], outputsInfo: [c, null], nonSequences: [d, e] }).outputs);
     return o[0]!.sum().add(o[1]!.mul(o[1]!).sum());
