@@ -91,13 +91,15 @@ async function run(suite: Suite): Promise<void> {
           goals: workers === 2 && rewrites ? GOALS_2 : undefined,
           setup: async () => {
             const fn = await weft.compile([X, ...NAMES.map((n) => vars[n])], [loss, ...grads], { pool, workers, mode: rewrites ? undefined : noScanRewrites });
+            const plan = fn.planInfo(...resident);
             return {
               run: async (): Promise<Result> => {
                 const [l, ...g] = (await fn(...resident)) as weft.NdArray[];
                 return { loss: float32Data(l!)[0]!, grads: { wx: float32Data(g[0]!), wh: float32Data(g[1]!), b: float32Data(g[2]!), h0: float32Data(g[3]!) } };
               },
               dispose: () => fn.dispose(),
-              info: { nodes: fn.fgraph.toposort().length },
+              // The region holds the stacked states and the per-step gradients the backward loop stacks.
+              info: { nodes: fn.fgraph.toposort().length, regionBytes: plan.regionBytes, tasks: plan.tasks },
             };
           },
         });
