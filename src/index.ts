@@ -3,6 +3,7 @@ import './compile/eval.js';
 
 export * as pt from './tensor/pt.js';
 export * as cluster from './cluster/index.js';
+export * as sparse from './sparse/index.js';
 export { config } from './tensor/core/config.js';
 export type { Dtype, TypedArray } from './kernels/dtype.js';
 

@@ -1,0 +1,19 @@
+// The sparse ops' names in documents (weft.serialize / deserialize): each class by its name,
+// rebuilt from its props. SparseTensorType registers itself where it is defined (type.ts).
+import { registerOpCodec } from '../graph/op-codecs.js';
+import type { PropsOpClass } from '../graph/prop-codec.js';
+import { AddSD, AddSS, MulSD, MulSS, Neg } from './arith.js';
+import { CSM, CSMGrad, DenseFromSparse, SparseFromDense, SparseToFormat } from './convert.js';
+import { SparseDot, StructuredDot, StructuredDotGrad } from './dot.js';
+import { SparseLength } from './length.js';
+import { SparseOnesLike, SparseZerosLike, Transpose } from './structure.js';
+import { SparseSum } from './sum.js';
+
+const classes: readonly PropsOpClass[] = [
+  AddSD, AddSS, MulSD, MulSS, Neg,
+  CSM, CSMGrad, DenseFromSparse, SparseFromDense, SparseToFormat,
+  SparseDot, StructuredDot, StructuredDotGrad,
+  SparseLength, SparseOnesLike, SparseZerosLike, Transpose,
+  SparseSum,
+];
+for (const c of classes) registerOpCodec(c, { name: `sparse.${c.name}` });

@@ -1,0 +1,10 @@
+// weft.sparse: sparse matrix types, values and ops (see docs/sparse.md). Re-exports only.
+import './codecs.js';
+export { SparseTensorType, SparseVariable, SparseConstant, csrMatrix, cscMatrix, isSparseVariable, asSparseVariable, type SparseLike } from './type.js';
+export { csr, csc, type SparseValue, type SparseParts, type SparseFormat, type SparseDtype } from './value.js';
+export { asSparse, dense, toFormat, csrFromData, cscFromData, SparseFromDense, DenseFromSparse, SparseToFormat, CSM, CSMGrad } from './convert.js';
+export { transpose, Transpose, SparseOnesLike, SparseZerosLike } from './structure.js';
+export { shape, SparseLength } from './length.js';
+export { add, sub, mul, neg, Neg, AddSS, AddSD, MulSS, MulSD } from './arith.js';
+export { dot, structuredDot, SparseDot, StructuredDot, StructuredDotGrad } from './dot.js';
+export { sum, SparseSum, type SumOptions, type SumAxis } from './sum.js';
