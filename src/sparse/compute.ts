@@ -47,8 +47,9 @@ export function transposeValue(v: SparseValue): SparseValue {
   return trustedSparse(v.format === 'csr' ? 'csc' : 'csr', [v.shape[1], v.shape[0]], v.data, v.indices, v.indptr);
 }
 
+/** v's pattern with other data; the index arrays are copied, since a node's outputs must not alias its inputs. */
 export function withData(v: SparseValue, data: SparseData): SparseValue {
-  return trustedSparse(v.format, v.shape, data, v.indices, v.indptr);
+  return trustedSparse(v.format, v.shape, data, v.indices.slice(), v.indptr.slice());
 }
 
 export function toDense(v: SparseValue, dtype: SparseDtype = dtypeOfData(v.data)): NdArray {

@@ -11,7 +11,7 @@ import { flatValues, makeNdArray, type NdArray } from '../tensor/core/ndarray.js
 import { lazy } from '../tensor/core/op.js';
 import type { TensorLike, TensorVariable } from '../tensor/core/variable.js';
 import { isFloatDtype, isIntDtype } from '../kernels/dtype.js';
-import { asFormat, entryAt, fromDense, toDense } from './compute.js';
+import { asFormat, entryAt, fromDense, toDense, withData } from './compute.js';
 import { mulSparseDense } from './arith.js';
 import { denseMatrix, denseOutput, floatResult, inputLengths, outputDtype, sparseOutput } from './op-args.js';
 import { FormatOp, perFormat } from './format-op.js';
@@ -110,7 +110,8 @@ export class CSM extends FormatOp {
   override perform(node: Apply, [data, indices, indptr, shape]: readonly unknown[]): unknown[] {
     const value = makeSparse(
       this.format,
-      { data: flatValues(data as NdArray), indices: flatValues(indices as NdArray), indptr: flatValues(indptr as NdArray), shape: Array.from(flatValues(shape as NdArray)) },
+      // Copies: the value must not alias the node's input tensors.
+      { data: flatValues(data as NdArray).slice(), indices: flatValues(indices as NdArray).slice(), indptr: flatValues(indptr as NdArray).slice(), shape: Array.from(flatValues(shape as NdArray)) },
       { what: `${this.format}FromData`, dtype: outputDtype(node) },
     );
     return [value];
@@ -181,7 +182,8 @@ export class SparseToFormat extends FormatOp {
   }
 
   override perform(_node: Apply, [s]: readonly unknown[]): unknown[] {
-    return [asFormat(s as SparseValue, this.format)];
+    const v = s as SparseValue;
+    return [v.format === this.format ? withData(v, v.data.slice()) : asFormat(v, this.format)];
   }
 
   override inferShape(node: Apply, shapes: readonly SymbolicShape[]): SymbolicShape[] {

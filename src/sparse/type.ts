@@ -34,6 +34,14 @@ function fnv1a(h: number, bytes: Uint8Array): number {
 const bytesOf = (a: ArrayBufferView): Uint8Array => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
 const arraysOf = (v: SparseValue): ArrayBufferView[] => [v.data, v.indices, v.indptr];
 
+/** The buffers a value holds: a sparse value's three arrays, an ndarray's data, or a typed array. */
+function buffersOf(v: unknown): ArrayBufferLike[] {
+  if (ArrayBuffer.isView(v)) return [v.buffer];
+  if (typeof v !== 'object' || v === null) return [];
+  const r = v as Record<string, unknown>;
+  return [r.data, r.indices, r.indptr].filter((x): x is ArrayBufferView => ArrayBuffer.isView(x)).map((x) => x.buffer);
+}
+
 export class SparseTensorType extends Type<SparseValue> {
   static override readonly props = ['format', 'dtype'] as const;
   static override readonly propKinds = { format: propKinds.oneOf(SPARSE_FORMATS), dtype: propKinds.oneOf(SPARSE_DTYPES) };
@@ -98,10 +106,8 @@ export class SparseTensorType extends Type<SparseValue> {
 
   /** Copies when `filtered` uses any array of `source` (the caller's), which the caller may change. */
   override ownValue(filtered: SparseValue, source: unknown): SparseValue {
-    if (typeof source !== 'object' || source === null) return filtered;
-    const s = source as Record<string, unknown>;
-    const theirs = [s.data, s.indices, s.indptr].filter((x): x is ArrayBufferView => ArrayBuffer.isView(x)).map((x) => x.buffer);
-    return arraysOf(filtered).some((x) => theirs.includes(x.buffer)) ? this.copyValue(filtered) : filtered;
+    const theirs = buffersOf(source);
+    return buffersOf(filtered).some((x) => theirs.includes(x)) ? this.copyValue(filtered) : filtered;
   }
 
   override valueSignature(v: SparseValue): string {
@@ -109,9 +115,10 @@ export class SparseTensorType extends Type<SparseValue> {
     return `${v.format}[${v.shape.join(',')}]#${v.data.length}:${h.toString(16)}`;
   }
 
+  /** Either may also be another type's value (DebugMode asks about a node's dense inputs too). */
   override mayShareMemory(a: SparseValue, b: SparseValue): boolean {
-    const mine = arraysOf(a).map((x) => x.buffer);
-    return arraysOf(b).some((x) => mine.includes(x.buffer));
+    const mine = buffersOf(a);
+    return buffersOf(b).some((x) => mine.includes(x));
   }
 
   override makeVariable(name?: string): SparseVariable {
