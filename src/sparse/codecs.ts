@@ -7,6 +7,7 @@ import { CSM, CSMGrad, DenseFromSparse, SparseFromDense, SparseToFormat } from '
 import { SparseDot, StructuredDot, StructuredDotGrad } from './dot.js';
 import { SparseLength } from './length.js';
 import { SparseOnesLike, SparseZerosLike, Transpose } from './structure.js';
+import { StructuredMap } from './structured.js';
 import { SparseSum } from './sum.js';
 
 const classes: readonly PropsOpClass[] = [
@@ -14,6 +15,6 @@ const classes: readonly PropsOpClass[] = [
   CSM, CSMGrad, DenseFromSparse, SparseFromDense, SparseToFormat,
   SparseDot, StructuredDot, StructuredDotGrad,
   SparseLength, SparseOnesLike, SparseZerosLike, Transpose,
-  SparseSum,
+  SparseSum, StructuredMap,
 ];
 for (const c of classes) registerOpCodec(c, { name: `sparse.${c.name}` });

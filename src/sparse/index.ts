@@ -8,3 +8,15 @@ export { shape, SparseLength } from './length.js';
 export { add, sub, mul, neg, Neg, AddSS, AddSD, MulSS, MulSD } from './arith.js';
 export { dot, structuredDot, SparseDot, StructuredDot, StructuredDotGrad } from './dot.js';
 export { sum, SparseSum, type SumOptions, type SumAxis } from './sum.js';
+export {
+  structuredSigmoid,
+  structuredExp,
+  structuredLog,
+  structuredPow,
+  structuredMinimum,
+  structuredMaximum,
+  structuredAddS,
+  StructuredMap,
+  STRUCTURED_FUNCTIONS,
+  type StructuredFunction,
+} from './structured.js';
