@@ -4,7 +4,7 @@ import { registerOpCodec } from '../graph/op-codecs.js';
 import type { PropsOpClass } from '../graph/prop-codec.js';
 import { AddSD, AddSS, MulSD, MulSS, Neg } from './arith.js';
 import { CSM, CSMGrad, DenseFromSparse, SparseFromDense, SparseToFormat } from './convert.js';
-import { SparseDot, StructuredDot, StructuredDotGrad } from './dot.js';
+import { SamplingDot, SparseDot, StructuredDot, StructuredDotGrad } from './dot.js';
 import { SparseLength } from './length.js';
 import { SparseOnesLike, SparseZerosLike, Transpose } from './structure.js';
 import { StructuredMap } from './structured.js';
@@ -13,7 +13,7 @@ import { SparseSum } from './sum.js';
 const classes: readonly PropsOpClass[] = [
   AddSD, AddSS, MulSD, MulSS, Neg,
   CSM, CSMGrad, DenseFromSparse, SparseFromDense, SparseToFormat,
-  SparseDot, StructuredDot, StructuredDotGrad,
+  SparseDot, StructuredDot, StructuredDotGrad, SamplingDot,
   SparseLength, SparseOnesLike, SparseZerosLike, Transpose,
   SparseSum, StructuredMap,
 ];

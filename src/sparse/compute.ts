@@ -201,16 +201,19 @@ export function entryAt(v: SparseValue, o: number, i: number): number {
   return lo < v.indptr[o + 1]! && v.indices[lo] === i ? v.data[lo]! : 0;
 }
 
-/** At s's stored positions (r, c): the sum over j of gz[r, j] * d[c, j] (StructuredDot's gradient). */
-export function structuredDotGradValues(s: SparseValue, d: NdArray, gz: NdArray, dtype: SparseDtype): SparseData {
-  const n = d.shape[1]!;
-  const dd = flatValues(d);
-  const gg = flatValues(gz);
-  const out = new DATA_CLASS[dtype](s.data.length);
-  forEachEntry(s, (r, c, _x, k) => {
+/**
+ * At p's stored positions (r, c): the sum over j of x[r, j] * y[c, j], times p[r, c] when
+ * `scaled` (SamplingDot) or not (StructuredDot's gradient: x = gz, y = d).
+ */
+export function productsAt(p: SparseValue, x: NdArray, y: NdArray, scaled: boolean, dtype: SparseDtype): SparseData {
+  const k = x.shape[1]!;
+  const xx = flatValues(x);
+  const yy = flatValues(y);
+  const out = new DATA_CLASS[dtype](p.data.length);
+  forEachEntry(p, (r, c, value, n) => {
     let acc = 0;
-    for (let j = 0; j < n; j++) acc += gg[r * n + j]! * dd[c * n + j]!;
-    out[k] = acc;
+    for (let j = 0; j < k; j++) acc += xx[r * k + j]! * yy[c * k + j]!;
+    out[n] = scaled ? value * acc : acc;
   });
   return out;
 }

@@ -1,6 +1,7 @@
 // Matrix products with sparse operands. structuredDot(s, d) (sparse times dense, dense out) has
 // PyTensor's structured gradient for s (only at s's stored positions); dot(a, b) takes sparse and
-// dense operands in any mix (sparse times sparse is sparse) and has true gradients.
+// dense operands in any mix (sparse times sparse is sparse) and has true gradients; samplingDot
+// computes a dense product only where a sparse matrix stores values.
 import { Apply } from '../graph/apply.js';
 import { gradNotImplemented } from '../graph/gradient.js';
 import { Op, type SymbolicShape } from '../graph/op.js';
@@ -10,10 +11,11 @@ import { lazy } from '../tensor/core/op.js';
 import type { TensorVariable } from '../tensor/core/variable.js';
 import { dot as denseDot } from '../tensor/linalg/linalg.js';
 import { transpose as denseTranspose } from '../tensor/shape/dimshuffle.js';
-import { denseTimesSparse, sparseTimesDense, sparseTimesSparse, structuredDotGradValues, withData } from './compute.js';
+import { denseTimesSparse, productsAt, sparseTimesDense, sparseTimesSparse, withData } from './compute.js';
+import { mulSparse } from './arith.js';
 import { asSparse, toFormat } from './convert.js';
 import { denseMatrix, denseOutput, floatResult, inputLengths, outputDtype, sparseOutput } from './op-args.js';
-import { transpose } from './structure.js';
+import { sparseOnesLike, transpose } from './structure.js';
 import { asSparseVariable, isSparseVariable, type SparseLike, type SparseVariable } from './type.js';
 import type { SparseDtype, SparseValue } from './value.js';
 
@@ -64,7 +66,7 @@ export class StructuredDotGrad extends Op<Variable> {
 
   override perform(node: Apply, [s, d, gz]: readonly unknown[]): unknown[] {
     const x = s as SparseValue;
-    return [withData(x, structuredDotGradValues(x, d as NdArray, gz as NdArray, outputDtype(node)))];
+    return [withData(x, productsAt(x, gz as NdArray, d as NdArray, false, outputDtype(node)))];
   }
 
   override inferShape(node: Apply, shapes: readonly SymbolicShape[]): SymbolicShape[] {
@@ -127,7 +129,45 @@ export class SparseDot extends Op<Variable> {
   }
 }
 
+/**
+ * PyTensor's SamplingDot: x (dense, m x k) times y^T (y dense, n x k), computed only at p's
+ * stored positions and multiplied by p there: sparse, with p's pattern and format. Gradients:
+ * true for x and y, structured for p.
+ */
+export class SamplingDot extends Op<Variable> {
+  override makeNode(x: unknown, y: unknown, p: unknown): Apply {
+    const xv = denseMatrix(x, 'samplingDot: input 0');
+    const yv = denseMatrix(y, 'samplingDot: input 1');
+    const pv = asSparseVariable(p, 'samplingDot: input 2');
+    return new Apply(this, [xv, yv, pv], [sparseOutput(pv.format, floatResult('samplingDot', xv.dtype, yv.dtype, pv.dtype))]);
+  }
+
+  override perform(node: Apply, [x, y, p]: readonly unknown[]): unknown[] {
+    const [xs, ys, ps] = [(x as NdArray).shape, (y as NdArray).shape, (p as SparseValue).shape];
+    if (xs[1] !== ys[1] || xs[0] !== ps[0] || ys[0] !== ps[1]) {
+      throw new RangeError(`samplingDot: x [${xs.join(', ')}] times y^T ([${ys.join(', ')}] transposed) does not have p's shape [${ps.join(', ')}]`);
+    }
+    return [withData(p as SparseValue, productsAt(p as SparseValue, x as NdArray, y as NdArray, true, outputDtype(node)))];
+  }
+
+  override inferShape(node: Apply, shapes: readonly SymbolicShape[]): SymbolicShape[] {
+    return [inputLengths(node, shapes, 2)];
+  }
+
+  override grad([x, y, p]: readonly Variable[], [gz]: readonly Variable[]): Variable[] {
+    const pg = mulSparse(p, gz);
+    return [structuredDot(pg, y), structuredDot(transpose(pg), x), mulSparse(gz, samplingDotOp().call(x, y, sparseOnesLike(p)) as Variable)];
+  }
+}
+
 const structuredDotOp = lazy(() => new StructuredDot());
+const samplingDotOp = lazy(() => new SamplingDot());
+
+/** `weft.sparse.samplingDot(x, y, p)`: (x y^T) * p at p's stored positions only (sparse). */
+export function samplingDot(x: unknown, y: unknown, p: unknown): SparseVariable {
+  return samplingDotOp().call(x, y, p) as SparseVariable;
+}
+
 const structuredDotGradOp = lazy(() => new StructuredDotGrad());
 const dotOp = lazy(() => new SparseDot());
 

@@ -6,7 +6,7 @@ export { asSparse, dense, toFormat, csrFromData, cscFromData, SparseFromDense, D
 export { transpose, Transpose, SparseOnesLike, SparseZerosLike } from './structure.js';
 export { shape, SparseLength } from './length.js';
 export { add, sub, mul, neg, Neg, AddSS, AddSD, MulSS, MulSD } from './arith.js';
-export { dot, structuredDot, SparseDot, StructuredDot, StructuredDotGrad } from './dot.js';
+export { dot, structuredDot, samplingDot, SparseDot, StructuredDot, StructuredDotGrad, SamplingDot } from './dot.js';
 export { sum, SparseSum, type SumOptions, type SumAxis } from './sum.js';
 export {
   structuredSigmoid,

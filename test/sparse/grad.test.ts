@@ -100,3 +100,9 @@ t.test('a structured gradient is not the true one off the pattern, and verifyGra
   await t.rejects(weft.verifyGrad((v) => sparse.dense(sparse.asSparse(v)), [x]), weft.GradientMismatchError);
   await weft.verifyGrad((v) => sparse.dense(sparse.asSparse(v), { sparseGrad: false }), [x]);
 });
+
+t.test('samplingDot: true gradients for x and y, structured for p', async (t) => {
+  const P = onPattern(randomSparse(65, 4, 5, 0.5), 'csr');
+  await weft.verifyGrad((x, y, data) => sparse.dense(sparse.samplingDot(x, y, P.of(data))), [randomDense(66, 4, 3), randomDense(67, 5, 3), P.data]);
+  t.pass('verifyGrad agreed');
+});

@@ -169,3 +169,20 @@ t.test('bad operands: errors name the op, the input and what was expected', asyn
   const add = await weft.compile([a, d], sparse.add(a, d));
   await nodeFails(t, () => add(A, randomDense(2, 3, 5)), "sparse.add: the operands' shapes [3, 4] and [3, 5] differ", 'mismatched shapes');
 });
+
+t.test('samplingDot: (x y^T) * p at p\'s stored positions', async (t) => {
+  const P = randomSparse(61, 4, 5, 0.4);
+  const X = randomDense(62, 4, 3);
+  const Y = randomDense(63, 5, 3);
+  const xy = matmul(X, transposed(Y));
+  for (const format of ['csr', 'csc'] as const) {
+    const p = format === 'csr' ? sparse.csrMatrix('p') : sparse.cscMatrix('p');
+    const [x, y] = [pt.matrix('x'), pt.matrix('y')];
+    const fn = await weft.compile([x, y, p], sparse.samplingDot(x, y, p));
+    const out = (await fn(X, Y, sparse[format](P[format]))) as SparseValue;
+    t.equal(out.format, format);
+    t.equal(out.data.length, P[format].data.length, "p's pattern");
+    close(t, out, elementwise(xy, P.dense, (a, b) => a * b), 1e-12, `samplingDot ${format}`);
+    await nodeFails(t, () => fn(X, randomDense(64, 5, 2), sparse[format](P[format])), "samplingDot: x [4, 3] times y^T ([5, 2] transposed) does not have p's shape [4, 5]", 'misaligned');
+  }
+});
