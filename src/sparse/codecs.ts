@@ -2,6 +2,7 @@
 // rebuilt from its props. SparseTensorType registers itself where it is defined (type.ts).
 import { registerOpCodec } from '../graph/op-codecs.js';
 import type { PropsOpClass } from '../graph/prop-codec.js';
+import { GetBlock, PadBlock, Stack } from './blocks.js';
 import { AddSD, AddSS, MulSD, MulSS, Neg } from './arith.js';
 import { CSM, CSMGrad, DenseFromSparse, SparseFromDense, SparseToFormat } from './convert.js';
 import { SamplingDot, SparseDot, StructuredDot, StructuredDotGrad } from './dot.js';
@@ -16,5 +17,6 @@ const classes: readonly PropsOpClass[] = [
   SparseDot, StructuredDot, StructuredDotGrad, SamplingDot,
   SparseLength, SparseOnesLike, SparseZerosLike, Transpose,
   SparseSum, StructuredMap,
+  GetBlock, PadBlock, Stack,
 ];
 for (const c of classes) registerOpCodec(c, { name: `sparse.${c.name}` });

@@ -9,7 +9,7 @@ import { SPARSE_FORMATS, type SparseFormat } from './value.js';
 
 /** An op whose one prop is a format (asSparse's, CSM's, toFormat's): checked, written in documents. */
 export abstract class FormatOp extends Op<Variable> {
-  static override readonly props = ['format'] as const;
+  static override readonly props: readonly string[] = ['format'];
   static override readonly propKinds = { format: propKinds.oneOf(SPARSE_FORMATS) };
 
   constructor(readonly format: SparseFormat) {

@@ -20,3 +20,4 @@ export {
   STRUCTURED_FUNCTIONS,
   type StructuredFunction,
 } from './structured.js';
+export { get, getBlock, padBlock, vstack, hstack, GetBlock, PadBlock, Stack } from './blocks.js';
