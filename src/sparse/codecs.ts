@@ -5,6 +5,7 @@ import type { PropsOpClass } from '../graph/prop-codec.js';
 import { GetBlock, PadBlock, Stack } from './blocks.js';
 import { AddSD, AddSS, MulSD, MulSS, Neg } from './arith.js';
 import { CSM, CSMGrad, DenseFromSparse, SparseFromDense, SparseToFormat } from './convert.js';
+import { Diag, SquareDiagonal } from './diagonal.js';
 import { SamplingDot, SparseDot, StructuredDot, StructuredDotGrad } from './dot.js';
 import { SparseLength } from './length.js';
 import { SparseOnesLike, SparseZerosLike, Transpose } from './structure.js';
@@ -18,5 +19,6 @@ const classes: readonly PropsOpClass[] = [
   SparseLength, SparseOnesLike, SparseZerosLike, Transpose,
   SparseSum, StructuredMap,
   GetBlock, PadBlock, Stack,
+  Diag, SquareDiagonal,
 ];
 for (const c of classes) registerOpCodec(c, { name: `sparse.${c.name}` });

@@ -21,3 +21,4 @@ export {
   type StructuredFunction,
 } from './structured.js';
 export { get, getBlock, padBlock, vstack, hstack, GetBlock, PadBlock, Stack } from './blocks.js';
+export { diag, squareDiagonal, Diag, SquareDiagonal } from './diagonal.js';

@@ -104,3 +104,30 @@ t.test('gradients: blocks of gz, by verifyGrad through csrFromData', async (t) =
   t.match(text, /"type":"sparse.Stack","props":\{"axis":1,"format":"csc"\}/, 'stacks in documents');
   t.ok(weft.deserialize(text).outputs.length === 1);
 });
+
+t.test('diag and squareDiagonal: values, shapes, errors, gradients', async (t) => {
+  const A = randomSparse(80, 4, 4, 0.5);
+  for (const format of ['csr', 'csc'] as const) {
+    const a = format === 'csr' ? sparse.csrMatrix('a') : sparse.cscMatrix('a');
+    const v = pt.vector('v');
+    const d = sparse.diag(a);
+    const sq = sparse.squareDiagonal(v, format);
+    const lengths = [...d.owner!.op.inferShape!(d.owner!, [[]])[0]!, ...sq.owner!.op.inferShape!(sq.owner!, [[pt.shape(v).get(0)]])[0]!];
+    const fn = await weft.compile([a, v], [d, sq, ...lengths]);
+    const [dv, sv, ...ls] = (await fn(sparse[format](A[format]), [1, 0, 3])) as unknown[];
+    t.same(weft.tolist(dv as weft.NdArray), A.dense.map((r, i) => r[i]!), `${format}: diag`);
+    t.same(denseOf(sv as SparseValue), [[1, 0, 0], [0, 0, 0], [0, 0, 3]], `${format}: squareDiagonal`);
+    t.equal((sv as SparseValue).format, format);
+    t.same(ls.map((l) => (l as weft.NdArray).data[0]), [4, 3, 3], `${format}: inferShape`);
+    const bad = await weft.compile([a], sparse.diag(a));
+    await bad(sparse[format](randomSparse(81, 2, 3)[format])).then(
+      () => t.fail('a non-square matrix'),
+      (e: Error) => t.equal(e.message.split('\n')[0], 'sparse.diag: expected a square matrix, got shape [2, 3]'),
+    );
+  }
+  const P = randomSparse(82, 5, 5, 0.5).csr;
+  const pattern = [Int32Array.from(P.indices), Int32Array.from(P.indptr), Int32Array.from(P.shape)] as const;
+  await weft.verifyGrad((data) => sparse.diag(sparse.csrFromData(data, ...pattern)), [Float64Array.from(P.data)]);
+  await weft.verifyGrad((v) => sparse.dense(sparse.squareDiagonal(v)), [[0.5, -1, 2]]);
+  t.pass('verifyGrad agreed');
+});
