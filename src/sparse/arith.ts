@@ -14,7 +14,7 @@ import { denseMatrix, denseOutput, floatResult, inputLengths, outputDtype, spars
 import { sparseOnesLike } from './structure.js';
 import { asSparseVariable, isSparseVariable, type SparseLike, type SparseVariable } from './type.js';
 import { DATA_CLASS, type SparseValue } from './value.js';
-import { bindGradientOps } from './gradient-ops.js';
+import { bindOps } from './bound-ops.js';
 import { SparseUnaryOp } from './unary-op.js';
 
 function checkSameShape(where: string, a: readonly number[], b: readonly number[]): void {
@@ -182,4 +182,4 @@ export function mul(a: unknown, b: unknown): SparseVariable {
   throw new TypeError(`sparse.mul: at least one operand must be sparse, got ${String(a)} and ${String(b)} (use pt.mul for dense ones)`);
 }
 
-bindGradientOps({ add: addSparse });
+bindOps({ add: addSparse });

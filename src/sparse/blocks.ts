@@ -14,6 +14,7 @@ import { add as denseAdd, sub as denseSub } from '../tensor/elemwise/math.js';
 import { asIntScalar } from '../tensor/shape/shape.js';
 import { asFormat } from './compute.js';
 import { toFormat } from './convert.js';
+import { bindOps } from './bound-ops.js';
 import { FormatOp } from './format-op.js';
 import { sparseLength } from './length.js';
 import { outputDtype, sparseOutput } from './op-args.js';
@@ -224,3 +225,5 @@ export function hstack(blocks: readonly unknown[], options: { readonly format?: 
   const first = asSparseVariable(blocks[0], 'sparse.hstack: input 0');
   return new Stack(1, options.format ?? first.format).call(...blocks) as SparseVariable;
 }
+
+bindOps({ get });

@@ -15,6 +15,7 @@ import { asFormat, entryAt, fromDense, toDense, withData } from './compute.js';
 import { mulSparseDense } from './arith.js';
 import { denseMatrix, denseOutput, floatResult, inputLengths, outputDtype, sparseOutput } from './op-args.js';
 import { FormatOp, perFormat } from './format-op.js';
+import { bindOps } from './bound-ops.js';
 import { sparseOnesLike } from './structure.js';
 import { asSparseVariable, type SparseVariable } from './type.js';
 import { DATA_CLASS, makeSparse, outerInner, type SparseDtype, type SparseFormat, type SparseValue } from './value.js';
@@ -205,3 +206,5 @@ export function toFormat(s: unknown, format: SparseFormat): SparseVariable {
   if (!make) throw new TypeError(`toFormat: format must be "csr" or "csc", got ${JSON.stringify(format)}`);
   return make().call(v) as SparseVariable;
 }
+
+bindOps({ dense: (s) => dense(s) });

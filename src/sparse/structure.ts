@@ -4,7 +4,7 @@ import { Apply } from '../graph/apply.js';
 import { Op, type SymbolicShape } from '../graph/op.js';
 import type { Variable } from '../graph/variable.js';
 import { lazy } from '../tensor/core/op.js';
-import { bindGradientOps } from './gradient-ops.js';
+import { bindOps } from './bound-ops.js';
 import { SparseUnaryOp } from './unary-op.js';
 import { transposeValue, withData } from './compute.js';
 import { inputLengths, outputDtype, sparseOutput } from './op-args.js';
@@ -80,4 +80,4 @@ export function sparseZerosLike(s: unknown): SparseVariable {
   return zerosLikeOp().call(s) as SparseVariable;
 }
 
-bindGradientOps({ onesLike: sparseOnesLike, zerosLike: sparseZerosLike });
+bindOps({ onesLike: sparseOnesLike, zerosLike: sparseZerosLike, transpose });

@@ -8,8 +8,10 @@ import { propKinds } from '../graph/prop-kinds.js';
 import { registerTypeCodec } from '../graph/type-codecs.js';
 import { encodeNumber } from '../tensor/serialize/value-codec.js';
 import { ValueTypeError } from '../tensor/core/ndarray.js';
+import type { Slice } from '../tensor/core/slice.js';
+import type { TensorVariable } from '../tensor/core/variable.js';
 import { merge } from './compute.js';
-import { gradientOp } from './gradient-ops.js';
+import { boundOp } from './bound-ops.js';
 import {
   DATA_CLASS,
   SPARSE_DTYPES,
@@ -64,9 +66,9 @@ export class SparseTensorType extends Type<SparseValue> {
   }
 
   override readonly gradient: GradientSupport = {
-    ones: (like) => gradientOp('onesLike')(like),
-    zeros: (like) => gradientOp('zerosLike')(like),
-    sum: (terms) => terms.reduce((a, b) => gradientOp('add')(a, b)),
+    ones: (like) => boundOp('onesLike')(like),
+    zeros: (like) => boundOp('zerosLike')(like),
+    sum: (terms) => terms.reduce((a, b) => boundOp('add')(a, b)),
   };
 
   override filter(value: unknown, options: FilterOptions = {}): SparseValue {
@@ -178,6 +180,21 @@ export class SparseVariable extends Variable<SparseTensorType> {
 
   override eval(givens?: Parameters<Variable['eval']>[0]): Promise<SparseValue> {
     return super.eval(givens) as Promise<SparseValue>;
+  }
+
+  /** A block by weft.slice bounds, step 1: `s.get(weft.slice(1, 3))` is rows 1 and 2 (weft.sparse.get). */
+  get(rows: Slice, cols?: Slice): SparseVariable {
+    return boundOp('get')(this, rows, cols) as SparseVariable;
+  }
+
+  /** The transpose, in the other format (weft.sparse.transpose). */
+  get T(): SparseVariable {
+    return boundOp('transpose')(this) as SparseVariable;
+  }
+
+  /** The dense matrix (weft.sparse.dense, structured gradient). */
+  toDense(): TensorVariable {
+    return boundOp('dense')(this);
   }
 }
 

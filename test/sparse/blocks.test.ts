@@ -131,3 +131,16 @@ t.test('diag and squareDiagonal: values, shapes, errors, gradients', async (t) =
   await weft.verifyGrad((v) => sparse.dense(sparse.squareDiagonal(v)), [[0.5, -1, 2]]);
   t.pass('verifyGrad agreed');
 });
+
+t.test('methods of sparse variables: s.get(rows, cols?), s.T, s.toDense()', async (t) => {
+  const A = randomSparse(83, 5, 4, 0.5);
+  const a = sparse.csrMatrix('a');
+  const rows = a.get(weft.slice(1, 3));
+  t.ok(rows.owner!.op instanceof sparse.GetBlock, 'get is a block');
+  t.equal(a.T.format, 'csc');
+  const fn = await weft.compile([a], [sparse.dense(rows), sparse.dense(a.get(weft.slice(null, null), weft.slice(2, null))), a.T.toDense()]);
+  const [r, c, tr] = (await fn(sparse.csr(A.csr))) as weft.NdArray[];
+  t.same(weft.tolist(r!), block(A.dense, 1, 3, 0, 4), 'rows 1:3');
+  t.same(weft.tolist(c!), block(A.dense, 0, 5, 2, 4), 'columns 2:');
+  t.same(weft.tolist(tr!), A.dense[0]!.map((_, j) => A.dense.map((row) => row[j]!)), 'the transpose');
+});
