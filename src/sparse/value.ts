@@ -163,14 +163,16 @@ export function makeSparse(format: SparseFormat, parts: unknown, options: MakeSp
     for (let k = start; k < end; k++) {
       const j = indices[k]!;
       if (j < 0 || j >= inner) {
-        throw new ValueTypeError(`${where}: indices[${k}] = ${j} is out of range for ${inner} ${words.inner} (0 to ${inner - 1})`);
+        const range = inner === 0 ? 'there are none' : `0 to ${inner - 1}`;
+        throw new ValueTypeError(`${where}: indices[${k}] = ${j} is out of range for ${inner} ${words.inner} (${range})`);
       }
       if (k > start && j <= indices[k - 1]!) sorted = false;
     }
   }
   if (indptr[outer] !== nnz) throw new ValueTypeError(`${where}: indptr[${outer}] (its last entry) must equal nnz = ${nnz} (the length of data), got ${indptr[outer]}`);
   if (!sorted) return canonical(format, shape, data, indices, indptr);
-  if (isSparseValue(parts) && parts.format === format && p.data === data && p.indices === indices && p.indptr === indptr) return parts;
+  // A value weft made (its shape frozen) passes as it is; a caller's object gets a frozen shape of its own.
+  if (isSparseValue(parts) && Object.isFrozen(parts.shape) && parts.format === format && p.data === data && p.indices === indices && p.indptr === indptr) return parts;
   return freezeValue({ format, shape, data, indices, indptr });
 }
 

@@ -106,3 +106,13 @@ t.test('samplingDot: true gradients for x and y, structured for p', async (t) =>
   await weft.verifyGrad((x, y, data) => sparse.dense(sparse.samplingDot(x, y, P.of(data))), [randomDense(66, 4, 3), randomDense(67, 5, 3), P.data]);
   t.pass('verifyGrad agreed');
 });
+
+t.test('float32: gradients of structuredDot and dense stay float32 and agree', async (t) => {
+  const r = randomSparse(68, 4, 5, 0.5).csr;
+  const pattern = [Int32Array.from(r.indices), Int32Array.from(r.indptr), Int32Array.from(r.shape)] as const;
+  const D = weft.ndarray(Float32Array.from(randomDense(69, 5, 3).flat()), [5, 3]);
+  await weft.verifyGrad((data, d) => sparse.structuredDot(sparse.csrFromData(data, ...pattern), d), [Float32Array.from(r.data), D]);
+  const s = sparse.csrMatrix('s', 'float32');
+  const g = weft.grad(pt.sum(sparse.structuredDot(s, pt.matrix('d', 'float32'))), s);
+  t.equal(String(g.type), 'SparseTensorType(csr, float32)', 'the gradient has the variable\'s type');
+});
