@@ -134,3 +134,23 @@ t.test('documents: sparse variables, constants and ops survive a round trip', as
   const broken = text.replace(/"indptr":\[0,/, '"indptr":[1,');
   t.throws(() => weft.deserialize(broken), { name: 'DeserializeError', message: /indptr\[0\] must be 0, got 1$/ });
 });
+
+t.test('documents: every sparse op reads back as an equal op', async (t) => {
+  const s = sparse.csrMatrix('s', 'float32');
+  const c = sparse.cscMatrix('c');
+  const d = pt.matrix('d');
+  const v = pt.vector('v');
+  const outputs: weft.Variable[] = [
+    sparse.asSparse(d, 'csc'), sparse.dense(s, { sparseGrad: false }), sparse.toFormat(s, 'csc'), sparse.transpose(c), sparse.neg(s),
+    sparse.add(s, c), sparse.add(s, d), sparse.mul(s, c), sparse.mul(c, d), sparse.sub(d, s),
+    sparse.structuredDot(s, d), sparse.dot(d, c), sparse.dot(s, c), sparse.samplingDot(d, d, c),
+    sparse.sum(s), sparse.sum(c, { axis: 0, sparseGrad: true }), sparse.structuredPow(c, 1.5), sparse.structuredMaximum(s, -1),
+    sparse.getBlock(s, 0, 1, 0, 2), sparse.padBlock(c, 1, 1, 4, 4), sparse.vstack([s, c], { format: 'csc' }), sparse.hstack([c, s]),
+    sparse.diag(c), sparse.squareDiagonal(v, 'csr'), sparse.shape(s)[1], sparse.csrFromData(v, new Int32Array([0]), new Int32Array([0, 1]), new Int32Array([1, 1])),
+    ...weft.grad(pt.sum(sparse.structuredDot(s, d)).add(pt.sum(sparse.dense(sparse.csrFromData(v, new Int32Array([0]), new Int32Array([0, 1]), new Int32Array([1, 1]))))), [s, v]),
+  ];
+  const back = weft.deserialize(weft.serialize(outputs));
+  const ops = (vs: readonly weft.Variable[]) => vs.map((o) => o.owner!.op);
+  const mine = ops(outputs);
+  ops(back.outputs).forEach((op, i) => t.ok(op.equals(mine[i]!), `${mine[i]}`));
+});
