@@ -450,9 +450,20 @@ class DebugRuntime implements ModeRuntime {
         fail(`its outputShapes failed where perform succeeded: ${messageOf(e)}`);
       }
       const allocate = (): NdArray[] => node.outputs.map((o, j) => empty((o.type as TensorType).dtype, shapes[j] ?? []));
-      got = allocate();
-      // What the kernel reads: contiguous copies where it asks for them, as plans give it.
-      const kernelInputs = call.contiguousInputs ? inputs.map((x) => (isContiguous(x) ? x : copyArray(x))) : inputs;
+      // An output that overwrites an input is that input's memory, as plans lay it out (gemmInplace
+      // reads z from its output): each run gets fresh copies of the inputs, since a run destroys them.
+      const destroyed = Object.entries(op.destroyMap).map(([j, is]) => [Number(j), is[0]!] as const);
+      const kernelRun = (given: readonly NdArray[]): { readonly ins: NdArray[]; readonly outs: NdArray[] } => {
+        // What the kernel reads: contiguous copies where it asks for them, as plans give it.
+        const ins = call!.contiguousInputs ? given.map((x) => (isContiguous(x) ? x : copyArray(x))) : [...given];
+        const outs = allocate();
+        for (const [j, i] of destroyed) outs[j] = ins[i]!;
+        return { ins, outs };
+      };
+      const freshInputs = (): NdArray[] => args.map((a, i) => privateCopy(node.inputs[i]!.type, a)) as NdArray[];
+      const first = kernelRun(inputs);
+      const kernelInputs = first.ins;
+      got = first.outs;
       try {
         kernel(kernelInputs, got, call.params);
       } catch (e) {
@@ -463,9 +474,9 @@ class DebugRuntime implements ModeRuntime {
       if (units > 1) {
         const ranges = chunkRanges(units, CHECK_CHUNKS);
         const chunks = ranges.length;
-        const parts = allocate();
+        const { ins: chunkInputs, outs: parts } = destroyed.length > 0 ? kernelRun(freshInputs()) : { ins: kernelInputs, outs: allocate() };
         try {
-          for (const range of ranges) kernel(kernelInputs, parts, call.params, range);
+          for (const range of ranges) kernel(chunkInputs, parts, call.params, range);
         } catch (e) {
           fail(`${who} failed when run in chunks: ${messageOf(e)}`, 'chunks');
         }
@@ -479,7 +490,7 @@ class DebugRuntime implements ModeRuntime {
           );
         });
       }
-      this.#checkSharedMemory(node, kernel, kernelInputs, got, call, who, fail);
+      this.#checkSharedMemory(node, kernel, destroyed.length > 0 ? kernelRun(freshInputs()).ins : kernelInputs, got, call, who, fail, destroyed);
     } else {
       this.#checkInputsKept(node, k, args, inputs, who);
     }
@@ -501,12 +512,23 @@ class DebugRuntime implements ModeRuntime {
    * scalar op runs its wasm form there): the same call on copies in shared memory must give the
    * bits it gives on ordinary memory, where the JS loops run.
    */
-  #checkSharedMemory(node: Apply, kernel: Kernel, inputs: readonly NdArray[], want: readonly NdArray[], call: KernelCall, who: string, fail: (m: string) => never): void {
+  #checkSharedMemory(
+    node: Apply,
+    kernel: Kernel,
+    inputs: readonly NdArray[],
+    want: readonly NdArray[],
+    call: KernelCall,
+    who: string,
+    fail: (m: string) => never,
+    destroyed: ReadonlyArray<readonly [number, number]>,
+  ): void {
     if (!inputs.every(isTypedNdArray) || !want.every(isTypedNdArray)) return;
     const arena = inlineArena();
+    const ins = inputs.map((x) => makeNdArray(copyInto(arena, x), x.shape, x.stride, x.offset));
     const outs = want.map((w) => makeNdArray(arena.array(storageDtype(w), sizeOf(w.shape)), w.shape));
+    for (const [j, i] of destroyed) outs[j] = ins[i]!;
     try {
-      kernel(inputs.map((x) => makeNdArray(copyInto(arena, x), x.shape, x.stride, x.offset)), outs, call.params);
+      kernel(ins, outs, call.params);
     } catch (e) {
       fail(`${who} failed on shared memory (as workers run it) where it succeeded on ordinary memory: ${messageOf(e)}`);
     }

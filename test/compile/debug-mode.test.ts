@@ -4,7 +4,7 @@
 // node and what was declared against what happened; honest ops (declared destroyers and views
 // included) run and give the right values; a rewrite that changes values is caught and named.
 import t from 'tap';
-import { near, pt, throwsExactly, weft } from '../helpers.js';
+import { near, pt, rng, throwsExactly, weft } from '../helpers.js';
 import type { IndexMap, KernelCall } from '../../src/graph/op.js';
 import { canonicalizeDB, nodeRewriter } from '../../src/graph/rewriting/index.js';
 import { registerKernel } from '../../src/kernels/registry.js';
@@ -547,4 +547,19 @@ t.test('a node that fails reports as in FAST_RUN', async (t) => {
     'Elemwise{add}: input 0 has shape [2] and input 1 has shape [3]: they differ on axis 0 (2 vs 3)\n' +
       '  in node 0: Elemwise{add}(x, y)\n  input values: float64 [2], float64 [3]',
   );
+});
+
+t.test('DebugMode runs an inplace kernel over its input, as plans do (Gemm{inplace} reads z from its output), whole and in chunks', async (t) => {
+  // The gradient of sum(tanh(a . (w . w))^2) with respect to w has Gemm{inplace} nodes.
+  const a = pt.matrix('a');
+  const w = pt.matrix('w');
+  const [g] = weft.grad(pt.tanh(a.dot(w.dot(w))).sqr().sum(), [w]);
+  const fn = await weft.compile([a, w], g!, { mode: 'DebugMode' });
+  t.ok(fn.fgraph.toposort().some((n) => String(n.op) === 'Gemm{inplace}'), 'the graph has an inplace gemm');
+  const r = rng(3);
+  const values = [r.normal([64, 256]), r.normal([256, 256])] as const;
+  for (const v of values) for (let i = 0; i < v.data.length; i++) v.data[i] = v.data[i]! / 16;
+  const got = (await fn(...values)) as weft.NdArray;
+  const want = (await (await weft.compile([a, w], g!, { workers: 0 }))(...values)) as weft.NdArray;
+  near(t, got, weft.tolist(want) as never, 1e-12, 'DebugMode gives the values FAST_RUN gives');
 });
