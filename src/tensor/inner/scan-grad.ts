@@ -102,7 +102,11 @@ export function scanLop(op: ScanOp, inputs: readonly TensorVariable[], outputs: 
   const tapSeqs = taps.flatMap((ts, k) => ts.map((tap) => window(full[k]!, stateRows(taps[k]!) + tap)));
   const gRecSeqs = taps.flatMap((_, k) => (diffRec[k] ? [window(grads[k]!, 0)] : []));
   const gNitsotSeqs = diffNitsot.flatMap((d, j) => (d ? [window(grads[nRec + j]!, 0)] : []));
-  const sequences = [...seqs.map((s) => window(s, 0)), ...tapSeqs, ...gRecSeqs, ...gNitsotSeqs];
+  // The forward loop's results, row by row: the pullback reads them rather than computing the
+  // step again (tanh's gradient needs only tanh's result, so the products before it drop out).
+  const stackedFloat = [...diffRec, ...diffNitsot];
+  const ySeqs = stackedFloat.flatMap((d, j) => (d ? [window(outputs[j]!, 0)] : []));
+  const sequences = [...seqs.map((s) => window(s, 0)), ...tapSeqs, ...gRecSeqs, ...gNitsotSeqs, ...ySeqs];
   // The carry before the last step holds what came from after it: the gradient of the final
   // state (the last row of a sit-sot output) in its row 0. With zero steps it is the last carry.
   const carryInits = taps.flatMap((_, k) => {
@@ -119,6 +123,7 @@ export function scanLop(op: ScanOp, inputs: readonly TensorVariable[], outputs: 
     const tapRows = take(tapSeqs.length);
     const gRec = take(gRecSeqs.length);
     const gNitsot = take(gNitsotSeqs.length);
+    const yRows = take(ySeqs.length);
     const carries = take(carryInits.length);
     const ns = take(nonSeqs.length);
     const stand = [...seqRows, ...tapRows, ...ns];
@@ -130,7 +135,16 @@ export function scanLop(op: ScanOp, inputs: readonly TensorVariable[], outputs: 
     const wrtTaps = tapRows.filter((_, t) => diffRec[tapOwner[t]!]);
     const wrtNs = ns.filter((_, i) => floatNonSeqs[i]);
     const known = sumByVariable(fs, [...totals, ...gNitsot]);
-    const g = Lop(known.map(([f]) => f), [...wrtSeq, ...wrtTaps, ...wrtNs], known.map(([, gf]) => gf)) as TensorVariable[];
+    const recomputed = ys.filter((_, j) => stackedFloat[j]);
+    // Results that the step computes (not an input passed through) are read from the forward rows.
+    // (A row whose type is less precise than the step's result, such as a static length lost in
+    // the stacking, cannot stand for it: that result is computed again.)
+    const stored = recomputed.flatMap((y, r): Array<[Variable, Variable]> => {
+      const row = yRows[r]!.astype(y.dtype);
+      return y.owner && !stand.includes(y) && (y.type.equals(row.type) || y.type.convertVariable(row)) ? [[y, row]] : [];
+    });
+    const pulled = Lop(known.map(([f]) => f), [...wrtSeq, ...wrtTaps, ...wrtNs], known.map(([, gf]) => gf)) as TensorVariable[];
+    const g = stored.length > 0 ? (cloneReplace(pulled, stored) as TensorVariable[]) : pulled;
     const gSeq = g.slice(0, wrtSeq.length);
     const gTaps = g.slice(wrtSeq.length, wrtSeq.length + wrtTaps.length);
     const gNs = g.slice(wrtSeq.length + wrtTaps.length);
