@@ -51,3 +51,11 @@ t.test('examples/op-from-graph.ts: two blocks in the compiled graph, and it lear
   t.match(out, /blocks in the compiled graph: 2 x OpFromGraph\{dense\}, 2 x OpFromGraph\{dense\.grad\}/);
   lossFell(t, out, 40, 0.7);
 });
+
+t.test('examples/sparse-logreg.ts learns on a sparse bag of words (30 epochs)', async (t) => {
+  const out = run('sparse-logreg.ts', '30');
+  t.match(out, /2000 documents x 5000 words, 100000 stored entries \(1\.0 %\)/, 'a 1% dense CSR matrix');
+  lossFell(t, out, 30, 0.7);
+  const accuracy = /training accuracy ([\d.]+) %/.exec(out);
+  t.ok(accuracy && Number(accuracy[1]) > 85, `training accuracy ${accuracy?.[1]} %`);
+});
