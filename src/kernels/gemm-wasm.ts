@@ -5,8 +5,8 @@
 // and are emitted at load time by wasm-emit.ts; gemm.ts falls back to JS for everything else.
 //
 // Numerics: each element of C is summed in float32, one product at a time in increasing k (a
-// multiply rounded, then an add rounded: no fused multiply-add), then C = alpha * sum + beta * C
-// in float32. The order does not depend on the tile, the row range or the thread, so a product
+// multiply rounded, then an add rounded: no fused multiply-add), in passes of KC_32 deep: C =
+// alpha * sum + beta * C in float32 after the first, C = alpha * sum + C after each next one. The order does not depend on the tile, the row range or the thread, so a product
 // split across any number of workers is bitwise identical to one call. The JS kernel of gemm.ts
 // accumulates in float64 instead; both are within float32's usual error bounds of the exact sum.
 import { Body, emitModule, F32, F64, I32, V128, type ExportedFunction, type ValType } from './wasm-emit.js';
@@ -19,6 +19,12 @@ const WIDTHS = [8, 4, 1] as const;
 const WIDTHS_64 = [4, 2, 1] as const;
 /** float64 products sum k in passes of this many (gemm.ts's KC), so that their bits are the JS kernel's. */
 const KC_64 = 1024;
+/**
+ * float32 products sum k in passes of this many: a pass's strips of B (k x 8) fit the packing
+ * scratch, where deeper products read B in place (4 KiB apart, in the same L1 sets) and ran at
+ * half the speed. The passes depend on k only, never on the rows or columns a task computes.
+ */
+const KC_32 = 2048;
 /**
  * Bytes of a block of A's rows per pass over B's strips: each strip is packed once per block, so
  * larger blocks pack less (256 rows of depth 1024 measured best, with A streaming from L3).
@@ -312,31 +318,39 @@ export function gemmWasm(a: TensorView, b: TensorView, c: TensorView, alpha: num
   const tile = direct ? undefined : new Float32Array(mem.memory.buffer, mem.scratch, MR * 8);
   const k = a.shape[1]!;
   const n = b.shape[1]!;
-  const kAlpha = direct ? alpha : 1;
-  const kBeta = direct ? beta : 0;
-  const fits = mem.packed !== undefined && k * 32 <= WASM_PACK_BYTES && mem.packed + k * 32 <= mem.memory.buffer.byteLength;
+  // Deeper products go in passes of KC_32: each pass's strips of B fit the packing scratch.
+  const depth = Math.min(k, KC_32);
+  const fits = mem.packed !== undefined && depth * 32 <= WASM_PACK_BYTES && mem.packed + depth * 32 <= mem.memory.buffer.byteLength;
   const packed = fits ? mem.packed : undefined;
   // A transposed B is always packed (its rows are not contiguous): without scratch, the JS path.
   if (bt && packed === undefined) return false;
-  const mc = Math.max(MR, Math.floor(A_BLOCK_BYTES / (k * 4 * MR)) * MR);
-  for (let ic = start; ic < end; ic += mc) {
-    const icEnd = Math.min(end, ic + mc);
-    let j = 0;
-    for (const [wi, width] of WIDTHS.entries()) {
-      for (; j + width <= n; j += width) {
-        let bAt = rb ? rb.at + j * 4 : bt!.at + j * bt!.step;
-        let ldb = rb ? rb.ld : 4;
-        const packT = bt && mem.packT.get(width);
-        if (packT || (width === 8 && packed !== undefined && icEnd - ic > MR)) {
-          (packT ?? mem.pack)(bAt, packed!, k, rb ? ldb : bt!.step);
-          bAt = packed!;
-          ldb = width * 4;
-        }
-        for (let i = ic; i < icEnd; i += MR) {
-          const rows = Math.min(MR, icEnd - i);
-          const cAt = direct ? target.c.at + i * target.c.ld + j * 4 : target.c.at;
-          mem.kernels[rows - 1]![wi]!(ra.at + i * ra.ld, bAt, cAt, k, ra.ld, ra.step, ldb, target.c.ld, kAlpha, kBeta);
-          if (tile) storeTile(tile, c, i, j, rows, width, alpha, beta);
+  const mc = Math.max(MR, Math.floor(A_BLOCK_BYTES / (depth * 4 * MR)) * MR);
+  for (let pc = 0; pc < k; pc += KC_32) {
+    const kc = Math.min(KC_32, k - pc);
+    // C = alpha * (this pass's sum) + beta * C, then + the next passes' (beta 1).
+    const passBeta = pc === 0 ? beta : 1;
+    const kAlpha = direct ? alpha : 1;
+    const kBeta = direct ? passBeta : 0;
+    const aAt = ra.at + pc * ra.step;
+    for (let ic = start; ic < end; ic += mc) {
+      const icEnd = Math.min(end, ic + mc);
+      let j = 0;
+      for (const [wi, width] of WIDTHS.entries()) {
+        for (; j + width <= n; j += width) {
+          let bAt = rb ? rb.at + pc * rb.ld + j * 4 : bt!.at + j * bt!.step + pc * 4;
+          let ldb = rb ? rb.ld : 4;
+          const packT = bt && mem.packT.get(width);
+          if (packT || (width === 8 && packed !== undefined && icEnd - ic > MR)) {
+            (packT ?? mem.pack)(bAt, packed!, kc, rb ? ldb : bt!.step);
+            bAt = packed!;
+            ldb = width * 4;
+          }
+          for (let i = ic; i < icEnd; i += MR) {
+            const rows = Math.min(MR, icEnd - i);
+            const cAt = direct ? target.c.at + i * target.c.ld + j * 4 : target.c.at;
+            mem.kernels[rows - 1]![wi]!(aAt + i * ra.ld, bAt, cAt, kc, ra.ld, ra.step, ldb, target.c.ld, kAlpha, kBeta);
+            if (tile) storeTile(tile, c, i, j, rows, width, alpha, passBeta);
+          }
         }
       }
     }

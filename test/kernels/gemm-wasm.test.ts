@@ -316,3 +316,36 @@ t.test('a compiled float32 product on 2 workers equals the calling thread bit fo
   for (let i = 0; i < f64.length; i++) if (f64[i] !== got.data[i]) differs++;
   t.ok(differs > 0, `float32 accumulation, not the JS kernel's float64 (${differs} elements differ in the last bits)`);
 });
+
+t.test('deep products (k > 2048) run in passes of 2048: within the float32 bound, alpha and beta once, any row split and any layout the same bits', async (t) => {
+  const [m, k, n] = [13, 5000, 19];
+  const a = matrix(m, k, 61);
+  const b = matrix(k, n, 62);
+  const c = matrix(m, n, 63);
+  const c0 = elements(c);
+  t.ok(gemmWasm(a, b, c, 0.5, 2, 0, m), 'WebAssembly runs it');
+  checkNear(t, a, b, c, c0, 0.5, 2);
+  // Transposed factors: the same passes over the same values give the same bits.
+  const storedA = matrix(k, m, 64);
+  for (let i = 0; i < m; i++) for (let p = 0; p < k; p++) storedA.data[storedA.offset + p * m + i] = at(a, i, p);
+  const aT: TensorView = { ...storedA, shape: [m, k], stride: [1, m] };
+  const storedB = matrix(n, k, 65);
+  for (let p = 0; p < k; p++) for (let j = 0; j < n; j++) storedB.data[storedB.offset + j * k + p] = at(b, p, j);
+  const bT: TensorView = { ...storedB, shape: [k, n], stride: [1, k] };
+  const whole = matrix(m, n, 66);
+  gemm(a, b, whole);
+  for (const [what, x, y] of [['A transposed', aT, b], ['B transposed', a, bT], ['both', aT, bT]] as const) {
+    const other = matrix(m, n, 67);
+    t.ok(gemmWasm(x, y, other, 1, 0, 0, m), `${what}: WebAssembly`);
+    t.same(elements(other), elements(whole), `${what}: the same bits`);
+  }
+  const parts = matrix(m, n, 68);
+  for (const [start, end] of [[0, 4], [4, 5], [5, m]] as const) gemm(a, b, parts, 1, 0, { start, end });
+  t.same(elements(parts), elements(whole), 'row ranges');
+  // C outside the memory (the scratch tile): the same bits, with beta applied once.
+  const outside: TensorView = { data: new Float32Array(c0), offset: 0, shape: [m, n], stride: [n, 1] };
+  const inside = matrix(m, n, 69);
+  inside.data.set(c0, inside.offset);
+  t.ok(gemmWasm(a, b, outside, 0.5, 2, 0, m) && gemmWasm(a, b, inside, 0.5, 2, 0, m));
+  t.same(elements(outside), elements(inside), 'the scratch tile: the same bits');
+});
