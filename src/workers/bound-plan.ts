@@ -114,27 +114,41 @@ export class BoundPlan {
     for (let k = 0; k < (external?.length ?? 0); k += 2) {
       const moved = this.plan.relocatable.find((r) => r.input === external![k]);
       if (!moved) throw new Error(`input ${external![k]} cannot be read in place by this plan`);
-      for (const v of moved.views) {
-        const d = this.plan.views[v]!;
-        views[v] = { ...this.views[v]!, offset: (external![k + 1]! + d.offset - moved.base) / bytesPerElement(d.dtype) };
-      }
+      moveBuffer(views, this.plan, moved, external![k + 1]!, (v) => this.views[v]!.data);
     }
     for (const [output, buffer] of outputMemory ?? []) {
       const moved = this.plan.movableOutputs.find((m) => m.output === output);
       if (!moved) throw new Error(`output ${output} cannot be written into memory of its own by this plan`);
       if (buffer.byteLength < moved.bytes) throw new Error(`output ${output} needs ${moved.bytes} bytes, its buffer has ${buffer.byteLength}`);
       const arrays = new Map<Dtype, TypedArray>();
-      for (const v of moved.views) {
-        const d = this.plan.views[v]!;
-        let data = arrays.get(d.dtype);
-        if (!data) arrays.set(d.dtype, (data = new STORAGE[d.dtype](buffer as ArrayBuffer)));
-        views[v] = { ...this.views[v]!, data, offset: (d.offset - moved.base) / bytesPerElement(d.dtype) };
-      }
+      moveBuffer(views, this.plan, moved, 0, (_, dtype) => {
+        let data = arrays.get(dtype);
+        if (!data) arrays.set(dtype, (data = new STORAGE[dtype](buffer as ArrayBuffer)));
+        return data;
+      });
     }
     return views;
   }
 
   runTask(t: number, views: readonly TensorView[] = this.views): void {
     runPlanTask(this.plan, t, views, this.#kernel(this.plan.tasks[t]!.call));
+  }
+}
+
+/**
+ * Moves the views into one buffer of `plan` (`moved`: the buffer's byte offset in the region and
+ * its views) so that the buffer starts at byte `at` of the array `arrayOf` gives each view: an
+ * input read where it is, an output written into memory of its own or into a row elsewhere.
+ */
+export function moveBuffer(
+  views: TensorView[],
+  plan: PlanDescriptor,
+  moved: { readonly base: number; readonly views: readonly number[] },
+  at: number,
+  arrayOf: (view: number, dtype: Dtype) => TypedArray,
+): void {
+  for (const v of moved.views) {
+    const d = plan.views[v]!;
+    views[v] = { data: arrayOf(v, d.dtype), offset: (at + d.offset - moved.base) / bytesPerElement(d.dtype), shape: d.shape, stride: d.stride };
   }
 }

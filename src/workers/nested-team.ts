@@ -41,26 +41,30 @@ export function registerNestedPlan(name: string, host: NestedPlanHost): void {
   nestedPlans.set(name, host);
 }
 
-/** The outer task running on this thread now, as the team loop ran it. */
-export interface OuterTask {
+/** Where a team member runs a call's tasks: its plan, region, memory, views and record. */
+export interface Seat {
   readonly bound: BoundPlan;
   readonly state: RegionState;
   readonly memory: MemoryViews;
   readonly views: readonly TensorView[];
-  readonly task: number;
   readonly member: number | undefined;
 }
 
-let running: OuterTask | undefined;
+/** The outer task running on this thread now, as the team loop ran it (no allocation per task). */
+let running: Seat | undefined;
+let runningTask = -1;
 
-/** Runs `body` as outer task `outer` (a kernel it calls may host a nested plan). */
-export function asOuterTask<T>(outer: OuterTask, body: () => T): T {
+/** Runs outer task `task` at `seat` (a kernel it calls may host a nested plan). */
+export function runOuterTask(seat: Seat, task: number): void {
   const before = running;
-  running = outer;
+  const beforeTask = runningTask;
+  running = seat;
+  runningTask = task;
   try {
-    return body();
+    seat.bound.runTask(task, seat.views);
   } finally {
     running = before;
+    runningTask = beforeTask;
   }
 }
 
@@ -87,15 +91,16 @@ export interface NestedTeam {
  */
 export function nestedTeam(params: KernelParams, plan: PlanDescriptor, scratch: TensorView): NestedTeam | undefined {
   const outer = running;
+  const task = runningTask;
   if (!outer) return undefined;
-  const call = outer.bound.plan.calls[outer.bound.plan.tasks[outer.task]!.call]!;
+  const call = outer.bound.plan.calls[outer.bound.plan.tasks[task]!.call]!;
   if (call.params !== params || !nestedPlans.has(call.kernel)) return undefined;
   if (scratch.offset % 4 !== 0 || scratch.data.buffer !== outer.memory.i32.buffer) return undefined;
   const region = scratch.offset;
   const state = new RegionState(outer.memory.i32, region, plan);
   const bound = new BoundPlan(plan, region, outer.memory);
   state.reset();
-  const offered = outer.state.offerNested(outer.task);
+  const offered = outer.state.offerNested(task);
   const stopped = (): boolean => outer.state.over;
   return {
     run(step: number, views: readonly TensorView[]): void {
@@ -122,7 +127,7 @@ export function nestedTeam(params: KernelParams, plan: PlanDescriptor, scratch: 
       if (!state.completed) throw new CallStopped();
     },
     end(): void {
-      if (offered) outer.state.withdrawNested(outer.task);
+      if (offered) outer.state.withdrawNested(task);
     },
   };
 }
@@ -137,7 +142,7 @@ interface HelperRegion {
 /** A helper's nested regions, made once per plan and host task. */
 const helperRegions = new WeakMap<BoundPlan, Map<number, HelperRegion>>();
 
-function helperRegion(outer: Omit<OuterTask, 'task'>, t: number): HelperRegion | undefined {
+function helperRegion(outer: Seat, t: number): HelperRegion | undefined {
   let byTask = helperRegions.get(outer.bound);
   if (!byTask) helperRegions.set(outer.bound, (byTask = new Map()));
   let found = byTask.get(t);
@@ -165,7 +170,7 @@ function helperRegion(outer: Omit<OuterTask, 'task'>, t: number): HelperRegion |
  * records each task it ran there as a span of task `t`. Returns the error of a task that failed
  * here (the outer call has been failed in the host task's name).
  */
-export function helpNested(outer: Omit<OuterTask, 'task'>, t: number, spin: number, trace?: Array<[number, number, number]>): unknown {
+export function helpNested(outer: Seat, t: number, spin: number, trace?: Array<[number, number, number]>): unknown {
   const nested = helperRegion(outer, t);
   if (!nested) return undefined;
   const { bound, state } = nested;

@@ -8,9 +8,9 @@
 // members help with; they find each step's views as the host does (stepViews).
 import { registerKernel, type KernelParams } from '../kernels/registry.js';
 import { copyView } from '../kernels/copy.js';
-import { bytesPerElement } from '../kernels/dtype.js';
 import { keptRows, stepRow } from '../kernels/scan-rows.js';
-import { contiguousStrides, rowOf, type TensorView } from '../kernels/view.js';
+import { isContiguous, rowOf, type TensorView } from '../kernels/view.js';
+import { moveBuffer } from './bound-plan.js';
 import { arrayOf, copyInnerOutput, innerViews, runInnerTasks, untouchedInputs, writeInnerInputs, type InnerPlanParams } from './inner-plan.js';
 import { nestedTeam, registerNestedPlan, teamHelps, type NestedTeam } from './nested-team.js';
 
@@ -39,7 +39,7 @@ interface StepViews {
 }
 
 /** The loop's parts as the kernel sees them: its steps, the rows each reads and writes. */
-class Loop {
+export class Loop {
   readonly n: number;
   readonly nRec: number;
 
@@ -82,25 +82,26 @@ class Loop {
   }
 
   /**
-   * Step t's views over `base` (the step plan's own): in place, an input the step does not
-   * overwrite and whose layout is its view's is read where it is, and a result that is the whole
-   * of a contiguous buffer is written into its row, unless that row is also read this step.
+   * Step t's views over `base` (the step plan's own; `sources`: step t's inputs, when the caller
+   * has them): in place, an input the step does not overwrite and whose layout is its view's is
+   * read where it is, and a result that is the whole of a contiguous buffer is written into its
+   * row, unless that row is also read this step.
    */
-  stepViews(base: readonly TensorView[], t: number): StepViews {
+  stepViews(base: readonly TensorView[], t: number, sources?: readonly TensorView[]): StepViews {
     const none = new Set<number>();
     if (!this.p.inplace) return { views: base, readInPlace: none, writtenInPlace: none };
     const { plan } = this.p.step;
     const views = base.slice();
-    const sources = this.stepInputs(t);
+    const inputs = sources ?? this.stepInputs(t);
     const readInPlace = new Set<number>();
-    const rowsRead = new Set<TensorView>();
+    const rowsRead: TensorView[] = [];
     for (const moved of plan.relocatable) {
-      const src = sources[moved.input]!;
+      const src = inputs[moved.input]!;
       const own = base[this.p.step.inputs[moved.input]!]!;
       if (!sameLayout(src, own)) continue;
-      relocate(views, plan, moved.views, src.offset * src.data.BYTES_PER_ELEMENT - moved.base, src.data.buffer);
+      moveBuffer(views, plan, moved, src.offset * src.data.BYTES_PER_ELEMENT, (_, dtype) => arrayOf(src.data.buffer, dtype));
       readInPlace.add(moved.input);
-      rowsRead.add(src);
+      rowsRead.push(src);
     }
     const writtenInPlace = new Set<number>();
     for (const moved of plan.arenaMovableOutputs) {
@@ -108,8 +109,8 @@ class Loop {
       if (j >= this.nRec + this.p.nNitsot) continue;
       const row = rowOf(this.outputs[j]!, this.rowAt(j, t));
       const own = base[(this.p.step.outputs[j] as { readonly view: number }).view]!;
-      if (!sameLayout(row, own) || !isContiguous(row) || [...rowsRead].some((r) => overlaps(r, row))) continue;
-      relocate(views, plan, moved.views, row.offset * row.data.BYTES_PER_ELEMENT - moved.base, row.data.buffer);
+      if (!sameLayout(row, own) || !isContiguous(row) || rowsRead.some((r) => overlaps(r, row))) continue;
+      moveBuffer(views, plan, moved, row.offset * row.data.BYTES_PER_ELEMENT, (_, dtype) => arrayOf(row.data.buffer, dtype));
       writtenInPlace.add(j);
     }
     return { views, readInPlace, writtenInPlace };
@@ -124,11 +125,6 @@ const sameLayout = (a: TensorView, b: TensorView): boolean =>
   a.shape.length === b.shape.length &&
   a.shape.every((d, i) => d === b.shape[i] && (d <= 1 || a.stride[i] === b.stride[i]));
 
-const isContiguous = (v: TensorView): boolean => {
-  const c = contiguousStrides(v.shape);
-  return v.shape.every((d, i) => d <= 1 || v.stride[i] === c[i]);
-};
-
 /** Whether two views of the same buffer and dtype may share an element (their bounding ranges meet). */
 function overlaps(a: TensorView, b: TensorView): boolean {
   if (a.data.buffer !== b.data.buffer) return false;
@@ -141,14 +137,6 @@ function overlaps(a: TensorView, b: TensorView): boolean {
   const [a0, a1] = range(a);
   const [b0, b1] = range(b);
   return a0 < b1 && b0 < a1;
-}
-
-/** Moves `moved` (views into one buffer of `plan`) so that the buffer starts `delta` bytes from the region's start, in `buffer`. */
-function relocate(views: TensorView[], plan: InnerPlanParams['plan'], moved: readonly number[], delta: number, buffer: ArrayBufferLike): void {
-  for (const v of moved) {
-    const d = plan.views[v]!;
-    views[v] = { data: arrayOf(buffer, d.dtype), offset: (delta + d.offset) / bytesPerElement(d.dtype), shape: d.shape, stride: d.stride };
-  }
 }
 
 registerNestedPlan('scanLoop', {
@@ -172,9 +160,10 @@ registerKernel('scanLoop', (inputs, outputs, raw: KernelParams) => {
   const nonSeqs = p.step.inputs.map((_, i) => i).filter((i) => i >= loop.firstNonSeq && untouched.has(i));
   try {
     for (let t = 0; t < n; t++) {
-      const { views, readInPlace, writtenInPlace } = loop.stepViews(base, t);
+      const sources = loop.stepInputs(t);
+      const { views, readInPlace, writtenInPlace } = loop.stepViews(base, t, sources);
       const kept = t === 0 ? readInPlace : new Set([...readInPlace, ...nonSeqs]);
-      writeInnerInputs(p.step, views, loop.stepInputs(t), kept);
+      writeInnerInputs(p.step, views, sources, kept);
       if (team) team.run(t, views);
       else runInnerTasks(p.step, views);
       for (let j = 0; j < nRec + p.nNitsot; j++) if (!writtenInPlace.has(j)) copyInnerOutput(p.step, views, j, rowOf(outputs[j]!, loop.rowAt(j, t)));

@@ -7,7 +7,7 @@ import { registerKernel } from '../kernels/registry.js';
 import type { TensorView } from '../kernels/view.js';
 import type { BoundPlan, MemoryViews } from './bound-plan.js';
 import { BARRIER_KERNEL, type OutputMemory, type TeamResult } from './protocol.js';
-import { asOuterTask, CallStopped, helpNested, type OuterTask } from './nested-team.js';
+import { CallStopped, helpNested, runOuterTask, type Seat } from './nested-team.js';
 import { RegionState } from './region.js';
 
 registerKernel(BARRIER_KERNEL, () => undefined);
@@ -29,13 +29,10 @@ export interface TeamOptions {
   readonly outputMemory?: OutputMemory;
 }
 
-/** Where a team member runs tasks: its plan, region, memory, views and record. */
-type Seat = Omit<OuterTask, 'task'>;
-
 function run(seat: Seat, task: number, trace: Array<[number, number, number]> | undefined): unknown {
   const started = trace ? performance.timeOrigin + performance.now() : 0;
   try {
-    asOuterTask({ ...seat, task }, () => seat.bound.runTask(task, seat.views));
+    runOuterTask(seat, task);
   } catch (e) {
     // Stopped from outside while it hosted a nested plan: the call's outcome says why.
     if (e instanceof CallStopped) return undefined;

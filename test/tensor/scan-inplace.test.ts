@@ -5,6 +5,10 @@
 // taps two steps back, an output that is a view of an input, and steps shared with the team.
 import t from 'tap';
 import type { Test } from 'tap';
+import { PlannedExecutor } from '../../src/scheduler/planned-executor.js';
+import { BoundPlan, MemoryViews } from '../../src/workers/bound-plan.js';
+import { innerViews } from '../../src/workers/inner-plan.js';
+import { Loop, type ScanLoopParams } from '../../src/workers/scan-loop.js';
 import { pt, rng, weft } from '../helpers.js';
 
 type TV = weft.pt.TensorVariable;
@@ -54,6 +58,37 @@ t.test('a tanh RNN forward and BPTT, rows in place, steps shared with the team',
   const values = [r.normal([5, 64, 16]), r.normal([64, 256]), r.normal([16, 256]), r.normal([256, 256]), r.normal([256])];
   for (let i = 0; i < values[3]!.data.length; i++) values[3]!.data[i] = values[3]!.data[i]! / 16;
   await sameBits(t, 'rnn', [x, h0, wx, wh, b], [loss, hs as TV, ...weft.grad(loss, [wx, wh, b, h0])], values);
+});
+
+/**
+ * What step 1 of the compiled loop reads and writes in place: the step views the kernel would use,
+ * over a memory laid out as the call's region (the plan's own descriptor and scan params).
+ */
+async function stepOne(inputs: TV[], outputs: TV[], values: weft.NdArray[]): Promise<{ read: number[]; written: number[]; inputs: number }> {
+  const fn = await weft.compile(inputs, outputs, { pool, workers: 2 });
+  const executor = new PlannedExecutor(fn.fgraph, () => pool, { workers: 2 });
+  t.teardown(() => executor.dispose());
+  const d = executor.planFor(values).plan.descriptor;
+  const call = d.calls.find((c) => c.kernel === 'scanLoop')!;
+  const memory = new MemoryViews(new WebAssembly.Memory({ initial: Math.ceil(d.regionBytes / 65536) + 1, maximum: 65536, shared: true }));
+  const views = new BoundPlan(d, 0, memory).views;
+  const ins = call.inputs.map((v) => views[v]!);
+  const outs = call.outputs.map((v) => views[v]!);
+  ins[0]!.data[ins[0]!.offset] = values[0]!.shape[0]!;
+  const params = call.params as unknown as ScanLoopParams;
+  const { readInPlace, writtenInPlace } = new Loop(params, ins, outs).stepViews(innerViews(params.step.plan, outs[outs.length - 1]!), 1);
+  return { read: [...readInPlace].sort(), written: [...writtenInPlace].sort(), inputs: params.step.inputs.length };
+}
+
+t.test('in place is what happens: a step reads its row, its state and its non-sequence where they are and writes its state into its row', async (t) => {
+  const [x, w] = [pt.matrix('x'), pt.matrix('w')];
+  const { outputs } = weft.scan({ fn: (xt: TV, h: TV, u: TV) => pt.tanh(h.dot(u).add(xt)), sequences: [x], outputsInfo: [pt.zeros([4])], nonSequences: [w] });
+  const values = [rng(12).normal([6, 4]), rng(13).normal([4, 4])];
+  const all = await stepOne([x, w], [outputs as TV], values);
+  t.same(all, { read: [0, 1, 2], written: [0], inputs: 3 }, 'every input read in place, the state written in place');
+  const last = await stepOne([x, w], [(outputs as TV).get(-1)], values);
+  t.same(last.written, [], 'a ring of one row: the state read and written in the same row is copied out');
+  t.same(last.read, [0, 1, 2], 'and still read in place');
 });
 
 t.test('the last state of a forward loop (a ring of one row: read and written in the same row) is copied, and right', async (t) => {

@@ -77,9 +77,8 @@ export function describePlan(
   /** The views into the same buffer as view `view`, which move with it. */
   const movingWith = (view: number): number[] => finalViews.flatMap((_, v) => (viewBuffer[v] === viewBuffer[view] ? [v] : []));
 
-  const finalViewOf = (output: number): number => (outputs[output] as { readonly view: number }).view;
-  /** Outputs that are the whole of a buffer a node writes, contiguous, shared with no other output. */
-  const movable: MovableOutput[] = outputs.flatMap((o, output) => {
+  /** Outputs that are the whole of a buffer a node writes, contiguous, shared with no other output (and that node). */
+  const movable: Array<{ readonly moved: MovableOutput; readonly writer: number }> = outputs.flatMap((o, output) => {
     if (o.kind !== 'view') return [];
     const buffer = viewBuffer[o.view]!;
     const d = finalViews[o.view]!;
@@ -89,7 +88,7 @@ export function describePlan(
       sizeOf(d.shape) * bytesPerElement(d.dtype) === buffer.bytes &&
       d.stride.every((s, a) => d.shape[a]! <= 1 || s === contiguousStrides(d.shape)[a]);
     const shared = outputs.some((p, q) => q !== output && p.kind === 'view' && viewBuffer[p.view] === buffer);
-    return whole && !shared ? [{ output, base: d.offset, bytes: buffer.bytes, views: movingWith(o.view) }] : [];
+    return whole && !shared ? [{ moved: { output, base: d.offset, bytes: buffer.bytes, views: movingWith(o.view) }, writer: buffer.writer }] : [];
   });
 
   const descriptor: PlanDescriptor = {
@@ -110,8 +109,8 @@ export function describePlan(
       if (view < 0 || overwritten.has(viewBuffer[view]!)) return [];
       return [{ input, base: finalViews[view]!.offset, views: movingWith(view) }];
     }),
-    movableOutputs: movable.filter((m) => !keptInArena(viewBuffer[finalViewOf(m.output)]!.writer)),
-    arenaMovableOutputs: movable,
+    movableOutputs: movable.flatMap((m) => (keptInArena(m.writer) ? [] : [m.moved])),
+    arenaMovableOutputs: movable.map((m) => m.moved),
   };
   return { descriptor, width };
 }
