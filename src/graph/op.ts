@@ -17,18 +17,14 @@ export type IndexMap = Readonly<Record<number, readonly number[]>>;
 export type SymbolicShape = readonly Variable[];
 
 /**
- * How a kernel's work may be split into tasks: by flat output elements, by rows (the first axis
- * of output 0), by lanes along an axis of output 0 (every position of the other axes), or not at all.
- */
-/**
- * How a kernel's work may be cut into tasks: by output elements (each task at least `minUnits` of
- * them, when runs shorter than that would be slow), by rows of output 0, by lanes along an axis,
- * or not at all.
+ * How a kernel's work may be cut into tasks: by flat output elements, by rows (the first axis of
+ * output 0), by lanes along an axis of output 0 (every position of the other axes), or not at all;
+ * each task gets at least `minUnits` elements or lanes, when shorter runs would be slow.
  */
 export type Chunking =
   | { readonly by: 'elements'; readonly minUnits?: number; readonly output?: number }
   | { readonly by: 'rows' }
-  | { readonly by: 'lanes'; readonly axis: number; readonly output?: number }
+  | { readonly by: 'lanes'; readonly axis: number; readonly output?: number; readonly minUnits?: number }
   | { readonly by: 'none' };
 
 /** The worker implementation of a node: a registered kernel and its (structured-clone-safe) params. */
@@ -67,6 +63,11 @@ export interface KernelCall {
    * cut a plain loop's elements.
    */
   readonly work?: number;
+  /**
+   * The work one task should carry, when this call's work is not a plain loop's (elements) nor a
+   * contraction's: a sparse product's multiply-adds come in tasks as large as a dense product's.
+   */
+  readonly taskWork?: number;
   /**
    * The node as a sequence of kernel calls over parts of its arrays and scratch arrays (a
    * blocked factorization): planners make each step a call of the plan; this call's own kernel
@@ -126,6 +127,13 @@ export abstract class Op<Out = Variable | Variable[]> {
    * longer than 1, as broadcastTo's): nothing may overwrite them, or views of them, in place.
    */
   readonly repeatsElements: boolean = false;
+
+  /**
+   * For ops between a value laid out in parts (Type.partsLayout: a sparse matrix's data, indices,
+   * indptr and shape) and those parts: 'split' outputs input 0's parts, 'join' makes output 0 of
+   * its inputs as parts. Planners map one to the other; neither runs.
+   */
+  readonly partsRole?: 'split' | 'join';
 
   #key: string | undefined;
 

@@ -43,6 +43,32 @@ export interface MemoryLayout<V = unknown> {
   fromArray(elements: TypedArray): V;
 }
 
+/** One part of a value laid out in parts: an array of `dtype`, with `shape` (null: a length known only from a value). */
+export interface PartSpec {
+  readonly dtype: Dtype;
+  readonly shape: readonly (number | null)[];
+}
+
+/** A part of a value in memory: its elements in C order and its shape. */
+export interface PartArray {
+  readonly data: TypedArray;
+  readonly shape: readonly number[];
+}
+
+/**
+ * How values of a Type live in shared memory as several arrays whose lengths depend on the value
+ * (a sparse matrix: data, indices, indptr and shape). Planners lay each variable of the Type out
+ * as one tensor per part; ops between a value and its parts say so (Op.partsRole), and every
+ * other node over such values runs on the calling thread between planned stages.
+ */
+export interface PartsLayout<V = unknown> {
+  readonly parts: readonly PartSpec[];
+  /** The value's parts, in the order of `parts` (they may share the value's memory). */
+  toParts(value: V): PartArray[];
+  /** The value made of its parts (they may be kept: planners hand over arrays they no longer use). */
+  fromParts(parts: readonly PartArray[]): V;
+}
+
 export abstract class Type<V = unknown> {
   /** A string that is equal for equal types: used for equality, hashing and merging. */
   abstract readonly key: string;
@@ -52,6 +78,9 @@ export abstract class Type<V = unknown> {
 
   /** How its values live in shared memory; undefined: its graphs run on the calling thread. */
   readonly memoryLayout?: MemoryLayout<V>;
+
+  /** How its values live in shared memory as several arrays (instead of memoryLayout's one). */
+  readonly partsLayout?: PartsLayout<V>;
 
   /**
    * The constructor arguments that make this type, for documents (registerTypeCodec): read back

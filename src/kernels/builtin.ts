@@ -18,6 +18,7 @@ import './inplace.js';
 import './pool.js';
 import './products.js';
 import './softmax.js';
+import './sparse.js';
 import './source-kernel.js';
 import { runElemwise, type ElemwiseSource } from './elemwise.js';
 import { runProgram } from './elemwise-wasm.js';

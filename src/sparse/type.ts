@@ -1,7 +1,8 @@
 // SparseTensorType: 2-d sparse matrices of one format (csr or csc) and dtype, with the whole Type
 // contract (filter into canonical form, equality as matrices, copies, signatures, aliasing,
-// documents) and gradients made of sparse ops. No memoryLayout: its nodes run on the calling thread.
-import { Type, type FilterOptions, type GradientSupport } from '../graph/type.js';
+// documents) and gradients made of sparse ops. In shared memory a value is four tensors
+// (partsLayout): data, indices, indptr and the shape [rows, columns] as int32.
+import { Type, type FilterOptions, type GradientSupport, type PartsLayout } from '../graph/type.js';
 import { Constant, Variable } from '../graph/variable.js';
 import { DeserializeError, type Json, type JsonReader } from '../graph/json-reader.js';
 import { propKinds } from '../graph/prop-kinds.js';
@@ -18,6 +19,8 @@ import {
   SPARSE_FORMATS,
   isSparseValue,
   makeSparse,
+  trustedSparse,
+  type SparseData,
   type SparseDtype,
   type SparseFormat,
   type SparseValue,
@@ -55,6 +58,22 @@ export class SparseTensorType extends Type<SparseValue> {
     super();
     if (!SPARSE_FORMATS.includes(format)) throw new TypeError(`SparseTensorType: format must be "csr" or "csc", got ${JSON.stringify(format)}`);
     if (!SPARSE_DTYPES.includes(dtype)) throw new TypeError(`SparseTensorType: dtype must be "float32" or "float64", got ${JSON.stringify(dtype)}`);
+    this.partsLayout = {
+      parts: [
+        { dtype: this.dtype, shape: [null] },
+        { dtype: 'int32', shape: [null] },
+        { dtype: 'int32', shape: [null] },
+        { dtype: 'int32', shape: [2] },
+      ],
+      toParts: (v) => [
+        { data: v.data, shape: [v.data.length] },
+        { data: v.indices, shape: [v.indices.length] },
+        { data: v.indptr, shape: [v.indptr.length] },
+        { data: Int32Array.of(v.shape[0], v.shape[1]), shape: [2] },
+      ],
+      fromParts: ([data, indices, indptr, shape]) =>
+        trustedSparse(this.format, [shape!.data[0]!, shape!.data[1]!], data!.data as SparseData, indices!.data as Int32Array, indptr!.data as Int32Array),
+    };
   }
 
   get key(): string {
@@ -70,6 +89,12 @@ export class SparseTensorType extends Type<SparseValue> {
     zeros: (like) => boundOp('zerosLike')(like),
     sum: (terms) => terms.reduce((a, b) => boundOp('add')(a, b)),
   };
+
+  /**
+   * data, indices, indptr and shape, as tensors: planned graphs hold a sparse value so, and the
+   * sparse ops with worker kernels are rewritten into tensor ops over these parts (lowering.ts).
+   */
+  override readonly partsLayout: PartsLayout<SparseValue>;
 
   override filter(value: unknown, options: FilterOptions = {}): SparseValue {
     return makeSparse(this.format, value, {

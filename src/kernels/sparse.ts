@@ -1,0 +1,191 @@
+// Kernels over sparse matrices held as their compressed parts (data, indices, indptr, shape), as
+// scipy lays them out: a csr matrix compresses rows (outer index = row), a csc matrix columns.
+// Each output element is summed in float64 in one fixed order (stored entries in storage order,
+// then rounded once), whatever the chunk, so results have the same bits on any worker count:
+// - 'sparse.timesDense': s (m x k, csr) times d (k x n): chunks of output rows, each row a walk of
+//   its entries. 'sparse.cscTimesDense' (csc s): chunks of output columns, each entry scattering
+//   into its row of a float64 accumulator, a block of columns at a time.
+// - 'sparse.switchFormat': the other format's parts of the same matrix (a counting sort).
+// - 'sparse.productsAt': at each stored position (r, c), the sum over j of x[r, j] y[c, j]
+//   (times the stored value when scaled), chunked over the stored entries.
+// - 'sparse.toDense': the dense matrix, chunked by output rows (csr) or columns (csc).
+// Inputs are contiguous (the ops ask for it); outputs are walked by their strides. In the pool's
+// memory the two products run as WebAssembly SIMD loops (sparse-wasm.ts) with the same bits.
+import { registerKernel } from './registry.js';
+import { csrRowsWasm, cscScatterWasm } from './sparse-wasm.js';
+import type { Range, TensorView } from './view.js';
+
+/** Which index the compression is over: rows (csr) or columns (csc). */
+export type Outer = 'rows' | 'columns';
+
+export interface SparseKernelParams {
+  readonly outer: Outer;
+}
+
+/** A float64 accumulator of at least `n` elements, reused by this thread's kernels (one runs at a time). */
+let accumulator = new Float64Array(1024);
+function zeroedAccumulator(n: number): Float64Array {
+  if (accumulator.length < n) accumulator = new Float64Array(Math.max(n, 2 * accumulator.length));
+  accumulator.fill(0, 0, n);
+  return accumulator;
+}
+
+/** The first outer index whose entries reach past `p` (its entries hold p): a binary search of indptr. */
+function outerOf(indptr: TensorView, outerLength: number, p: number): number {
+  const ptr = indptr.data;
+  const base = indptr.offset;
+  let lo = 0;
+  let hi = outerLength - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (ptr[base + mid]! <= p) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+/** Rows `range` of s d for csr s: each row of entries walked once, in storage order. */
+function csrTimesDense([data, indices, indptr, , d]: readonly TensorView[], out: TensorView, range: Range): void {
+  if (csrRowsWasm(data!, indices!, indptr!, d!, out, range.start, range.end)) return;
+  const n = out.shape[1]!;
+  const [vals, idx, ptr, dd] = [data!.data, indices!.data, indptr!.data, d!.data];
+  const [vo, io, po, dOff] = [data!.offset, indices!.offset, indptr!.offset, d!.offset];
+  const [rs, cs] = [out.stride[0]!, out.stride[1]!];
+  const acc = zeroedAccumulator(n);
+  for (let r = range.start; r < range.end; r++) {
+    acc.fill(0, 0, n);
+    for (let p = ptr[po + r]!; p < ptr[po + r + 1]!; p++) {
+      const v = vals[vo + p]!;
+      const row = dOff + idx[io + p]! * n;
+      for (let j = 0; j < n; j++) acc[j] += v * dd[row + j]!;
+    }
+    const at = out.offset + r * rs;
+    for (let j = 0; j < n; j++) out.data[at + j * cs] = acc[j]!;
+  }
+}
+
+/**
+ * The same matrix in the other format (csr <-> csc: the transpose's csr is the matrix's csc): a
+ * counting sort of the entries by their inner index, stable, so each new outer run comes out in
+ * increasing order. Inputs: data, indices, indptr, shape; outputs: data, indices, indptr. One task.
+ */
+registerKernel('sparse.switchFormat', ([data, indices, indptr], [outData, outIndices, outIndptr]) => {
+  const nnz = data!.shape[0]!;
+  const outerLength = indptr!.shape[0]! - 1;
+  const innerLength = outIndptr!.shape[0]! - 1;
+  const [vals, idx, ptr] = [data!.data, indices!.data, indptr!.data];
+  const [vo, io, po] = [data!.offset, indices!.offset, indptr!.offset];
+  const [od, oi, op] = [outData!, outIndices!, outIndptr!];
+  const at = new Int32Array(innerLength + 1);
+  for (let p = 0; p < nnz; p++) at[idx[io + p]! + 1]!++;
+  for (let i = 0; i < innerLength; i++) at[i + 1]! += at[i]!;
+  for (let i = 0; i <= innerLength; i++) op.data[op.offset + i * op.stride[0]!] = at[i]!;
+  for (let o = 0; o < outerLength; o++) {
+    for (let p = ptr[po + o]!; p < ptr[po + o + 1]!; p++) {
+      const to = at[idx[io + p]!]!++;
+      oi.data[oi.offset + to * oi.stride[0]!] = o;
+      od.data[od.offset + to * od.stride[0]!] = vals[vo + p]!;
+    }
+  }
+});
+
+/** Inputs: data, indices, indptr, shape (of a csr matrix), d; chunks of output rows. */
+registerKernel('sparse.timesDense', (ins, [out], _params, range) => {
+  csrTimesDense(ins, out!, range ?? { start: 0, end: out!.shape[0]! });
+});
+
+/**
+ * Output columns a csc product scatters at once: a block's float64 rows (16 elements, two cache
+ * lines) stay in cache while every stored entry adds into one of them.
+ */
+export const SCATTER_BLOCK = 16;
+
+/** A float64 view of a scratch output (a uint8 view of at least m x n float64), or undefined. */
+function float64Scratch(scratch: TensorView | undefined, elements: number): Float64Array | undefined {
+  if (!scratch) return undefined;
+  const at = scratch.data.byteOffset + scratch.offset;
+  return at % 8 === 0 && scratch.shape[0]! >= elements * 8 ? new Float64Array(scratch.data.buffer, at, elements) : undefined;
+}
+
+/**
+ * Output columns `range` of s d for csc s, SCATTER_BLOCK at a time: each stored entry (r, c) adds
+ * s[r, c] d[c, block] into row r of a float64 accumulator (acc [m, n], of which this task uses its
+ * columns), in storage order; then the block is written out.
+ */
+function cscTimesDense(ins: readonly TensorView[], out: TensorView, acc: Float64Array, range: Range): void {
+  const [data, indices, indptr, , d] = ins;
+  const [m, n] = [out.shape[0]!, out.shape[1]!];
+  const k = indptr!.shape[0]! - 1;
+  const [rs, cs] = [out.stride[0]!, out.stride[1]!];
+  const accView: TensorView = { data: acc, offset: 0, shape: [m, n], stride: [n, 1] };
+  for (let j0 = range.start; j0 < range.end; j0 += SCATTER_BLOCK) {
+    const w = Math.min(SCATTER_BLOCK, range.end - j0);
+    for (let r = 0; r < m; r++) acc.fill(0, r * n + j0, r * n + j0 + w);
+    if (!cscScatterWasm(data!, indices!, indptr!, d!, accView, j0, w)) {
+      const [vals, idx, ptr, dd] = [data!.data, indices!.data, indptr!.data, d!.data];
+      const [vo, io, po, dOff] = [data!.offset, indices!.offset, indptr!.offset, d!.offset];
+      for (let c = 0; c < k; c++) {
+        const row = dOff + c * n + j0;
+        for (let p = ptr[po + c]!; p < ptr[po + c + 1]!; p++) {
+          const v = vals[vo + p]!;
+          const to = idx[io + p]! * n + j0;
+          for (let j = 0; j < w; j++) acc[to + j] += v * dd[row + j]!;
+        }
+      }
+    }
+    for (let r = 0; r < m; r++) {
+      const at = out.offset + r * rs + j0 * cs;
+      for (let j = 0; j < w; j++) out.data[at + j * cs] = acc[r * n + j0 + j]!;
+    }
+  }
+}
+
+/** Inputs: data, indices, indptr, shape (of a csc matrix), d; outputs: the product and (in plans) m x n float64 of scratch; chunks of output columns. */
+registerKernel('sparse.cscTimesDense', (ins, [out, scratch], _params, range) => {
+  const elements = out!.shape[0]! * out!.shape[1]!;
+  const acc = float64Scratch(scratch, elements) ?? new Float64Array(elements);
+  cscTimesDense(ins, out!, acc, range ?? { start: 0, end: out!.shape[1]! });
+});
+
+export interface ProductsAtParams extends SparseKernelParams {
+  /** Multiplied by the stored values (input 4): SamplingDot; else StructuredDot's gradient. */
+  readonly scaled: boolean;
+}
+
+/** Inputs: indices, indptr, shape, x (rows x K), y (columns x K), and with `scaled` the stored values. */
+registerKernel('sparse.productsAt', ([indices, indptr, , x, y, values], [out], params, range) => {
+  const { outer, scaled } = params as unknown as ProductsAtParams;
+  const nnz = out!.shape[0]!;
+  const { start, end } = range ?? { start: 0, end: nnz };
+  if (start >= end) return;
+  const K = x!.shape[1]!;
+  const outerLength = indptr!.shape[0]! - 1;
+  const [idx, ptr, xx, yy] = [indices!.data, indptr!.data, x!.data, y!.data];
+  const [io, po, xo, yo] = [indices!.offset, indptr!.offset, x!.offset, y!.offset];
+  let o = outerOf(indptr!, outerLength, start);
+  for (let p = start; p < end; p++) {
+    while (ptr[po + o + 1]! <= p) o++;
+    const i = idx[io + p]!;
+    const [r, c] = outer === 'rows' ? [o, i] : [i, o];
+    let acc = 0;
+    for (let j = 0; j < K; j++) acc += xx[xo + r * K + j]! * yy[yo + c * K + j]!;
+    out!.data[out!.offset + p * out!.stride[0]!] = scaled ? values!.data[values!.offset + p]! * acc : acc;
+  }
+});
+
+/** Inputs: data, indices, indptr, shape; chunks of output rows (csr) or columns (csc). */
+registerKernel('sparse.toDense', ([data, indices, indptr], [out], params, range) => {
+  const { outer } = params as unknown as SparseKernelParams;
+  const o = out!;
+  const [rs, cs] = [o.stride[0]!, o.stride[1]!];
+  // Along the outer index (a row of csr): the step between outer positions and between inner ones.
+  const [outerStep, innerStep, innerLength] = outer === 'rows' ? [rs, cs, o.shape[1]!] : [cs, rs, o.shape[0]!];
+  const { start, end } = range ?? { start: 0, end: outer === 'rows' ? o.shape[0]! : o.shape[1]! };
+  const [vals, idx, ptr] = [data!.data, indices!.data, indptr!.data];
+  const [vo, io, po] = [data!.offset, indices!.offset, indptr!.offset];
+  for (let q = start; q < end; q++) {
+    const at = o.offset + q * outerStep;
+    for (let i = 0; i < innerLength; i++) o.data[at + i * innerStep] = 0;
+    for (let p = ptr[po + q]!; p < ptr[po + q + 1]!; p++) o.data[at + idx[io + p]! * innerStep] = vals[vo + p]!;
+  }
+});

@@ -1,0 +1,205 @@
+// Tensor ops over a sparse matrix's parts (data, indices, indptr, shape), with worker kernels
+// (kernels/sparse.ts): what the lowering rewrites write sparse products and conversions as, so
+// that plans run them on the workers, chunked by rows (csr), columns (csc) or stored entries,
+// with the same bits on any worker count. Users meet them only in
+// printed graphs; the sparse ops are the API.
+import { Apply } from '../graph/apply.js';
+import type { KernelCall, KernelContext, SymbolicShape } from '../graph/op.js';
+import { propKinds } from '../graph/prop-kinds.js';
+import { SCATTER_BLOCK, type Outer } from '../kernels/sparse.js';
+import type { TensorView } from '../kernels/view.js';
+import { add } from '../tensor/elemwise/math.js';
+import { TensorOp } from '../tensor/core/op.js';
+import { TensorType } from '../tensor/core/type.js';
+import type { TensorVariable } from '../tensor/core/variable.js';
+import { floatResult } from './op-args.js';
+import type { Parts } from './parts.js';
+import type { SparseFormat } from './value.js';
+
+const OUTERS: readonly Outer[] = ['rows', 'columns'];
+export const outerOf = (format: SparseFormat): Outer => (format === 'csr' ? 'rows' : 'columns');
+
+/** Multiply-adds one task of a sparse walk should carry (as a dense product's tasks do). */
+const SPARSE_TASK_WORK = 1 << 21;
+
+/** The [rows, columns] a shape part holds (a small integer input: plans know its values). */
+function lengthsIn(shape: TensorView): [number, number] {
+  return [shape.data[shape.offset]!, shape.data[shape.offset + shape.stride[0]!]!];
+}
+
+const matrix = (dtype: string): TensorVariable => new TensorType(dtype as 'float64', [null, null]).makeVariable();
+const described = (shape: readonly number[]): string => `[${shape.join(', ')}]`;
+
+/** Chunks along the compressed index of the output: its rows for csr, its columns for csc. */
+function outerChunking(outer: Outer): KernelCall['chunking'] {
+  return outer === 'rows' ? { by: 'rows' } : { by: 'lanes', axis: 0 };
+}
+
+/** s times d, s given by its parts (csr: outer 'rows'), d a dense matrix: dense [rows of s, columns of d]. */
+export class CompressedTimesDense extends TensorOp {
+  static override readonly props = ['outer', 'label', 'transposed'] as const;
+  static override readonly propKinds = { outer: propKinds.oneOf(OUTERS), label: propKinds.string(), transposed: propKinds.boolean() };
+
+  constructor(
+    readonly outer: Outer,
+    /** The op errors name ("structuredDot", "sparse.dot"). */
+    readonly label: string,
+    /** It computes d^T s^T for the user's d s: errors name the user's operands. */
+    readonly transposed = false,
+  ) {
+    super();
+  }
+
+  override makeNode(...inputs: unknown[]): Apply {
+    const [data, indices, indptr, shape, d] = inputs as [TensorVariable, TensorVariable, TensorVariable, TensorVariable, TensorVariable];
+    return new Apply(this, [data, indices, indptr, shape, d], [matrix(floatResult(this.label, data.dtype, d.dtype))]);
+  }
+
+  /**
+   * csr: chunks of output rows. csc: chunks of output columns, at least a scatter block each, with
+   * a float64 accumulator of the output's size as scratch. The WebAssembly loops run over the
+   * pool's memory, so outputs stay there (copied out after).
+   */
+  override kernel(node: Apply, context?: KernelContext): KernelCall {
+    const csr = this.outer === 'rows';
+    const call = { name: csr ? 'sparse.timesDense' : 'sparse.cscTimesDense', params: {}, contiguousInputs: true, outputsInArena: true } as const;
+    if (!context) return { ...call, chunking: { by: 'none' } };
+    const [data, , , , d] = context.inputs;
+    const work = { work: Math.max(1, data!.shape[0]! * d!.shape[1]!), taskWork: SPARSE_TASK_WORK };
+    if (csr) return { ...call, ...work, chunking: { by: 'rows' } };
+    const [m, n] = this.outputShapes(node, context.inputs)[0]!;
+    return { ...call, ...work, chunking: { by: 'lanes', axis: 0, minUnits: SCATTER_BLOCK }, scratchBytes: 8 * m! * n! };
+  }
+
+  override outputShapes(_node: Apply, [, , , shape, d]: readonly TensorView[]): number[][] {
+    const [m, k] = lengthsIn(shape!);
+    const [dk, n] = d!.shape;
+    if (k !== dk) {
+      const [a, b, ka, kb] = this.transposed ? [[n, dk], [k, m], dk, k] : [[m, k], d!.shape, k, dk];
+      throw new RangeError(`${this.label}: shapes ${described(a)} and ${described(b)} are not aligned: input 0 has ${ka} columns, input 1 has ${kb} rows`);
+    }
+    return [[m, n!]];
+  }
+
+  override inferShape(node: Apply, shapes: readonly SymbolicShape[]): SymbolicShape[] {
+    return [[(node.inputs[3] as TensorVariable).get(0), shapes[4]![1]!]];
+  }
+}
+
+/**
+ * The parts of the same matrix in the other format (csr <-> csc) from data, indices, indptr and
+ * shape: data, indices and indptr (the shape stays). `outer` is the format given.
+ */
+export class CompressedSwitch extends TensorOp<TensorVariable[]> {
+  static override readonly props = ['outer'] as const;
+  static override readonly propKinds = { outer: propKinds.oneOf(OUTERS) };
+
+  constructor(readonly outer: Outer) {
+    super();
+  }
+
+  override makeNode(...inputs: unknown[]): Apply {
+    const [data, indices, indptr] = inputs as TensorVariable[];
+    return new Apply(this, inputs as TensorVariable[], [data!, indices!, indptr!].map((v) => v.type.makeVariable()));
+  }
+
+  override kernel(): KernelCall {
+    return { name: 'sparse.switchFormat', params: {}, chunking: { by: 'none' }, contiguousInputs: true };
+  }
+
+  override outputShapes(_node: Apply, [data, , , shape]: readonly TensorView[]): number[][] {
+    const [m, n] = lengthsIn(shape!);
+    const nnz = data!.shape[0]!;
+    return [[nnz], [nnz], [(this.outer === 'rows' ? n : m) + 1]];
+  }
+
+  override inferShape(node: Apply, shapes: readonly SymbolicShape[]): SymbolicShape[] {
+    const shape = node.inputs[3] as TensorVariable;
+    const inner = shape.get(this.outer === 'rows' ? 1 : 0);
+    return [shapes[0]!, shapes[1]!, [add(inner, 1)]];
+  }
+}
+
+/**
+ * At each stored position (r, c) of a matrix given by indices, indptr and shape: the sum over j of
+ * x[r, j] y[c, j], times the stored value (input 5) when `scaled`. A new data vector for that
+ * pattern: StructuredDot's gradient (x = gz, y = d) and SamplingDot (scaled by p).
+ */
+export class ProductsAt extends TensorOp {
+  static override readonly props = ['outer', 'scaled', 'label'] as const;
+  static override readonly propKinds = { outer: propKinds.oneOf(OUTERS), scaled: propKinds.boolean(), label: propKinds.string() };
+
+  constructor(
+    readonly outer: Outer,
+    readonly scaled: boolean,
+    readonly label: string,
+  ) {
+    super();
+  }
+
+  override makeNode(...inputs: unknown[]): Apply {
+    const vars = inputs as TensorVariable[];
+    const dtype = floatResult(this.label, ...vars.slice(3).map((v) => v.dtype));
+    return new Apply(this, vars, [new TensorType(dtype, [null]).makeVariable()]);
+  }
+
+  override kernel(_node: Apply, context?: KernelContext): KernelCall {
+    const [indices, , , x] = context?.inputs ?? [];
+    const work = indices && x ? Math.max(1, indices.shape[0]! * x.shape[1]!) : undefined;
+    return { name: 'sparse.productsAt', params: { outer: this.outer, scaled: this.scaled }, chunking: { by: 'elements' }, contiguousInputs: true, ...(work === undefined ? {} : { work, taskWork: SPARSE_TASK_WORK }) };
+  }
+
+  override outputShapes(_node: Apply, [indices, , shape, x, y]: readonly TensorView[]): number[][] {
+    const [m, n] = lengthsIn(shape!);
+    const [xs, ys] = [x!.shape, y!.shape];
+    if (xs[0] !== m || ys[0] !== n || xs[1] !== ys[1]) {
+      // As SamplingDot and StructuredDotGrad name their operands.
+      const [a, b, p] = this.scaled ? ['x', 'y', 'p'] : ['gz', 'd', 's'];
+      throw new RangeError(`${this.label}: ${a} ${described(xs)} times ${b}^T (${described(ys)} transposed) does not have ${p}'s shape [${m}, ${n}]`);
+    }
+    return [[indices!.shape[0]!]];
+  }
+
+  override inferShape(_node: Apply, shapes: readonly SymbolicShape[]): SymbolicShape[] {
+    return [shapes[0]!];
+  }
+}
+
+/** The dense matrix of a sparse one given by its parts. */
+export class CompressedToDense extends TensorOp {
+  static override readonly props = ['outer'] as const;
+  static override readonly propKinds = { outer: propKinds.oneOf(OUTERS) };
+
+  constructor(readonly outer: Outer) {
+    super();
+  }
+
+  override makeNode(...inputs: unknown[]): Apply {
+    const [data] = inputs as TensorVariable[];
+    return new Apply(this, inputs as TensorVariable[], [matrix(data!.dtype)]);
+  }
+
+  override kernel(): KernelCall {
+    return { name: 'sparse.toDense', params: { outer: this.outer }, chunking: outerChunking(this.outer), contiguousInputs: true };
+  }
+
+  override outputShapes(_node: Apply, [, , , shape]: readonly TensorView[]): number[][] {
+    return [lengthsIn(shape!)];
+  }
+
+  override inferShape(node: Apply): SymbolicShape[] {
+    const shape = node.inputs[3] as TensorVariable;
+    return [[shape.get(0), shape.get(1)]];
+  }
+}
+
+/** s d for s given by its parts, in the format compressing `outer`. */
+export const timesDense = (outer: Outer, label: string, parts: Parts, d: TensorVariable, transposed = false): TensorVariable => new CompressedTimesDense(outer, label, transposed).call(...parts, d);
+/** The other format's parts of the matrix whose parts (in the format compressing `outer`) are given. */
+export function switchedParts(outer: Outer, parts: Parts): Parts {
+  const [data, indices, indptr] = new CompressedSwitch(outer).call(...parts);
+  return [data!, indices!, indptr!, parts[3]];
+}
+export const productsAt = (outer: Outer, scaled: boolean, label: string, [, indices, indptr, shape]: Parts, x: TensorVariable, y: TensorVariable, values?: TensorVariable): TensorVariable =>
+  new ProductsAt(outer, scaled, label).call(indices, indptr, shape, x, y, ...(values ? [values] : []));
+export const compressedToDense = (outer: Outer, parts: Parts): TensorVariable => new CompressedToDense(outer).call(...parts);

@@ -1,0 +1,235 @@
+// Sparse ops on the workers: the lowering rewrites make sparse products, their gradients,
+// conversions and structured functions tensor ops over the matrices' parts, with kernels chunked
+// by rows (csr; csc operands are switched to csr) or by stored entries. Checked: the same bits on 0, 1 and 2 workers and
+// values against dense references computed here; the kernels cut at random points give the
+// same bits as whole; ops whose pattern depends on values run between planned stages; bad
+// inputs fail with the sparse ops' exact messages and leave the pool usable; DebugMode agrees.
+import t, { type Test } from 'tap';
+import { getKernel } from '../../src/kernels/registry.js';
+import type { TensorView } from '../../src/kernels/view.js';
+import { pt, uniformStream, weft } from '../helpers.js';
+import { matmul, randomDense, randomSparse } from './random.js';
+
+const { sparse } = weft;
+type Matrix = number[][];
+const opsOf = (fn: { fgraph: weft.FunctionGraph }) => fn.fgraph.toposort().map((n) => n.op.constructor.name);
+const bytes = (x: unknown): Buffer => {
+  const a = (x as { data: Float64Array | Float32Array }).data;
+  return Buffer.from(a.buffer, a.byteOffset, a.byteLength);
+};
+const transposed = (a: Matrix): Matrix => a[0]!.map((_, j) => a.map((row) => row[j]!));
+const ndarray = (a: Matrix, dtype: 'float32' | 'float64'): weft.NdArray => weft.ndarray((dtype === 'float32' ? Float32Array : Float64Array).from(a.flat()), [a.length, a[0]!.length]);
+
+function near(t: Test, got: weft.NdArray | Float64Array | Float32Array, want: readonly number[], tol: number, what: string): void {
+  const g = 'shape' in got ? (got.data as Float64Array) : got;
+  t.equal(g.length, want.length, `${what}: length`);
+  const bad = want.map((w, i) => [i, w, g[i]!] as const).filter(([, w, x]) => !(Math.abs(w - x) <= tol * Math.max(1, Math.abs(w))));
+  t.same(bad.slice(0, 3), [], `${what}: within ${tol}`);
+}
+
+// 2000 x 1000 at 5%: about 100,000 entries, times 64 columns, so several tasks (csr rows) or slabs (csc).
+const [M, K, N] = [2000, 1000, 64];
+
+for (const format of ['csr', 'csc'] as const) {
+  for (const dtype of ['float64', 'float32'] as const) {
+    t.test(`structuredDot, its gradients and sparse.dot (${format}, ${dtype}): equal bits on 0, 1 and 2 workers, values against dense ones`, async (t) => {
+      const A = randomSparse(301, M, K, 0.05);
+      const D = randomDense(302, K, N);
+      const G = randomDense(303, M, N);
+      const E = randomDense(304, N, M);
+      const s = format === 'csr' ? sparse.csrMatrix('s', dtype) : sparse.cscMatrix('s', dtype);
+      const [d, g, e] = [pt.matrix('d', dtype), pt.matrix('g', dtype), pt.matrix('e', dtype)];
+      const y = sparse.structuredDot(s, d);
+      const left = sparse.dot(e, s) as weft.pt.TensorVariable;
+      const cost = pt.sum(pt.mul(y, g));
+      const outputs = [y, left, weft.grad(cost, d), weft.grad(cost, s)];
+      const S = sparse[format](A[format], { dtype });
+      const values = [S, ndarray(D, dtype), ndarray(G, dtype), ndarray(E, dtype)] as const;
+      const runs: unknown[][] = [];
+      for (const workers of [0, 1, 2]) {
+        const fn = await weft.compile([s, d, g, e], outputs, { workers, profile: true });
+        runs.push((await fn(...values)) as unknown[]);
+        if (workers === 2) {
+          t.equal(fn.profile!.fallback, undefined, 'planned, not run on the reference executor');
+          t.notOk(opsOf(fn).some((o) => ['StructuredDot', 'SparseDot', 'StructuredDotGrad', 'Transpose'].includes(o)), `no sparse product is left: ${[...new Set(opsOf(fn))].join(' ')}`);
+          const products = fn.profile!.events.filter((ev) => ev.call === fn.profile!.calls - 1 && /CompressedTimesDense|ProductsAt/.test(String(ev.node)));
+          t.ok(products.length >= 4, `the products ran as ${products.length} tasks`);
+          t.ok(fn.planInfo(...(values as unknown as Parameters<typeof fn.planInfo>)).width >= 2, 'side by side in the plan');
+        }
+      }
+      for (const [i, run] of runs.slice(1).entries()) {
+        for (let j = 0; j < 3; j++) t.ok(bytes(run[j]).equals(bytes(runs[0]![j])), `${i + 1} worker(s): output ${j} has the bits of 0 workers`);
+        t.ok(bytes(run[3]).equals(bytes(runs[0]![3])), `${i + 1} worker(s): the sparse gradient's data has the bits of 0 workers`);
+      }
+      const tol = dtype === 'float64' ? 1e-12 : 2e-5;
+      const [yv, lv, gd, gs] = runs[0]! as [weft.NdArray, weft.NdArray, weft.NdArray, weft.sparse.SparseValue];
+      near(t, yv, matmul(A.dense, D).flat(), tol, 'structuredDot');
+      near(t, lv, matmul(E, A.dense).flat(), tol, 'dense times sparse');
+      near(t, gd, matmul(transposed(A.dense), G).flat(), tol, 'the gradient with respect to d: s^T g');
+      // Structured: (g d^T) at s's stored positions, in s's storage order.
+      const gdT = matmul(G, transposed(D));
+      const at = A[format];
+      const want: number[] = [];
+      for (let o = 0; o + 1 < at.indptr.length; o++) {
+        for (let k = at.indptr[o]!; k < at.indptr[o + 1]!; k++) want.push(format === 'csr' ? gdT[o]![at.indices[k]!]! : gdT[at.indices[k]!]![o]!);
+      }
+      t.equal(gs.format, format, 'the gradient with respect to s has its format');
+      t.same(Array.from(gs.indices), at.indices, 'and its pattern');
+      near(t, gs.data, want, tol, 'the gradient with respect to s');
+      await weft.shutdown();
+    });
+  }
+}
+
+t.test('samplingDot, dense(s), transpose and the structured functions run as tensor ops on the parts', async (t) => {
+  const A = randomSparse(311, 300, 200, 0.1);
+  const X = randomDense(312, 300, 16);
+  const Y = randomDense(313, 200, 16);
+  const s = sparse.cscMatrix('s');
+  const [x, y] = [pt.matrix('x'), pt.matrix('y')];
+  const sampled = sparse.samplingDot(x, y, s);
+  const outputs = [
+    sparse.dense(sampled),
+    sparse.dense(sparse.transpose(s)),
+    sparse.dense(sparse.structuredExp(sparse.neg(s))),
+    sparse.dense(sparse.structuredPow(s, 2)),
+    pt.stack(sparse.shape(s)),
+  ];
+  const values = [sparse.csc(A.csc), X, Y] as const;
+  const runs: unknown[][] = [];
+  for (const workers of [0, 2]) {
+    const fn = await weft.compile([s, x, y], outputs, { workers, profile: true });
+    runs.push((await fn(...values)) as unknown[]);
+    if (workers === 2) {
+      t.equal(fn.profile!.fallback, undefined, 'planned');
+      const sparseOps = opsOf(fn).filter((o) => !['CSMProperties', 'SparseFromParts'].includes(o) && /Sparse|Structured|Sampling|Transpose|Neg|DenseFrom/.test(o));
+      t.same(sparseOps, [], 'only tensor ops run (and the parts)');
+    }
+  }
+  runs[1]!.forEach((v, i) => t.ok(bytes(v).equals(bytes(runs[0]![i])), `output ${i}: equal bits on 0 and 2 workers`));
+  const xy = matmul(X, transposed(Y));
+  const [sd, tr, ex, pw, shape] = runs[0]! as weft.NdArray[];
+  near(t, sd!, A.dense.flatMap((row, r) => row.map((v, c) => (v === 0 ? 0 : v * xy[r]![c]!))), 1e-12, 'samplingDot');
+  near(t, tr!, transposed(A.dense).flat(), 0, 'dense(transpose(s))');
+  near(t, ex!, A.dense.flat().map((v) => (v === 0 ? 0 : Math.exp(-v))), 1e-15, 'structuredExp(neg(s)): absent entries stay absent');
+  near(t, pw!, A.dense.flat().map((v) => v * v), 1e-15, 'structuredPow(s, 2)');
+  t.same(Array.from(shape!.data), [300, 200], 'sparse.shape');
+  await weft.shutdown();
+});
+
+t.test('ops whose pattern depends on values (sparse + sparse) run between planned stages', async (t) => {
+  const [A, B] = [randomSparse(321, 500, 400, 0.05), randomSparse(322, 500, 400, 0.05)];
+  const D = randomDense(323, 400, 32);
+  const [a, b] = [sparse.csrMatrix('a'), sparse.csrMatrix('b')];
+  const d = pt.matrix('d');
+  const sum = sparse.add(a, b) as weft.sparse.SparseVariable;
+  const outputs = [sparse.structuredDot(sum, pt.tanh(d)), sum];
+  const runs: unknown[][] = [];
+  for (const workers of [0, 2]) {
+    const fn = await weft.compile([a, b, d], outputs, { workers, profile: true });
+    runs.push((await fn(sparse.csr(A.csr), sparse.csr(B.csr), D)) as unknown[]);
+    if (workers === 2) t.equal(fn.profile!.fallback, undefined, 'planned in stages, not run on the reference executor');
+  }
+  t.ok(bytes(runs[1]![0]).equals(bytes(runs[0]![0])), 'equal bits on 0 and 2 workers');
+  const both = A.dense.map((row, r) => row.map((v, c) => v + B.dense[r]![c]!));
+  near(t, runs[1]![0] as weft.NdArray, matmul(both, D.map((row) => row.map(Math.tanh))).flat(), 1e-12, '(a + b) tanh(d)');
+  const out = runs[1]![1] as weft.sparse.SparseValue;
+  t.ok(new sparse.SparseTensorType('csr').valuesEq(out, sparse.csr({ ...A.csr, data: both.flat().filter((v) => v !== 0), indices: both.flatMap((row) => row.flatMap((v, c) => (v === 0 ? [] : [c]))), indptr: [0, ...both.map((row, r) => both.slice(0, r + 1).flat().filter((v) => v !== 0).length)] })), 'the sum, a sparse output');
+  await weft.shutdown();
+});
+
+t.test('an output that is an input or a transpose of one holds arrays of its own', async (t) => {
+  const A = randomSparse(331, 6, 5, 0.4);
+  const s = sparse.csrMatrix('s');
+  const fn = await weft.compile([s], [s, sparse.transpose(s)], { workers: 2 });
+  const input = sparse.csr(A.csr);
+  const [same, tr] = (await fn(input)) as weft.sparse.SparseValue[];
+  t.equal(tr!.format, 'csc', 'the transpose is csc');
+  t.same(tr!.shape, [5, 6], 'of the turned shape');
+  t.same(Array.from(tr!.data), Array.from(input.data), 'over the same entries');
+  const buffers = (v: weft.sparse.SparseValue) => [v.data, v.indices, v.indptr].map((a) => a.buffer);
+  t.notOk(buffers(same!).some((x) => buffers(tr!).includes(x) || buffers(input).includes(x)), 'no two values share an array');
+  await weft.shutdown();
+});
+
+t.test('bad inputs on the workers fail with the sparse ops\' messages, and the pool goes on', async (t) => {
+  const s = sparse.csrMatrix('s');
+  const [d, e] = [pt.matrix('d'), pt.matrix('e')];
+  const fn = await weft.compile([s, d, e], [sparse.structuredDot(s, d), sparse.dot(e, s) as weft.pt.TensorVariable], { workers: 2 });
+  const S = sparse.csr(randomSparse(341, 3, 4).csr);
+  const fails = async (values: readonly unknown[], message: string, what: string) => {
+    await (fn as unknown as (...args: unknown[]) => Promise<unknown>)(...values).then(
+      () => t.fail(`${what}: expected a NodeError`),
+      (err: unknown) => {
+        t.type(err, weft.NodeError, `${what}: NodeError`);
+        t.equal((err as Error).message.split('\n')[0], message, `${what}: message`);
+      },
+    );
+  };
+  await fails([S, randomDense(342, 3, 2), randomDense(343, 2, 3)], 'structuredDot: shapes [3, 4] and [3, 2] are not aligned: input 0 has 4 columns, input 1 has 3 rows', 'sparse times dense');
+  await fails([S, randomDense(342, 4, 2), randomDense(343, 2, 4)], 'sparse.dot: shapes [2, 4] and [3, 4] are not aligned: input 0 has 4 columns, input 1 has 3 rows', 'dense times sparse');
+  const [y, l] = (await fn(S, randomDense(344, 4, 2), randomDense(345, 2, 3))) as weft.NdArray[];
+  t.same([y!.shape, l!.shape], [[3, 2], [2, 4]], 'the next call works');
+  await weft.shutdown();
+});
+
+t.test('DebugMode checks the lowered ops and their kernels (cut into chunks) against perform', async (t) => {
+  const A = randomSparse(351, M, K, 0.05);
+  const s = sparse.cscMatrix('s');
+  const d = pt.matrix('d');
+  const y = sparse.structuredDot(s, d);
+  const cost = pt.sum(pt.sqr(y));
+  const outputs = [y, weft.grad(cost, d), weft.grad(cost, s), sparse.dense(s), sparse.toFormat(s, 'csr')];
+  const values = [sparse.csc(A.csc), randomDense(352, K, N)] as const;
+  const checked = await weft.compile([s, d], outputs, { mode: 'DebugMode' });
+  t.ok(opsOf(checked).includes('CompressedTimesDense') && opsOf(checked).includes('CompressedSwitch'), 'DebugMode runs the lowered graph');
+  const a = (await checked(...values)) as unknown[];
+  const b = (await (await weft.compile([s, d], outputs, { workers: 0 }))(...values)) as unknown[];
+  a.forEach((v, i) => t.ok(bytes(v).equals(bytes(b[i])), `output ${i}: as without DebugMode`));
+  t.same(Array.from((a[4] as weft.sparse.SparseValue).indptr), A.csr.indptr, 'toFormat: the csr parts');
+});
+
+t.test('the sparse kernels cut at random points give the bits of one whole run', async (t) => {
+  const u = uniformStream(361);
+  const A = randomSparse(362, 120, 90, 0.1);
+  const view = (data: Float64Array | Int32Array, shape: number[]): TensorView => ({ data, offset: 0, shape, stride: shape.length === 2 ? [shape[1]!, 1] : [1] });
+  const parts = (p: { data: number[]; indices: number[]; indptr: number[] }, shape: [number, number]) => [
+    view(Float64Array.from(p.data), [p.data.length]),
+    view(Int32Array.from(p.indices), [p.indices.length]),
+    view(Int32Array.from(p.indptr), [p.indptr.length]),
+    view(Int32Array.from(shape), [2]),
+  ];
+  const cuts = (units: number): { start: number; end: number }[] => {
+    const at = [0, ...Array.from({ length: 4 }, () => Math.floor(u() * units)).sort((x, y) => x - y), units];
+    return at.slice(1).map((end, i) => ({ start: at[i]!, end }));
+  };
+  const runWhole = (name: string, ins: TensorView[], shape: number[], params: Readonly<Record<string, unknown>>) => {
+    const out = view(new Float64Array(shape.reduce((x, y) => x * y, 1)), shape);
+    getKernel(name)(ins, [out], params);
+    return out.data as Float64Array;
+  };
+  const runCut = (name: string, ins: TensorView[], shape: number[], params: Readonly<Record<string, unknown>>, units: number) => {
+    const out = view(new Float64Array(shape.reduce((x, y) => x * y, 1)).fill(NaN), shape);
+    for (const r of cuts(units)) getKernel(name)(ins, [out], params, r);
+    return out.data as Float64Array;
+  };
+  const D = view(Float64Array.from(randomDense(363, 90, 7).flat()), [90, 7]);
+  const csr = parts(A.csr, [120, 90]);
+  const same = (a: Float64Array, b: Float64Array) => Buffer.from(a.buffer).equals(Buffer.from(b.buffer));
+  t.ok(same(runCut('sparse.timesDense', [...csr, D], [120, 7], { outer: 'rows' }, 120), runWhole('sparse.timesDense', [...csr, D], [120, 7], { outer: 'rows' })), 'csr times dense, by rows');
+  const X = view(Float64Array.from(randomDense(364, 120, 5).flat()), [120, 5]);
+  const Y = view(Float64Array.from(randomDense(365, 90, 5).flat()), [90, 5]);
+  const nnz = A.csr.data.length;
+  const pat = [csr[1]!, csr[2]!, csr[3]!, X, Y, csr[0]!];
+  t.ok(same(runCut('sparse.productsAt', pat, [nnz], { outer: 'rows', scaled: true }, nnz), runWhole('sparse.productsAt', pat, [nnz], { outer: 'rows', scaled: true })), 'products at the stored positions, by entries');
+  const csc = parts(A.csc, [120, 90]);
+  const E = view(Float64Array.from(randomDense(366, 120, 37).flat()), [120, 37]);
+  const cscT = parts(A.csr, [90, 120]);
+  t.ok(same(runCut('sparse.cscTimesDense', [...cscT, E], [90, 37], {}, 37), runWhole('sparse.cscTimesDense', [...cscT, E], [90, 37], {})), 'csc times dense, by columns');
+  near(t, runWhole('sparse.cscTimesDense', [...cscT, E], [90, 37], {}), matmul(transposed(A.dense), randomDense(366, 120, 37)).flat(), 1e-12, 'csc times dense');
+  t.ok(same(runCut('sparse.toDense', csc, [120, 90], { outer: 'columns' }, 90), runWhole('sparse.toDense', csc, [120, 90], { outer: 'columns' })), 'csc to dense, by columns');
+  // The other format's parts, against the csc parts written out by the test's own loops.
+  const switched = [view(new Float64Array(nnz), [nnz]), view(new Int32Array(nnz), [nnz]), view(new Int32Array(91), [91])];
+  getKernel('sparse.switchFormat')(csr, switched, {});
+  t.same([Array.from(switched[0]!.data), Array.from(switched[1]!.data), Array.from(switched[2]!.data)], [A.csc.data, A.csc.indices, A.csc.indptr], 'csr to csc parts');
+});
