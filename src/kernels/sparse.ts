@@ -173,6 +173,31 @@ registerKernel('sparse.productsAt', ([indices, indptr, , x, y, values], [out], p
   }
 });
 
+/** Inputs: indices, indptr, shape, d (any strides): d at each stored position, chunked by the entries. */
+registerKernel('sparse.valuesAt', ([indices, indptr, , d], [out], params, range) => {
+  const { outer } = params as unknown as SparseKernelParams;
+  const nnz = out!.shape[0]!;
+  const { start, end } = range ?? { start: 0, end: nnz };
+  if (start >= end) return;
+  const [idx, ptr, dd] = [indices!.data, indptr!.data, d!.data];
+  const [is, ps] = [indices!.stride[0]!, indptr!.stride[0]!];
+  const [rs, cs] = outer === 'rows' ? [d!.stride[0]!, d!.stride[1]!] : [d!.stride[1]!, d!.stride[0]!];
+  const outerLength = indptr!.shape[0]! - 1;
+  // The outer position of entry `start`: the last whose run starts at or before it.
+  let lo = 0;
+  let hi = outerLength - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (ptr[indptr!.offset + mid * ps]! <= start) lo = mid;
+    else hi = mid - 1;
+  }
+  let o = lo;
+  for (let p = start; p < end; p++) {
+    while (ptr[indptr!.offset + (o + 1) * ps]! <= p) o++;
+    out!.data[out!.offset + p * out!.stride[0]!] = dd[d!.offset + o * rs + idx[indices!.offset + p * is]! * cs]!;
+  }
+});
+
 /** Inputs: data, indices, indptr, shape; chunks of output rows (csr) or columns (csc). */
 registerKernel('sparse.toDense', ([data, indices, indptr], [out], params, range) => {
   const { outer } = params as unknown as SparseKernelParams;

@@ -5,7 +5,9 @@ import type { PropsOpClass } from '../graph/prop-codec.js';
 import { GetBlock, PadBlock, Stack } from './blocks.js';
 import { AddSD, AddSS, MulSD, MulSS, Neg } from './arith.js';
 import { CSM, CSMGrad, DenseFromSparse, SparseFromDense, SparseToFormat } from './convert.js';
+import { CompressedSwitch, CompressedTimesDense, CompressedToDense, ProductsAt, ValuesAt } from './compressed.js';
 import { Diag, SquareDiagonal } from './diagonal.js';
+import { CSMProperties, SparseFromParts } from './parts.js';
 import { SamplingDot, SparseDot, StructuredDot, StructuredDotGrad } from './dot.js';
 import { SparseLength } from './length.js';
 import { SparseOnesLike, SparseZerosLike, Transpose } from './structure.js';
@@ -20,5 +22,8 @@ const classes: readonly PropsOpClass[] = [
   SparseSum, StructuredMap,
   GetBlock, PadBlock, Stack,
   Diag, SquareDiagonal,
+  // The lowered forms (a rewritten graph's): the parts and the tensor ops over them.
+  CSMProperties, SparseFromParts,
+  CompressedTimesDense, CompressedSwitch, ProductsAt, ValuesAt, CompressedToDense,
 ];
 for (const c of classes) registerOpCodec(c, { name: `sparse.${c.name}` });

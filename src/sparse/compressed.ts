@@ -165,6 +165,39 @@ export class ProductsAt extends TensorOp {
   }
 }
 
+/** A dense matrix's elements at the stored positions of a sparse one (indices, indptr, shape): a data vector. */
+export class ValuesAt extends TensorOp {
+  static override readonly props = ['outer', 'label'] as const;
+  static override readonly propKinds = { outer: propKinds.oneOf(OUTERS), label: propKinds.string() };
+
+  constructor(
+    readonly outer: Outer,
+    readonly label: string,
+  ) {
+    super();
+  }
+
+  override makeNode(...inputs: unknown[]): Apply {
+    const d = inputs[3] as TensorVariable;
+    return new Apply(this, inputs as TensorVariable[], [new TensorType(d.dtype, [null]).makeVariable()]);
+  }
+
+  /** Walks d's strides (a broadcast view, as a sum's gradient spreads, is read in place). */
+  override kernel(): KernelCall {
+    return { name: 'sparse.valuesAt', params: { outer: this.outer }, chunking: { by: 'elements' } };
+  }
+
+  override outputShapes(_node: Apply, [indices, , shape, d]: readonly TensorView[]): number[][] {
+    const [m, n] = lengthsIn(shape!);
+    if (d!.shape[0] !== m || d!.shape[1] !== n) throw new RangeError(`${this.label}: the operands' shapes [${m}, ${n}] and ${described(d!.shape)} differ`);
+    return [[indices!.shape[0]!]];
+  }
+
+  override inferShape(_node: Apply, shapes: readonly SymbolicShape[]): SymbolicShape[] {
+    return [shapes[0]!];
+  }
+}
+
 /** The dense matrix of a sparse one given by its parts. */
 export class CompressedToDense extends TensorOp {
   static override readonly props = ['outer'] as const;
@@ -202,4 +235,5 @@ export function switchedParts(outer: Outer, parts: Parts): Parts {
 }
 export const productsAt = (outer: Outer, scaled: boolean, label: string, [, indices, indptr, shape]: Parts, x: TensorVariable, y: TensorVariable, values?: TensorVariable): TensorVariable =>
   new ProductsAt(outer, scaled, label).call(indices, indptr, shape, x, y, ...(values ? [values] : []));
+export const valuesAt = (outer: Outer, label: string, [, indices, indptr, shape]: Parts, d: TensorVariable): TensorVariable => new ValuesAt(outer, label).call(indices, indptr, shape, d);
 export const compressedToDense = (outer: Outer, parts: Parts): TensorVariable => new CompressedToDense(outer).call(...parts);

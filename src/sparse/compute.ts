@@ -1,7 +1,11 @@
 // The numbers of the sparse ops, as plain functions over sparse values and ndarrays: format
 // changes, dense conversion, element-wise merges, products and sums. Inputs are canonical (the
-// type's filter sees to it) and so is every sparse result.
-import { empty, flatValues, type NdArray } from '../tensor/core/ndarray.js';
+// type's filter sees to it) and so is every sparse result. Products and the dense conversion run
+// the kernels their lowered ops run (kernels/sparse.ts): the same bits either way.
+import '../kernels/sparse.js';
+import { getKernel } from '../kernels/registry.js';
+import type { TensorView } from '../kernels/view.js';
+import { contiguous, copyArray, empty, flatValues, makeNdArray, type NdArray } from '../tensor/core/ndarray.js';
 import { DATA_CLASS, dtypeOfData, outerInner, trustedSparse, type SparseData, type SparseDtype, type SparseFormat, type SparseValue } from './value.js';
 
 /** Calls `f(row, column, value, k)` for each stored entry, in storage order. */
@@ -17,24 +21,20 @@ export function forEachEntry(v: SparseValue, f: (row: number, col: number, value
   }
 }
 
-/** The same matrix in the other format (a counting sort of the entries by their other index). */
+/** A sparse value's parts as kernel views: data, indices, indptr, shape. */
+function partViews(v: SparseValue): TensorView[] {
+  const vector = (data: SparseData | Int32Array): TensorView => ({ data, offset: 0, shape: [data.length], stride: [1] });
+  return [vector(v.data), vector(v.indices), vector(v.indptr), vector(Int32Array.of(v.shape[0], v.shape[1]))];
+}
+
+/** The same matrix in the other format (a counting sort of the entries by their other index: the lowered op's kernel). */
 export function switchFormat(v: SparseValue): SparseValue {
-  const [outer, inner] = outerInner(v.format, v.shape);
+  const [, inner] = outerInner(v.format, v.shape);
   const nnz = v.data.length;
-  const indptr = new Int32Array(inner + 1);
-  for (let k = 0; k < nnz; k++) indptr[v.indices[k]! + 1]!++;
-  for (let i = 0; i < inner; i++) indptr[i + 1]! += indptr[i]!;
-  const next = indptr.slice(0, inner);
-  const indices = new Int32Array(nnz);
   const data = new (v.data.constructor as typeof Float64Array)(nnz) as SparseData;
-  // Outer indices are visited in increasing order, so each new row (column) comes out sorted.
-  for (let o = 0; o < outer; o++) {
-    for (let k = v.indptr[o]!; k < v.indptr[o + 1]!; k++) {
-      const at = next[v.indices[k]!]!++;
-      indices[at] = o;
-      data[at] = v.data[k]!;
-    }
-  }
+  const [indices, indptr] = [new Int32Array(nnz), new Int32Array(inner + 1)];
+  const view = (a: SparseData | Int32Array): TensorView => ({ data: a, offset: 0, shape: [a.length], stride: [1] });
+  getKernel('sparse.switchFormat')(partViews(v), [view(data), view(indices), view(indptr)], {});
   return trustedSparse(v.format === 'csr' ? 'csc' : 'csr', v.shape, data, indices, indptr);
 }
 
@@ -54,11 +54,7 @@ export function withData(v: SparseValue, data: SparseData): SparseValue {
 
 export function toDense(v: SparseValue, dtype: SparseDtype = dtypeOfData(v.data)): NdArray {
   const out = empty(dtype, [...v.shape]);
-  const n = v.shape[1];
-  // Canonical values hold each position once, so assigning is enough.
-  forEachEntry(v, (r, c, x) => {
-    out.data[r * n + c] = x;
-  });
+  getKernel('sparse.toDense')(partViews(v), [out], { outer: v.format === 'csr' ? 'rows' : 'columns' });
   return out;
 }
 
@@ -125,29 +121,19 @@ export function merge(a: SparseValue, bAny: SparseValue, kind: 'union' | 'inters
   return trustedSparse(a.format, a.shape, data.slice(0, n), indices.slice(0, n), indptr);
 }
 
-/** s (m x k, sparse) times d (k x n, dense): a dense m x n matrix. */
+/** s (m x k, sparse) times d (k x n, dense): a dense m x n matrix (the lowered op's kernels, so the same bits). */
 export function sparseTimesDense(s: SparseValue, d: NdArray, dtype: SparseDtype): NdArray {
-  const n = d.shape[1]!;
-  const dd = flatValues(d);
-  const out = empty(dtype, [s.shape[0], n]);
-  const z = out.data;
-  forEachEntry(s, (r, c, x) => {
-    for (let j = 0; j < n; j++) z[r * n + j] += x * dd[c * n + j]!;
-  });
+  const out = empty(dtype, [s.shape[0], d.shape[1]!]);
+  getKernel(s.format === 'csr' ? 'sparse.timesDense' : 'sparse.cscTimesDense')([...partViews(s), contiguous(d)], [out], {});
   return out;
 }
 
-/** d (m x k, dense) times s (k x n, sparse): a dense m x n matrix. */
+/** The transpose of a matrix, as a view. */
+const transposed = (a: NdArray): NdArray => makeNdArray(a.data, [a.shape[1]!, a.shape[0]!], [a.stride[1]!, a.stride[0]!], a.offset);
+
+/** d (m x k, dense) times s (k x n, sparse): (s^T d^T)^T, a dense m x n matrix, as the lowered graph computes it. */
 export function denseTimesSparse(d: NdArray, s: SparseValue, dtype: SparseDtype): NdArray {
-  const [m, k] = [d.shape[0]!, d.shape[1]!];
-  const n = s.shape[1];
-  const dd = flatValues(d);
-  const out = empty(dtype, [m, n]);
-  const z = out.data;
-  forEachEntry(s, (r, c, x) => {
-    for (let i = 0; i < m; i++) z[i * n + c] += dd[i * k + r]! * x;
-  });
-  return out;
+  return copyArray(transposed(sparseTimesDense(transposeValue(s), transposed(d), dtype)));
 }
 
 /**
@@ -203,19 +189,13 @@ export function entryAt(v: SparseValue, o: number, i: number): number {
 
 /**
  * At p's stored positions (r, c): the sum over j of x[r, j] * y[c, j], times p[r, c] when
- * `scaled` (SamplingDot) or not (StructuredDot's gradient: x = gz, y = d).
+ * `scaled` (SamplingDot) or not (StructuredDot's gradient: x = gz, y = d). The lowered op's kernel.
  */
 export function productsAt(p: SparseValue, x: NdArray, y: NdArray, scaled: boolean, dtype: SparseDtype): SparseData {
-  const k = x.shape[1]!;
-  const xx = flatValues(x);
-  const yy = flatValues(y);
-  const out = new DATA_CLASS[dtype](p.data.length);
-  forEachEntry(p, (r, c, value, n) => {
-    let acc = 0;
-    for (let j = 0; j < k; j++) acc += xx[r * k + j]! * yy[c * k + j]!;
-    out[n] = scaled ? value * acc : acc;
-  });
-  return out;
+  const out = empty(dtype, [p.data.length]);
+  const [data, indices, indptr, shape] = partViews(p);
+  getKernel('sparse.productsAt')([indices!, indptr!, shape!, contiguous(x), contiguous(y), data!], [out], { outer: p.format === 'csr' ? 'rows' : 'columns', scaled });
+  return out.data as SparseData;
 }
 
 /** Sums of the stored values: all of them (a 0-d array), or along axis 0 (per column) or 1 (per row). */

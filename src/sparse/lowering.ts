@@ -7,6 +7,8 @@
 //   StructuredDotGrad, samplingDot                            -> ProductsAt at s's pattern
 //   dense(s) -> CompressedToDense;  transpose(s) -> the same parts, the other format
 //   neg, the structured functions, ones-like               -> element-wise ops on the data
+//   sparse * dense                                          -> data times ValuesAt (the dense side)
+//   sparse.sum                                              -> a sum of data; rows/columns as products with ones
 //   sparse.shape(s)                                         -> the shape part's elements
 // and CSMProperties(SparseFromParts(parts)) -> parts, so lowered ops pass parts along. Ops whose
 // pattern depends on values (sparse + sparse, asSparse, sparse . sparse) stay as they are: plans
@@ -19,17 +21,20 @@ import type { FunctionGraph } from '../graph/fgraph.js';
 import type { Variable } from '../graph/variable.js';
 import type { TensorVariable } from '../tensor/core/variable.js';
 import { add, cast, exp, ge, le, log, maximum, minimum, mul, neg, pow, reciprocal, sigmoid, sub } from '../tensor/elemwise/math.js';
-import { onesLike } from '../tensor/shape/alloc.js';
+import { alloc, onesLike } from '../tensor/shape/alloc.js';
+import { flatten } from '../tensor/shape/reshape.js';
+import { sum } from '../tensor/elemwise/reduce.js';
 import { transpose as denseTranspose } from '../tensor/shape/dimshuffle.js';
 import { asTypeOf } from '../tensor/rewriting/like.js';
-import { Neg } from './arith.js';
-import { compressedToDense, outerOf, productsAt, switchedParts, timesDense } from './compressed.js';
+import { MulSD, Neg } from './arith.js';
+import { compressedToDense, outerOf, productsAt, switchedParts, timesDense, valuesAt } from './compressed.js';
 import { DenseFromSparse, SparseToFormat } from './convert.js';
 import { SamplingDot, SparseDot, StructuredDot, StructuredDotGrad } from './dot.js';
 import { SparseLength } from './length.js';
 import { CSMProperties, fromParts, otherFormat, partsOf, SparseFromParts, transposedParts, type Parts } from './parts.js';
 import { SparseOnesLike, Transpose } from './structure.js';
 import { StructuredMap } from './structured.js';
+import { SparseSum } from './sum.js';
 import { isSparseVariable, type SparseLike } from './type.js';
 
 /** After specialize (whose sparse rewrites look for dense(s) and the sparse ops), before fusion. */
@@ -162,6 +167,24 @@ function structuredData(op: StructuredMap, x: TensorVariable): TensorVariable {
 lower('sparse_structured_map_lower', [StructuredMap], (node) => {
   const parts = partsOf(node.inputs[0] as SparseLike);
   return withData(node, parts, structuredData(node.op as StructuredMap, parts[0]));
+});
+
+lower('sparse_mul_dense_lower', [MulSD], (node) => {
+  const [s, d] = node.inputs as [SparseLike, TensorVariable];
+  const parts = partsOf(s);
+  return withData(node, parts, mul(parts[0], valuesAt(outerOf(s.format), 'sparse.mul', parts, d)));
+});
+
+/** sum of all stored values; per row or column, as s times a column of ones (s^T for columns): in storage order. */
+lower('sparse_sum_lower', [SparseSum], (node, fg) => {
+  const s = node.inputs[0] as SparseLike;
+  const axis = (node.op as SparseSum).axis;
+  const parts = partsOf(s);
+  if (axis === 'all') return dense(node, sum(parts[0]), fg);
+  // Row sums (axis 1) of s; column sums (axis 0) are the row sums of s^T, the other format over s's arrays.
+  const [format, rowsOf] = axis === 1 ? [s.format, parts] : [otherFormat(s.format), transposedParts(parts)];
+  const ones = alloc(cast(1, parts[0].dtype), rowsOf[3].get(1), 1);
+  return dense(node, flatten(timesDense(outerOf(format), 'sparse.sum', rowsOf, ones)), fg);
 });
 
 lower('sparse_neg_lower', [Neg], (node) => {

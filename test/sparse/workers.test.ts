@@ -81,12 +81,13 @@ for (const format of ['csr', 'csc'] as const) {
   }
 }
 
-t.test('samplingDot, dense(s), transpose and the structured functions run as tensor ops on the parts', async (t) => {
+t.test('samplingDot, dense(s), transpose, sparse * dense, sums and the structured functions run as tensor ops on the parts', async (t) => {
   const A = randomSparse(311, 300, 200, 0.1);
   const X = randomDense(312, 300, 16);
   const Y = randomDense(313, 200, 16);
+  const Z = randomDense(314, 300, 200);
   const s = sparse.cscMatrix('s');
-  const [x, y] = [pt.matrix('x'), pt.matrix('y')];
+  const [x, y, z] = [pt.matrix('x'), pt.matrix('y'), pt.matrix('z')];
   const sampled = sparse.samplingDot(x, y, s);
   const outputs = [
     sparse.dense(sampled),
@@ -94,26 +95,37 @@ t.test('samplingDot, dense(s), transpose and the structured functions run as ten
     sparse.dense(sparse.structuredExp(sparse.neg(s))),
     sparse.dense(sparse.structuredPow(s, 2)),
     pt.stack(sparse.shape(s)),
+    sparse.dense(sparse.mul(s, z)),
+    sparse.sum(s),
+    sparse.sum(s, { axis: 0 }),
+    sparse.sum(s, { axis: 1 }),
+    // sum's gradient spreads a vector over s's shape (a broadcast view) and multiplies it at s's pattern.
+    sparse.dense(weft.grad(sparse.sum(s, { axis: 0, sparseGrad: true }).mul(pt.arange(200)).sum(), s) as weft.sparse.SparseVariable),
   ];
-  const values = [sparse.csc(A.csc), X, Y] as const;
+  const values = [sparse.csc(A.csc), X, Y, Z] as const;
   const runs: unknown[][] = [];
   for (const workers of [0, 2]) {
-    const fn = await weft.compile([s, x, y], outputs, { workers, profile: true });
+    const fn = await weft.compile([s, x, y, z], outputs, { workers, profile: true });
     runs.push((await fn(...values)) as unknown[]);
     if (workers === 2) {
       t.equal(fn.profile!.fallback, undefined, 'planned');
-      const sparseOps = opsOf(fn).filter((o) => !['CSMProperties', 'SparseFromParts'].includes(o) && /Sparse|Structured|Sampling|Transpose|Neg|DenseFrom/.test(o));
+      const sparseOps = opsOf(fn).filter((o) => !['CSMProperties', 'SparseFromParts'].includes(o) && /Sparse|Structured|Sampling|Transpose|Neg|DenseFrom|MulSD/.test(o));
       t.same(sparseOps, [], 'only tensor ops run (and the parts)');
     }
   }
   runs[1]!.forEach((v, i) => t.ok(bytes(v).equals(bytes(runs[0]![i])), `output ${i}: equal bits on 0 and 2 workers`));
   const xy = matmul(X, transposed(Y));
-  const [sd, tr, ex, pw, shape] = runs[0]! as weft.NdArray[];
+  const [sd, tr, ex, pw, shape, mz, all, cols, rows, spread] = runs[0]! as weft.NdArray[];
   near(t, sd!, A.dense.flatMap((row, r) => row.map((v, c) => (v === 0 ? 0 : v * xy[r]![c]!))), 1e-12, 'samplingDot');
   near(t, tr!, transposed(A.dense).flat(), 0, 'dense(transpose(s))');
   near(t, ex!, A.dense.flat().map((v) => (v === 0 ? 0 : Math.exp(-v))), 1e-15, 'structuredExp(neg(s)): absent entries stay absent');
   near(t, pw!, A.dense.flat().map((v) => v * v), 1e-15, 'structuredPow(s, 2)');
   t.same(Array.from(shape!.data), [300, 200], 'sparse.shape');
+  near(t, mz!, A.dense.flatMap((row, r) => row.map((v, c) => v * Z[r]![c]!)), 1e-15, 'sparse * dense');
+  near(t, all!, [A.dense.flat().reduce((p, q) => p + q, 0)], 1e-12, 'the sum of all');
+  near(t, cols!, transposed(A.dense).map((col) => col.reduce((p, q) => p + q, 0)), 1e-12, 'column sums');
+  near(t, rows!, A.dense.map((row) => row.reduce((p, q) => p + q, 0)), 1e-12, 'row sums');
+  near(t, spread!, A.dense.flatMap((row) => row.map((v, c) => (v === 0 ? 0 : c))), 0, 'the structured gradient of a column sum');
   await weft.shutdown();
 });
 
@@ -232,4 +244,20 @@ t.test('the sparse kernels cut at random points give the bits of one whole run',
   const switched = [view(new Float64Array(nnz), [nnz]), view(new Int32Array(nnz), [nnz]), view(new Int32Array(91), [91])];
   getKernel('sparse.switchFormat')(csr, switched, {});
   t.same([Array.from(switched[0]!.data), Array.from(switched[1]!.data), Array.from(switched[2]!.data)], [A.csc.data, A.csc.indices, A.csc.indptr], 'csr to csc parts');
+});
+
+t.test('documents: a lowered graph (parts and tensor ops over them) reads back and computes the same', async (t) => {
+  const A = randomSparse(371, 40, 30, 0.2);
+  const s = sparse.cscMatrix('s');
+  const d = pt.matrix('d');
+  const y = sparse.structuredDot(s, d);
+  const cost = pt.sum(pt.sqr(y)).add(sparse.sum(sparse.mul(s, pt.exp(sparse.dense(s)))));
+  const fn = await weft.compile([s, d], [y, weft.grad(cost, d), weft.grad(cost, s), sparse.toFormat(s, 'csr')], { workers: 0 });
+  const names = new Set(opsOf(fn));
+  t.ok(['CSMProperties', 'SparseFromParts', 'CompressedTimesDense', 'ProductsAt', 'ValuesAt', 'CompressedToDense', 'CompressedSwitch'].every((n) => names.has(n)), `the lowered ops: ${[...names].join(' ')}`);
+  const back = weft.deserialize(weft.serialize(fn.fgraph.outputs));
+  const again = await weft.compile(back.inputs, back.outputs, { mode: 'FAST_COMPILE', workers: 0 });
+  const values = [sparse.csc(A.csc), randomDense(372, 30, 5)] as weft.InputValue[];
+  const [a, b] = [(await fn(...(values as [weft.InputValue, weft.InputValue]))) as unknown[], (await again(...values)) as unknown[]];
+  a.forEach((v, i) => t.ok(bytes(v).equals(bytes(b[i])), `output ${i}`));
 });
