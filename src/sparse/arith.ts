@@ -33,6 +33,10 @@ export class Neg extends SparseUnaryOp {
   override grad(_inputs: readonly Variable[], [gz]: readonly Variable[]): Variable[] {
     return [neg(gz!)];
   }
+
+  override rop(_inputs: readonly Variable[], [es]: readonly Variable[]): Variable[] {
+    return [neg(es!)];
+  }
 }
 
 /** Two sparse matrices of one shape combined entry by entry into a sparse one (in a's format). */
@@ -65,6 +69,10 @@ export class AddSS extends SparseSparse {
   override grad([_a, b]: readonly Variable[], [gz]: readonly Variable[]): Variable[] {
     return [gz!, toFormat(gz as SparseLike, (b as SparseLike).format)];
   }
+
+  override rop(_inputs: readonly Variable[], [ea, eb]: readonly Variable[]): Variable[] {
+    return [addSparse(ea!, eb!)];
+  }
 }
 
 /** a * b, both sparse: sparse, storing the intersection of their patterns. Gradient: gz * b, gz * a. */
@@ -73,6 +81,11 @@ export class MulSS extends SparseSparse {
 
   override grad([a, b]: readonly Variable[], [gz]: readonly Variable[]): Variable[] {
     return [mulSparse(gz!, b!), toFormat(mulSparse(gz!, a!), (b as SparseLike).format)];
+  }
+
+  /** The product rule: ea * b + a * eb. */
+  override rop([a, b]: readonly Variable[], [ea, eb]: readonly Variable[]): Variable[] {
+    return [addSparse(mulSparse(ea!, b!), mulSparse(a!, eb!))];
   }
 }
 
@@ -102,6 +115,10 @@ export class AddSD extends Op<Variable> {
 
   override grad([s]: readonly Variable[], [gz]: readonly Variable[]): Variable[] {
     return [mulSparseDense(sparseOnesLike(s), gz!), gz!];
+  }
+
+  override rop(_inputs: readonly Variable[], [es, ed]: readonly Variable[]): Variable[] {
+    return [addSDOp().call(es, ed) as Variable];
   }
 }
 
@@ -134,6 +151,11 @@ export class MulSD extends Op<Variable> {
 
   override grad([s, d]: readonly Variable[], [gz]: readonly Variable[]): Variable[] {
     return [toFormat(mulSparseDense(gz!, d!), (s as SparseLike).format), dense(mulSparse(s!, gz!))];
+  }
+
+  /** The product rule: es * d + s * ed, each at its sparse operand's pattern. */
+  override rop([s, d]: readonly Variable[], [es, ed]: readonly Variable[]): Variable[] {
+    return [addSparse(mulSparseDense(es!, d!), mulSparseDense(s!, ed!))];
   }
 }
 

@@ -80,6 +80,10 @@ export class GetBlock extends BlockOp {
   override grad([s, r0, , c0]: readonly Variable[], [gz]: readonly Variable[]): Variable[] {
     return [padBlock(gz!, r0!, c0!, sparseLength(s!, 0), sparseLength(s!, 1)), disconnected(), disconnected(), disconnected(), disconnected()];
   }
+
+  override rop([, r0, r1, c0, c1]: readonly Variable[], [es]: readonly Variable[]): Variable[] {
+    return [getBlock(es!, r0!, r1!, c0!, c1!)];
+  }
 }
 
 /** s placed at row r0 and column c0 of a rows x cols matrix of zeros (int32 scalars), in s's format. */
@@ -108,6 +112,10 @@ export class PadBlock extends BlockOp {
     const r1 = denseAdd(r0 as TensorVariable, sparseLength(s!, 0));
     const c1 = denseAdd(c0 as TensorVariable, sparseLength(s!, 1));
     return [getBlock(gz!, r0!, r1, c0!, c1), disconnected(), disconnected(), disconnected(), disconnected()];
+  }
+
+  override rop([, r0, c0, rows, cols]: readonly Variable[], [es]: readonly Variable[]): Variable[] {
+    return [padBlock(es!, r0!, c0!, rows!, cols!)];
   }
 }
 
@@ -180,6 +188,10 @@ export class Stack extends FormatOp {
       start = stop;
       return toFormat(block, (v as SparseLike).format);
     });
+  }
+
+  override rop(_inputs: readonly Variable[], evs: readonly Variable[]): Variable[] {
+    return [new Stack(this.axis, this.format).call(...evs) as Variable];
   }
 }
 

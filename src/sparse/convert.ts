@@ -39,6 +39,11 @@ export class SparseFromDense extends FormatOp {
   override grad(_inputs: readonly Variable[], [gz]: readonly Variable[]): Variable[] {
     return [dense(gz!)];
   }
+
+  /** The matrix moves as x does: its tangent is the tangent's entries (x's zeros included). */
+  override rop(_inputs: readonly Variable[], [ex]: readonly Variable[]): Variable[] {
+    return [asSparse(ex!, this.format)];
+  }
 }
 
 /**
@@ -70,6 +75,10 @@ export class DenseFromSparse extends Op<Variable> {
   override grad([s]: readonly Variable[], [gz]: readonly Variable[]): Variable[] {
     const v = s as SparseVariable;
     return [this.sparseGrad ? mulSparseDense(sparseOnesLike(v), gz!) : asSparse(gz!, v.format)];
+  }
+
+  override rop(_inputs: readonly Variable[], [es]: readonly Variable[]): Variable[] {
+    return [dense(es!)];
   }
 }
 
@@ -129,6 +138,11 @@ export class CSM extends FormatOp {
 
   override grad([data, indices, indptr]: readonly Variable[], [gz]: readonly Variable[]): Variable[] {
     return [csmGradOps[this.format]().call(gz, data, indices, indptr) as Variable, disconnected(), disconnected(), disconnected()];
+  }
+
+  /** Linear in data: the matrix of the tangent's data on the same pattern. */
+  override rop([, indices, indptr, shape]: readonly Variable[], [edata]: readonly Variable[]): Variable[] {
+    return [csmOps[this.format]().call(edata, indices, indptr, shape) as Variable];
   }
 }
 
@@ -193,6 +207,10 @@ export class SparseToFormat extends FormatOp {
 
   override grad([s]: readonly Variable[], [gz]: readonly Variable[]): Variable[] {
     return [toFormat(gz!, (s as SparseVariable).format)];
+  }
+
+  override rop(_inputs: readonly Variable[], [es]: readonly Variable[]): Variable[] {
+    return [toFormat(es!, this.format)];
   }
 }
 

@@ -38,6 +38,10 @@ export class Diag extends Op<Variable> {
   override grad([s]: readonly Variable[], [gz]: readonly Variable[]): Variable[] {
     return [squareDiagonal(gz!, (s as SparseVariable).format)];
   }
+
+  override rop(_inputs: readonly Variable[], [es]: readonly Variable[]): Variable[] {
+    return [diag(es!)];
+  }
 }
 
 /** A dense vector as the diagonal of a square sparse matrix of `format` (every entry stored, zeros too). */
@@ -61,6 +65,10 @@ export class SquareDiagonal extends FormatOp {
 
   override grad(_inputs: readonly Variable[], [gz]: readonly Variable[]): Variable[] {
     return [diag(gz!)];
+  }
+
+  override rop(_inputs: readonly Variable[], [ed]: readonly Variable[]): Variable[] {
+    return [squareDiagonal(ed!, this.format)];
   }
 }
 

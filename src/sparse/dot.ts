@@ -12,7 +12,8 @@ import type { TensorVariable } from '../tensor/core/variable.js';
 import { dot as denseDot } from '../tensor/linalg/linalg.js';
 import { transpose as denseTranspose } from '../tensor/shape/dimshuffle.js';
 import { denseTimesSparse, productsAt, sparseTimesDense, sparseTimesSparse, withData } from './compute.js';
-import { mulSparse } from './arith.js';
+import { addSparse, mulSparse } from './arith.js';
+import { add as denseAdd } from '../tensor/elemwise/math.js';
 import { asSparse, toFormat } from './convert.js';
 import { denseMatrix, denseOutput, floatResult, inputLengths, outputDtype, sparseOutput } from './op-args.js';
 import { sparseOnesLike, transpose } from './structure.js';
@@ -49,6 +50,11 @@ export class StructuredDot extends Op<Variable> {
 
   override grad([s, d]: readonly Variable[], [gz]: readonly Variable[]): Variable[] {
     return [structuredDotGradOp().call(s, d, gz) as Variable, structuredDot(transpose(s), gz)];
+  }
+
+  /** Bilinear: es d + s ed. */
+  override rop([s, d]: readonly Variable[], [es, ed]: readonly Variable[]): Variable[] {
+    return [denseAdd(structuredDot(es, d), structuredDot(s, ed))];
   }
 }
 
@@ -127,6 +133,12 @@ export class SparseDot extends Op<Variable> {
     };
     return [asKindOf(product(gz!, bT), a!), asKindOf(product(aT, gz!), b!)];
   }
+
+  /** Bilinear: ea b + a eb (sparse when both operands are). */
+  override rop([a, b]: readonly Variable[], [ea, eb]: readonly Variable[]): Variable[] {
+    const [x, y] = [dot(ea, b), dot(a, eb)];
+    return [isSparseVariable(x) ? addSparse(x, y) : denseAdd(x, y as TensorVariable)];
+  }
 }
 
 /**
@@ -157,6 +169,11 @@ export class SamplingDot extends Op<Variable> {
   override grad([x, y, p]: readonly Variable[], [gz]: readonly Variable[]): Variable[] {
     const pg = mulSparse(p, gz);
     return [structuredDot(pg, y), structuredDot(transpose(pg), x), mulSparse(gz, samplingDotOp().call(x, y, sparseOnesLike(p)) as Variable)];
+  }
+
+  /** Trilinear: each operand's tangent in turn (ep's own pattern for the last). */
+  override rop([x, y, p]: readonly Variable[], [ex, ey, ep]: readonly Variable[]): Variable[] {
+    return [addSparse(addSparse(samplingDot(ex, y, p), samplingDot(x, ey, p)), samplingDot(x, y, ep))];
   }
 }
 

@@ -32,6 +32,10 @@ export class Transpose extends Op<Variable> {
   override grad(_inputs: readonly Variable[], [gz]: readonly Variable[]): Variable[] {
     return [transpose(gz!)];
   }
+
+  override rop(_inputs: readonly Variable[], [es]: readonly Variable[]): Variable[] {
+    return [transpose(es!)];
+  }
 }
 
 const transposeOp = lazy(() => new Transpose());

@@ -63,6 +63,12 @@ export class StructuredMap extends SparseUnaryOp {
     return [mulSparse(gz!, new StructuredMap(this.fn, this.p, true).call(s) as Variable)];
   }
 
+  /** Structured: f' at s's stored values times the tangent there (its entries elsewhere do not move f). */
+  override rop([s]: readonly Variable[], [es]: readonly Variable[]): Variable[] {
+    if (this.derivative) return [gradNotImplemented(this, 0, 'second derivatives of structured functions')];
+    return [mulSparse(es!, new StructuredMap(this.fn, this.p, true).call(s) as Variable)];
+  }
+
   override toString(): string {
     return `${this.derivative ? 'd' : ''}${this.label}${this.p !== 0 || ['pow', 'minimum', 'maximum', 'addS'].includes(this.fn) ? `{${this.p}}` : ''}`;
   }

@@ -59,6 +59,10 @@ export class SparseSum extends Op<Variable> {
     const full = broadcastTo(spread, [sparseLength(x, 0), sparseLength(x, 1)]);
     return [this.sparseGrad ? mulSparseDense(sparseOnesLike(x), full) : asSparse(full, x.format)];
   }
+
+  override rop(_inputs: readonly Variable[], [es]: readonly Variable[]): Variable[] {
+    return [new SparseSum(this.axis, this.sparseGrad).call(es) as Variable];
+  }
 }
 
 export interface SumOptions {
