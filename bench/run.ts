@@ -1,5 +1,5 @@
 // `npm run bench [-- W1 W3 ...] [--quick] [--json FILE] [--chart FILE.svg]`: the suite of BENCH.md
-// (W1-W12, W14, W15 and W2r), weft and its peers in one process, side by side. Prints one table (figures are
+// (W1-W15 and W2r), weft and its peers in one process, side by side. Prints one table (figures are
 // medians; ratios are to each group's reference row, measured in this run) and writes
 // bench/results/latest.json with the machine, the load, the counts and every sample (and FILE too
 // with --json). `--quick` takes fewer runs per row; `--chart` draws the rows as an SVG bar chart.
@@ -24,10 +24,11 @@ import { w9 } from './workloads/w9-conv.js';
 import { w10 } from './workloads/w10-gather.js';
 import { w11 } from './workloads/w11-factorizations.js';
 import { w12 } from './workloads/w12-random.js';
+import { w13 } from './workloads/w13-sparse.js';
 import { w14 } from './workloads/w14-rnn.js';
 import { w15 } from './workloads/w15-cluster.js';
 
-const WORKLOADS: readonly Workload[] = [w1, w2, w2r, w3, w4, w5, w6, w7, w8, w9, w10, w11, w12, w14, w15];
+const WORKLOADS: readonly Workload[] = [w1, w2, w2r, w3, w4, w5, w6, w7, w8, w9, w10, w11, w12, w13, w14, w15];
 
 const USAGE = `usage: npm run bench [-- [W1 ... W15] [--quick] [--json FILE] [--chart FILE.svg]]
   W1..W15, W2r   run only these workloads (default: all)
