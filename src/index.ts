@@ -75,7 +75,7 @@ export { TensorVariable, TensorConstant, TensorSharedVariable } from './tensor/c
 export { Apply } from './graph/apply.js';
 export { Variable, Constant } from './graph/variable.js';
 export { SharedVariable } from './graph/shared.js';
-export { Type, type FilterOptions, type GradientSupport, type MemoryLayout } from './graph/type.js';
+export { Type, type FilterOptions, type GradientSupport, type MemoryLayout, type PartsLayout, type PartSpec, type PartArray } from './graph/type.js';
 export type { IndexMap, SymbolicShape, KernelCall, KernelContext, Chunking } from './graph/op.js';
 export { FunctionGraph, MissingInputError } from './graph/fgraph.js';
 export { DestroyHandler, type DestroyHandlerOptions } from './graph/destroy-handler.js';

@@ -8,10 +8,11 @@
 // - 'sparse.switchFormat': the other format's parts of the same matrix (a counting sort).
 // - 'sparse.productsAt': at each stored position (r, c), the sum over j of x[r, j] y[c, j]
 //   (times the stored value when scaled), chunked over the stored entries.
-// - 'sparse.toDense': the dense matrix, chunked by output rows (csr) or columns (csc).
+// - 'sparse.toDense': the dense matrix, chunked by output rows (csr) or columns (csc);
+//   'sparse.addToDense': a dense matrix plus the stored values, chunked the same way.
 // Inputs are contiguous (the ops ask for it); outputs are walked by their strides. In the pool's
 // memory the two products run as WebAssembly SIMD loops (sparse-wasm.ts) with the same bits.
-import { registerKernel } from './registry.js';
+import { registerKernel, type KernelParams } from './registry.js';
 import { csrRowsWasm, cscScatterWasm } from './sparse-wasm.js';
 import type { Range, TensorView } from './view.js';
 
@@ -198,8 +199,12 @@ registerKernel('sparse.valuesAt', ([indices, indptr, , d], [out], params, range)
   }
 });
 
-/** Inputs: data, indices, indptr, shape; chunks of output rows (csr) or columns (csc). */
-registerKernel('sparse.toDense', ([data, indices, indptr], [out], params, range) => {
+/**
+ * Inputs: data, indices, indptr, shape and, for 'sparse.addToDense', a dense d (any strides):
+ * the dense matrix, or d plus the stored values (d's elements elsewhere as they are); chunks of
+ * output rows (csr) or columns (csc).
+ */
+function toDense([data, indices, indptr, , d]: readonly TensorView[], [out]: readonly TensorView[], params: KernelParams, range: Range | undefined): void {
   const { outer } = params as unknown as SparseKernelParams;
   const o = out!;
   const [rs, cs] = [o.stride[0]!, o.stride[1]!];
@@ -208,9 +213,20 @@ registerKernel('sparse.toDense', ([data, indices, indptr], [out], params, range)
   const { start, end } = range ?? { start: 0, end: outer === 'rows' ? o.shape[0]! : o.shape[1]! };
   const [vals, idx, ptr] = [data!.data, indices!.data, indptr!.data];
   const [vo, io, po] = [data!.offset, indices!.offset, indptr!.offset];
+  // d's steps along the same two directions.
+  const [dOuter, dInner] = d ? (outer === 'rows' ? [d.stride[0]!, d.stride[1]!] : [d.stride[1]!, d.stride[0]!]) : [0, 0];
   for (let q = start; q < end; q++) {
     const at = o.offset + q * outerStep;
-    for (let i = 0; i < innerLength; i++) o.data[at + i * innerStep] = 0;
-    for (let p = ptr[po + q]!; p < ptr[po + q + 1]!; p++) o.data[at + idx[io + p]! * innerStep] = vals[vo + p]!;
+    if (d) {
+      const from = d.offset + q * dOuter;
+      for (let i = 0; i < innerLength; i++) o.data[at + i * innerStep] = d.data[from + i * dInner]!;
+      for (let p = ptr[po + q]!; p < ptr[po + q + 1]!; p++) o.data[at + idx[io + p]! * innerStep] += vals[vo + p]!;
+    } else {
+      for (let i = 0; i < innerLength; i++) o.data[at + i * innerStep] = 0;
+      for (let p = ptr[po + q]!; p < ptr[po + q + 1]!; p++) o.data[at + idx[io + p]! * innerStep] = vals[vo + p]!;
+    }
   }
-});
+}
+
+registerKernel('sparse.toDense', toDense);
+registerKernel('sparse.addToDense', toDense);

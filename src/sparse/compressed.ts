@@ -198,7 +198,7 @@ export class ValuesAt extends TensorOp {
   }
 }
 
-/** The dense matrix of a sparse one given by its parts. */
+/** The dense matrix of a sparse one given by its parts; with a fifth input d, d plus the sparse matrix (sparse.add's). */
 export class CompressedToDense extends TensorOp {
   static override readonly props = ['outer'] as const;
   static override readonly propKinds = { outer: propKinds.oneOf(OUTERS) };
@@ -208,16 +208,19 @@ export class CompressedToDense extends TensorOp {
   }
 
   override makeNode(...inputs: unknown[]): Apply {
-    const [data] = inputs as TensorVariable[];
-    return new Apply(this, inputs as TensorVariable[], [matrix(data!.dtype)]);
+    const [data, , , , d] = inputs as TensorVariable[];
+    return new Apply(this, inputs as TensorVariable[], [matrix(d ? floatResult('sparse.add', data!.dtype, d.dtype) : data!.dtype)]);
   }
 
-  override kernel(): KernelCall {
-    return { name: 'sparse.toDense', params: { outer: this.outer }, chunking: outerChunking(this.outer), contiguousInputs: true };
+  override kernel(node: Apply): KernelCall {
+    const name = node.inputs.length === 5 ? 'sparse.addToDense' : 'sparse.toDense';
+    return { name, params: { outer: this.outer }, chunking: outerChunking(this.outer), contiguousInputs: true };
   }
 
-  override outputShapes(_node: Apply, [, , , shape]: readonly TensorView[]): number[][] {
-    return [lengthsIn(shape!)];
+  override outputShapes(_node: Apply, [, , , shape, d]: readonly TensorView[]): number[][] {
+    const [m, n] = lengthsIn(shape!);
+    if (d && (d.shape[0] !== m || d.shape[1] !== n)) throw new RangeError(`sparse.add: the operands' shapes [${m}, ${n}] and ${described(d.shape)} differ`);
+    return [[m, n]];
   }
 
   override inferShape(node: Apply): SymbolicShape[] {
@@ -236,4 +239,4 @@ export function switchedParts(outer: Outer, parts: Parts): Parts {
 export const productsAt = (outer: Outer, scaled: boolean, label: string, [, indices, indptr, shape]: Parts, x: TensorVariable, y: TensorVariable, values?: TensorVariable): TensorVariable =>
   new ProductsAt(outer, scaled, label).call(indices, indptr, shape, x, y, ...(values ? [values] : []));
 export const valuesAt = (outer: Outer, label: string, [, indices, indptr, shape]: Parts, d: TensorVariable): TensorVariable => new ValuesAt(outer, label).call(indices, indptr, shape, d);
-export const compressedToDense = (outer: Outer, parts: Parts): TensorVariable => new CompressedToDense(outer).call(...parts);
+export const compressedToDense = (outer: Outer, parts: Parts, plus?: TensorVariable): TensorVariable => new CompressedToDense(outer).call(...parts, ...(plus ? [plus] : []));

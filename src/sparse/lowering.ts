@@ -5,7 +5,7 @@
 //   structuredDot(s, d), sparse.dot(s, d), sparse.dot(d, s) -> CompressedTimesDense
 //   toFormat(s, f)                                          -> CompressedSwitch
 //   StructuredDotGrad, samplingDot                            -> ProductsAt at s's pattern
-//   dense(s) -> CompressedToDense;  transpose(s) -> the same parts, the other format
+//   dense(s), sparse + dense -> CompressedToDense;  transpose(s) -> the same parts, the other format
 //   neg, the structured functions, ones-like               -> element-wise ops on the data
 //   sparse * dense                                          -> data times ValuesAt (the dense side)
 //   sparse.sum                                              -> a sum of data; rows/columns as products with ones
@@ -26,7 +26,7 @@ import { flatten } from '../tensor/shape/reshape.js';
 import { sum } from '../tensor/elemwise/reduce.js';
 import { transpose as denseTranspose } from '../tensor/shape/dimshuffle.js';
 import { asTypeOf } from '../tensor/rewriting/like.js';
-import { MulSD, Neg } from './arith.js';
+import { AddSD, MulSD, Neg } from './arith.js';
 import { compressedToDense, outerOf, productsAt, switchedParts, timesDense, valuesAt } from './compressed.js';
 import { DenseFromSparse, SparseToFormat } from './convert.js';
 import { SamplingDot, SparseDot, StructuredDot, StructuredDotGrad } from './dot.js';
@@ -116,6 +116,11 @@ lower('sparse_transpose_lower', [Transpose], (node) => {
 lower('sparse_dense_lower', [DenseFromSparse], (node, fg) => {
   const s = node.inputs[0] as SparseLike;
   return dense(node, compressedToDense(outerOf(s.format), partsOf(s)), fg);
+});
+
+lower('sparse_add_dense_lower', [AddSD], (node, fg) => {
+  const [s, d] = node.inputs as [SparseLike, TensorVariable];
+  return dense(node, compressedToDense(outerOf(s.format), partsOf(s), d), fg);
 });
 
 lower('sparse_length_lower', [SparseLength], (node) => {

@@ -81,7 +81,7 @@ for (const format of ['csr', 'csc'] as const) {
   }
 }
 
-t.test('samplingDot, dense(s), transpose, sparse * dense, sums and the structured functions run as tensor ops on the parts', async (t) => {
+t.test('samplingDot, dense(s), transpose, sparse * dense, sparse + dense, sums and the structured functions run as tensor ops on the parts', async (t) => {
   const A = randomSparse(311, 300, 200, 0.1);
   const X = randomDense(312, 300, 16);
   const Y = randomDense(313, 200, 16);
@@ -96,6 +96,7 @@ t.test('samplingDot, dense(s), transpose, sparse * dense, sums and the structure
     sparse.dense(sparse.structuredPow(s, 2)),
     pt.stack(sparse.shape(s)),
     sparse.dense(sparse.mul(s, z)),
+    sparse.add(z, s) as weft.pt.TensorVariable,
     sparse.sum(s),
     sparse.sum(s, { axis: 0 }),
     sparse.sum(s, { axis: 1 }),
@@ -109,19 +110,20 @@ t.test('samplingDot, dense(s), transpose, sparse * dense, sums and the structure
     runs.push((await fn(...values)) as unknown[]);
     if (workers === 2) {
       t.equal(fn.profile!.fallback, undefined, 'planned');
-      const sparseOps = opsOf(fn).filter((o) => !['CSMProperties', 'SparseFromParts'].includes(o) && /Sparse|Structured|Sampling|Transpose|Neg|DenseFrom|MulSD/.test(o));
+      const sparseOps = opsOf(fn).filter((o) => !['CSMProperties', 'SparseFromParts'].includes(o) && /Sparse|Structured|Sampling|Transpose|Neg|DenseFrom|MulSD|AddSD/.test(o));
       t.same(sparseOps, [], 'only tensor ops run (and the parts)');
     }
   }
   runs[1]!.forEach((v, i) => t.ok(bytes(v).equals(bytes(runs[0]![i])), `output ${i}: equal bits on 0 and 2 workers`));
   const xy = matmul(X, transposed(Y));
-  const [sd, tr, ex, pw, shape, mz, all, cols, rows, spread] = runs[0]! as weft.NdArray[];
+  const [sd, tr, ex, pw, shape, mz, az, all, cols, rows, spread] = runs[0]! as weft.NdArray[];
   near(t, sd!, A.dense.flatMap((row, r) => row.map((v, c) => (v === 0 ? 0 : v * xy[r]![c]!))), 1e-12, 'samplingDot');
   near(t, tr!, transposed(A.dense).flat(), 0, 'dense(transpose(s))');
   near(t, ex!, A.dense.flat().map((v) => (v === 0 ? 0 : Math.exp(-v))), 1e-15, 'structuredExp(neg(s)): absent entries stay absent');
   near(t, pw!, A.dense.flat().map((v) => v * v), 1e-15, 'structuredPow(s, 2)');
   t.same(Array.from(shape!.data), [300, 200], 'sparse.shape');
   near(t, mz!, A.dense.flatMap((row, r) => row.map((v, c) => v * Z[r]![c]!)), 1e-15, 'sparse * dense');
+  near(t, az!, A.dense.flatMap((row, r) => row.map((v, c) => v + Z[r]![c]!)), 1e-15, 'dense + sparse');
   near(t, all!, [A.dense.flat().reduce((p, q) => p + q, 0)], 1e-12, 'the sum of all');
   near(t, cols!, transposed(A.dense).map((col) => col.reduce((p, q) => p + q, 0)), 1e-12, 'column sums');
   near(t, rows!, A.dense.map((row) => row.reduce((p, q) => p + q, 0)), 1e-12, 'row sums');
@@ -180,6 +182,11 @@ t.test('bad inputs on the workers fail with the sparse ops\' messages, and the p
   };
   await fails([S, randomDense(342, 3, 2), randomDense(343, 2, 3)], 'structuredDot: shapes [3, 4] and [3, 2] are not aligned: input 0 has 4 columns, input 1 has 3 rows', 'sparse times dense');
   await fails([S, randomDense(342, 4, 2), randomDense(343, 2, 4)], 'sparse.dot: shapes [2, 4] and [3, 4] are not aligned: input 0 has 4 columns, input 1 has 3 rows', 'dense times sparse');
+  const plus = await weft.compile([s, e], sparse.add(s, e) as weft.pt.TensorVariable, { workers: 2 });
+  await plus(S, randomDense(346, 3, 5)).then(
+    () => t.fail('sparse + dense: expected a NodeError'),
+    (err: unknown) => t.equal((err as Error).message.split('\n')[0], "sparse.add: the operands' shapes [3, 4] and [3, 5] differ", 'sparse + dense: message'),
+  );
   const [y, l] = (await fn(S, randomDense(344, 4, 2), randomDense(345, 2, 3))) as weft.NdArray[];
   t.same([y!.shape, l!.shape], [[3, 2], [2, 4]], 'the next call works');
   await weft.shutdown();
