@@ -19,12 +19,12 @@ export type SymbolicShape = readonly Variable[];
 /**
  * How a kernel's work may be cut into tasks: by flat output elements, by rows (the first axis of
  * output 0), by lanes along an axis of output 0 (every position of the other axes), or not at all;
- * each task gets at least `minUnits` elements or lanes, when shorter runs would be slow.
+ * each task gets at least `minUnits` elements, when shorter runs would be slow.
  */
 export type Chunking =
   | { readonly by: 'elements'; readonly minUnits?: number; readonly output?: number }
   | { readonly by: 'rows' }
-  | { readonly by: 'lanes'; readonly axis: number; readonly output?: number; readonly minUnits?: number }
+  | { readonly by: 'lanes'; readonly axis: number; readonly output?: number }
   | { readonly by: 'none' };
 
 /** The worker implementation of a node: a registered kernel and its (structured-clone-safe) params. */

@@ -2,8 +2,8 @@
 // operands in the pool's memory: the same float64 sums in the same order as the JS loops (each
 // product rounded, then added; no fused multiply-add), so the bits are the same either way.
 // - rows: rows [r0, r1) of s d for csr s, eight output columns at a time in f64x2 registers.
-// - scatter: a block of columns of s d for csc s, each stored entry adding its value times its
-//   row of d into its row of a float64 accumulator.
+// - scatter: a run of the stored entries of csc s, each adding its value times its row of d into
+//   its row of a float64 accumulator.
 import { attachedMemoryOf } from './gemm-wasm.js';
 import { Body, I32, LOW_HALVES, ModuleBuilder, V128 } from './wasm-emit.js';
 import { instanceFor } from './wasm-instances.js';
@@ -12,7 +12,7 @@ import { isContiguous, type TensorView } from './view.js';
 type FloatDtype = 'float32' | 'float64';
 /** rows(data, indices, indptr, d, out, r0, r1, n): byte addresses, then counts. */
 type Rows = (data: number, indices: number, indptr: number, d: number, out: number, r0: number, r1: number, n: number) => void;
-type Scatter = (data: number, indices: number, indptr: number, d: number, acc: number, k: number, n: number, w: number) => void;
+type Scatter = (data: number, indices: number, indptr: number, d: number, acc: number, p0: number, p1: number, c0: number, n: number) => void;
 
 const size = (t: FloatDtype): number => (t === 'float32' ? 4 : 8);
 const shift = (t: FloatDtype): number => (t === 'float32' ? 2 : 3);
@@ -125,46 +125,59 @@ function rowsBody(data: FloatDtype, dense: FloatDtype, out: FloatDtype): Body {
 }
 
 /**
- * scatter(data, indices, indptr, d, acc, k, n, w): for every stored entry (r, c) of csc s (k outer
- * positions), acc[r, 0..w) += s[r, c] d[c, 0..w), where acc and d point at the block's first column
- * of rows of n elements (acc float64).
+ * scatter(data, indices, indptr, d, acc, p0, p1, c0, n): for the stored entries [p0, p1) of csc s
+ * (entry p0 in outer position c0), each entry (r, c) adds s[r, c] d[c, :] into row r of the
+ * float64 accumulator acc (rows of n elements).
  */
 function scatterBody(data: FloatDtype, dense: FloatDtype): Body {
-  const b = new Body([I32, I32, I32, I32, I32, I32, I32, I32]).hoistConstants();
-  const [DATA, IDX, PTR, D, ACC, K, N, W] = [0, 1, 2, 3, 4, 5, 6, 7];
-  const [c, p, pEnd, j, row, accRow] = [b.local(I32), b.local(I32), b.local(I32), b.local(I32), b.local(I32), b.local(I32)];
+  const b = new Body([I32, I32, I32, I32, I32, I32, I32, I32, I32]).hoistConstants();
+  const [DATA, IDX, PTR, D, ACC, P0, P1, C0, N] = [0, 1, 2, 3, 4, 5, 6, 7, 8];
+  const [p, c, cEnd, j, row, accRow] = [b.local(I32), b.local(I32), b.local(I32), b.local(I32), b.local(I32), b.local(I32)];
   const v = b.local(V128);
-  forRange(b, c, () => b.i32(0), K, 1, () => {
+  const nextEnd = (): void => {
     at(b, PTR, c, 2);
-    b.mem('i32.load', 4).set(pEnd);
+    b.mem('i32.load', 4).set(cEnd);
+  };
+  b.get(C0).set(c);
+  nextEnd();
+  forRange(b, p, () => b.get(P0), P1, 1, () => {
+    // The outer position (column of s) of entry p.
+    b.block().loop();
+    b.get(cEnd).get(p).op('i32.gt_s').brIf(1);
+    b.get(c).i32(1).i32Add().set(c);
+    nextEnd();
+    b.br(0);
+    b.end().end();
+    at(b, DATA, p, shift(data));
+    loadOne(b, data);
+    b.op('f64x2.splat').set(v);
     b.get(c).get(N).op('i32.mul').i32(shift(dense)).op('i32.shl').get(D).i32Add().set(row);
-    at(b, PTR, c, 2);
-    b.mem('i32.load');
-    forRange(b, p, () => {}, pEnd, 1, () => {
-      at(b, DATA, p, shift(data));
-      loadOne(b, data);
-      b.op('f64x2.splat').set(v);
-      at(b, IDX, p, 2);
-      b.mem('i32.load').get(N).op('i32.mul').i32(3).op('i32.shl').get(ACC).i32Add().set(accRow);
-      forRange(b, j, () => b.i32(0), W, 2, () => {
+    at(b, IDX, p, 2);
+    b.mem('i32.load').get(N).op('i32.mul').i32(3).op('i32.shl').get(ACC).i32Add().set(accRow);
+    // Four pairs at a time, then pairs, then the last column of an odd n.
+    b.i32(0).set(j);
+    for (const pairs of [4, 1]) {
+      b.block().loop();
+      b.get(j).i32(2 * pairs).i32Add().get(N).op('i32.gt_s').brIf(1);
+      for (let k = 0; k < pairs; k++) {
         at(b, accRow, j, 3);
         at(b, accRow, j, 3);
-        b.mem('v128.load').get(v);
+        b.mem('v128.load', k * 16).get(v);
         at(b, row, j, shift(dense));
-        loadPair(b, dense);
-        b.op('f64x2.mul', 'f64x2.add').mem('v128.store');
-      });
-      // The last column of an odd block (j stopped at w - 1).
-      b.get(W).i32(1).op('i32.and').if();
-      b.get(W).i32(1).i32Sub().set(j);
-      at(b, accRow, j, 3);
-      at(b, accRow, j, 3);
-      b.mem('f64.load').get(v).lane('f64x2.extract_lane', 0);
-      at(b, row, j, shift(dense));
-      loadOne(b, dense);
-      b.op('f64.mul', 'f64.add').mem('f64.store');
-      b.end();
-    });
+        loadPair(b, dense, k * 2 * size(dense));
+        b.op('f64x2.mul', 'f64x2.add').mem('v128.store', k * 16);
+      }
+      b.get(j).i32(2 * pairs).i32Add().set(j).br(0);
+      b.end().end();
+    }
+    b.get(j).get(N).op('i32.lt_s').if();
+    at(b, accRow, j, 3);
+    at(b, accRow, j, 3);
+    b.mem('f64.load').get(v).lane('f64x2.extract_lane', 0);
+    at(b, row, j, shift(dense));
+    loadOne(b, dense);
+    b.op('f64.mul', 'f64.add').mem('f64.store');
+    b.end();
   });
   return b;
 }
@@ -203,13 +216,13 @@ export function csrRowsWasm(data: TensorView, indices: TensorView, indptr: Tenso
 }
 
 /**
- * Columns [j0, j0 + w) of csc s times d added into `acc` (float64 [m, n], row-major) in WebAssembly;
- * false, having done nothing, when the views are not all in the pool's memory.
+ * Entries [p0, p1) of csc s (entry p0 in outer position c0) scattered into the float64 rows of n
+ * elements of `acc`'s array from element `at`, in WebAssembly; false, having done nothing, when
+ * the views are not all in the pool's memory.
  */
-export function cscScatterWasm(data: TensorView, indices: TensorView, indptr: TensorView, d: TensorView, acc: TensorView, j0: number, w: number): boolean {
+export function cscScatterWasm(data: TensorView, indices: TensorView, indptr: TensorView, d: TensorView, acc: TensorView, at: number, p0: number, p1: number, c0: number, n: number): boolean {
   const loops = loopsFor([data, indices, indptr, d, acc], data, d, acc);
-  if (!loops) return false;
-  const n = acc.shape[1]!;
-  loops.scatter(address(data), address(indices), address(indptr), address(d) + j0 * d.data.BYTES_PER_ELEMENT, address(acc) + j0 * 8, indptr.shape[0]! - 1, n, w);
+  if (!loops || !(acc.data instanceof Float64Array)) return false;
+  loops.scatter(address(data), address(indices), address(indptr), address(d), acc.data.byteOffset + at * 8, p0, p1, c0, n);
   return true;
 }

@@ -3,8 +3,9 @@
 // Each output element is summed in float64 in one fixed order (stored entries in storage order,
 // then rounded once), whatever the chunk, so results have the same bits on any worker count:
 // - 'sparse.timesDense': s (m x k, csr) times d (k x n): chunks of output rows, each row a walk of
-//   its entries. 'sparse.cscTimesDense' (csc s): chunks of output columns, each entry scattering
-//   into its row of a float64 accumulator, a block of columns at a time.
+//   its entries. 'sparse.cscTimesDense' (csc s): each entry scatters into its row, in slabs of
+//   entries whose float64 partial products are summed in slab order ('sparse.scatterSlabs',
+//   'sparse.sumSlabs': the steps planners run as tasks; the whole kernel runs the same steps).
 // - 'sparse.switchFormat': the other format's parts of the same matrix (a counting sort).
 // - 'sparse.productsAt': at each stored position (r, c), the sum over j of x[r, j] y[c, j]
 //   (times the stored value when scaled), chunked over the stored entries.
@@ -95,57 +96,93 @@ registerKernel('sparse.timesDense', (ins, [out], _params, range) => {
   csrTimesDense(ins, out!, range ?? { start: 0, end: out!.shape[0]! });
 });
 
-/**
- * Output columns a csc product scatters at once: a block's float64 rows (16 elements, two cache
- * lines) stay in cache while every stored entry adds into one of them.
- */
-export const SCATTER_BLOCK = 16;
+/** Multiply-adds (entries x columns of d) one slab of a csc product should carry at least. */
+const SLAB_WORK = 1 << 21;
+/** The most memory the slabs' float64 partial products may take, and the most slabs (12: even shares for 2, 3, 4 or 6 workers). */
+const SLAB_BYTES = 64 << 20;
+const MAX_SLABS = 12;
 
-/** A float64 view of a scratch output (a uint8 view of at least m x n float64), or undefined. */
-function float64Scratch(scratch: TensorView | undefined, elements: number): Float64Array | undefined {
-  if (!scratch) return undefined;
-  const at = scratch.data.byteOffset + scratch.offset;
-  return at % 8 === 0 && scratch.shape[0]! >= elements * 8 ? new Float64Array(scratch.data.buffer, at, elements) : undefined;
+/**
+ * How many slabs a csc product s d (nnz stored entries, an m x n result) is cut into: that many
+ * consecutive runs of its entries, each scattered by one task into a float64 partial product of
+ * its own (so tasks share no memory they write), the partials then summed in slab order. From
+ * the shapes only: every run, on any number of workers, cuts the same slabs.
+ */
+export function scatterSlabs(nnz: number, m: number, n: number): number {
+  const bySize = Math.floor(SLAB_BYTES / Math.max(1, 8 * m * n));
+  return Math.max(1, Math.min(MAX_SLABS, bySize, Math.round((nnz * n) / SLAB_WORK)));
+}
+
+/** The stored entries slab `slab` of `slabs` scatters. */
+function slabEntries(nnz: number, slab: number, slabs: number): Range {
+  return { start: Math.floor((slab * nnz) / slabs), end: Math.floor(((slab + 1) * nnz) / slabs) };
 }
 
 /**
- * Output columns `range` of s d for csc s, SCATTER_BLOCK at a time: each stored entry (r, c) adds
- * s[r, c] d[c, block] into row r of a float64 accumulator (acc [m, n], of which this task uses its
- * columns), in storage order; then the block is written out.
+ * Adds entries `entries` of csc s, times their rows of d, into the float64 matrix `into` (m x n,
+ * row-major from element `at`): entry (r, c) adds s[r, c] d[c, :] to row r. In storage order.
  */
-function cscTimesDense(ins: readonly TensorView[], out: TensorView, acc: Float64Array, range: Range): void {
-  const [data, indices, indptr, , d] = ins;
-  const [m, n] = [out.shape[0]!, out.shape[1]!];
-  const k = indptr!.shape[0]! - 1;
-  const [rs, cs] = [out.stride[0]!, out.stride[1]!];
-  const accView: TensorView = { data: acc, offset: 0, shape: [m, n], stride: [n, 1] };
-  for (let j0 = range.start; j0 < range.end; j0 += SCATTER_BLOCK) {
-    const w = Math.min(SCATTER_BLOCK, range.end - j0);
-    for (let r = 0; r < m; r++) acc.fill(0, r * n + j0, r * n + j0 + w);
-    if (!cscScatterWasm(data!, indices!, indptr!, d!, accView, j0, w)) {
-      const [vals, idx, ptr, dd] = [data!.data, indices!.data, indptr!.data, d!.data];
-      const [vo, io, po, dOff] = [data!.offset, indices!.offset, indptr!.offset, d!.offset];
-      for (let c = 0; c < k; c++) {
-        const row = dOff + c * n + j0;
-        for (let p = ptr[po + c]!; p < ptr[po + c + 1]!; p++) {
-          const v = vals[vo + p]!;
-          const to = idx[io + p]! * n + j0;
-          for (let j = 0; j < w; j++) acc[to + j] += v * dd[row + j]!;
-        }
-      }
-    }
-    for (let r = 0; r < m; r++) {
-      const at = out.offset + r * rs + j0 * cs;
-      for (let j = 0; j < w; j++) out.data[at + j * cs] = acc[r * n + j0 + j]!;
-    }
+function scatterEntries([data, indices, indptr, , d]: readonly TensorView[], entries: Range, into: TensorView, at: number, n: number): void {
+  if (entries.start >= entries.end) return;
+  const c0 = outerOf(indptr!, indptr!.shape[0]! - 1, entries.start);
+  if (cscScatterWasm(data!, indices!, indptr!, d!, into, at, entries.start, entries.end, c0, n)) return;
+  const acc = into.data;
+  const [vals, idx, ptr, dd] = [data!.data, indices!.data, indptr!.data, d!.data];
+  const [vo, io, po, dOff] = [data!.offset, indices!.offset, indptr!.offset, d!.offset];
+  let c = c0;
+  for (let p = entries.start; p < entries.end; p++) {
+    while (ptr[po + c + 1]! <= p) c++;
+    const v = vals[vo + p]!;
+    const row = dOff + c * n;
+    const to = at + idx[io + p]! * n;
+    for (let j = 0; j < n; j++) acc[to + j] += v * dd[row + j]!;
   }
 }
 
-/** Inputs: data, indices, indptr, shape (of a csc matrix), d; outputs: the product and (in plans) m x n float64 of scratch; chunks of output columns. */
-registerKernel('sparse.cscTimesDense', (ins, [out, scratch], _params, range) => {
-  const elements = out!.shape[0]! * out!.shape[1]!;
-  const acc = float64Scratch(scratch, elements) ?? new Float64Array(elements);
-  cscTimesDense(ins, out!, acc, range ?? { start: 0, end: out!.shape[1]! });
+/** The whole csc product on one thread: the same slabs, summed in the same order, as a plan's tasks. */
+registerKernel('sparse.cscTimesDense', (ins, [out]) => {
+  const [m, n] = [out!.shape[0]!, out!.shape[1]!];
+  const nnz = ins[0]!.shape[0]!;
+  const slabs = scatterSlabs(nnz, m, n);
+  const partial: TensorView = { data: new Float64Array(m * n), offset: 0, shape: [m, n], stride: [n, 1] };
+  const total = new Float64Array(m * n);
+  for (let s = 0; s < slabs; s++) {
+    partial.data.fill(0);
+    scatterEntries(ins, slabEntries(nnz, s, slabs), partial, 0, n);
+    for (let i = 0; i < m * n; i++) total[i] += partial.data[i]!;
+  }
+  const [rs, cs] = [out!.stride[0]!, out!.stride[1]!];
+  for (let r = 0; r < m; r++) for (let j = 0; j < n; j++) out!.data[out!.offset + r * rs + j * cs] = total[r * n + j]!;
+});
+
+/** Slabs `range` of a csc product (inputs as 'sparse.cscTimesDense') into their partials: output 0 is float64 [slabs, m, n]. */
+registerKernel('sparse.scatterSlabs', (ins, [partials], _params, range) => {
+  const [slabs, m, n] = partials!.shape as [number, number, number];
+  const nnz = ins[0]!.shape[0]!;
+  const { start, end } = range ?? { start: 0, end: slabs };
+  for (let s = start; s < end; s++) {
+    const at = partials!.offset + s * m * n;
+    partials!.data.fill(0, at, at + m * n);
+    scatterEntries(ins, slabEntries(nnz, s, slabs), partials!, at, n);
+  }
+});
+
+/** The partials [slabs, m, n] summed in slab order (from 0) into the m x n output, chunked by its rows. */
+registerKernel('sparse.sumSlabs', ([partials], [out], _params, range) => {
+  const [slabs, m, n] = partials!.shape as [number, number, number];
+  const rows = range ?? { start: 0, end: m };
+  const p = partials!.data;
+  const sum = zeroedAccumulator(n);
+  const [rs, cs] = [out!.stride[0]!, out!.stride[1]!];
+  for (let r = rows.start; r < rows.end; r++) {
+    sum.fill(0, 0, n);
+    for (let s = 0; s < slabs; s++) {
+      const at = partials!.offset + (s * m + r) * n;
+      for (let j = 0; j < n; j++) sum[j] += p[at + j]!;
+    }
+    const to = out!.offset + r * rs;
+    for (let j = 0; j < n; j++) out!.data[to + j * cs] = sum[j]!;
+  }
 });
 
 export interface ProductsAtParams extends SparseKernelParams {

@@ -1,13 +1,14 @@
 // Tensor ops over a sparse matrix's parts (data, indices, indptr, shape), with worker kernels
 // (kernels/sparse.ts): what the lowering rewrites write sparse products and conversions as, so
-// that plans run them on the workers, chunked by rows (csr), columns (csc) or stored entries,
+// that plans run them on the workers, chunked by rows (csr), slabs of entries (csc) or entries,
 // with the same bits on any worker count. Users meet them only in
 // printed graphs; the sparse ops are the API.
 import { Apply } from '../graph/apply.js';
 import type { KernelCall, KernelContext, SymbolicShape } from '../graph/op.js';
 import { propKinds } from '../graph/prop-kinds.js';
-import { SCATTER_BLOCK, type Outer } from '../kernels/sparse.js';
-import type { TensorView } from '../kernels/view.js';
+import { scratchPart } from '../kernels/expansion.js';
+import { scatterSlabs, type Outer } from '../kernels/sparse.js';
+import { contiguousStrides, type TensorView } from '../kernels/view.js';
 import { add } from '../tensor/elemwise/math.js';
 import { TensorOp } from '../tensor/core/op.js';
 import { TensorType } from '../tensor/core/type.js';
@@ -56,9 +57,9 @@ export class CompressedTimesDense extends TensorOp {
   }
 
   /**
-   * csr: chunks of output rows. csc: chunks of output columns, at least a scatter block each, with
-   * a float64 accumulator of the output's size as scratch. The WebAssembly loops run over the
-   * pool's memory, so outputs stay there (copied out after).
+   * csr: chunks of output rows. csc (a scatter into rows): slabs of the stored entries, each into a
+   * float64 partial product of its own, then their sum in slab order (kernels/sparse.ts), as two
+   * steps. The WebAssembly loops run over the pool's memory, so outputs stay there (copied out after).
    */
   override kernel(node: Apply, context?: KernelContext): KernelCall {
     const csr = this.outer === 'rows';
@@ -68,7 +69,23 @@ export class CompressedTimesDense extends TensorOp {
     const work = { work: Math.max(1, data!.shape[0]! * d!.shape[1]!), taskWork: SPARSE_TASK_WORK };
     if (csr) return { ...call, ...work, chunking: { by: 'rows' } };
     const [m, n] = this.outputShapes(node, context.inputs)[0]!;
-    return { ...call, ...work, chunking: { by: 'lanes', axis: 0, minUnits: SCATTER_BLOCK }, scratchBytes: 8 * m! * n! };
+    const slabs = scatterSlabs(data!.shape[0]!, m!, n!);
+    if (slabs < 2) return { ...call, ...work, chunking: { by: 'none' } };
+    const shape = [slabs, m!, n!];
+    const partials = scratchPart(0, 0, shape, contiguousStrides(shape));
+    const inputs = context.inputs.map((_, i) => ({ kind: 'input', index: i }) as const);
+    return {
+      ...call,
+      ...work,
+      chunking: { by: 'none' },
+      expansion: {
+        scratch: [{ dtype: 'float64', shape }],
+        steps: [
+          { name: 'sparse.scatterSlabs', params: {}, inputs, outputs: [partials], chunking: 'rows', work: work.work, label: `scatter of ${slabs} slabs of entries` },
+          { name: 'sparse.sumSlabs', params: {}, inputs: [partials], outputs: [{ kind: 'output', index: 0 }], chunking: 'rows', work: slabs * m! * n!, label: 'sum of the slabs' },
+        ],
+      },
+    };
   }
 
   override outputShapes(_node: Apply, [, , , shape, d]: readonly TensorView[]): number[][] {

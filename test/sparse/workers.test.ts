@@ -1,11 +1,12 @@
 // Sparse ops on the workers: the lowering rewrites make sparse products, their gradients,
 // conversions and structured functions tensor ops over the matrices' parts, with kernels chunked
-// by rows (csr; csc operands are switched to csr) or by stored entries. Checked: the same bits on 0, 1 and 2 workers and
+// by rows (csr), slabs of stored entries (csc) or entries. Checked: the same bits on 0, 1 and 2 workers and
 // values against dense references computed here; the kernels cut at random points give the
 // same bits as whole; ops whose pattern depends on values run between planned stages; bad
 // inputs fail with the sparse ops' exact messages and leave the pool usable; DebugMode agrees.
 import t, { type Test } from 'tap';
 import { getKernel } from '../../src/kernels/registry.js';
+import { scatterSlabs } from '../../src/kernels/sparse.js';
 import type { TensorView } from '../../src/kernels/view.js';
 import { pt, uniformStream, weft } from '../helpers.js';
 import { matmul, randomDense, randomSparse } from './random.js';
@@ -244,8 +245,20 @@ t.test('the sparse kernels cut at random points give the bits of one whole run',
   const csc = parts(A.csc, [120, 90]);
   const E = view(Float64Array.from(randomDense(366, 120, 37).flat()), [120, 37]);
   const cscT = parts(A.csr, [90, 120]);
-  t.ok(same(runCut('sparse.cscTimesDense', [...cscT, E], [90, 37], {}, 37), runWhole('sparse.cscTimesDense', [...cscT, E], [90, 37], {})), 'csc times dense, by columns');
   near(t, runWhole('sparse.cscTimesDense', [...cscT, E], [90, 37], {}), matmul(transposed(A.dense), randomDense(366, 120, 37)).flat(), 1e-12, 'csc times dense');
+  // A csc product big enough for 3 slabs of entries: its steps (slabs into partials, then their
+  // sum), each cut at random points, give the bits of the whole kernel.
+  const B = randomSparse(367, 2000, 1000, 0.05);
+  const F = view(Float64Array.from(randomDense(368, 1000, 64).flat()), [1000, 64]);
+  const bigCsc = parts(B.csc, [2000, 1000]);
+  const slabs = scatterSlabs(B.csc.data.length, 2000, 64);
+  t.equal(slabs, 3, 'the product is cut into 3 slabs');
+  const partials = view(new Float64Array(slabs * 2000 * 64), [slabs, 2000, 64]);
+  const partialsView: TensorView = { ...partials, stride: [2000 * 64, 64, 1] };
+  for (const r of cuts(slabs)) getKernel('sparse.scatterSlabs')([...bigCsc, F], [partialsView], {}, r);
+  const summed = view(new Float64Array(2000 * 64), [2000, 64]);
+  for (const r of cuts(2000)) getKernel('sparse.sumSlabs')([partialsView], [summed], {}, r);
+  t.ok(same(summed.data as Float64Array, runWhole('sparse.cscTimesDense', [...bigCsc, F], [2000, 64], {})), 'csc times dense: slabs and their sum, cut anywhere');
   t.ok(same(runCut('sparse.toDense', csc, [120, 90], { outer: 'columns' }, 90), runWhole('sparse.toDense', csc, [120, 90], { outer: 'columns' })), 'csc to dense, by columns');
   // The other format's parts, against the csc parts written out by the test's own loops.
   const switched = [view(new Float64Array(nnz), [nnz]), view(new Int32Array(nnz), [nnz]), view(new Int32Array(91), [91])];

@@ -59,7 +59,7 @@ export function chunkTasks(calls: readonly CallDescriptor[], kernelCalls: readon
     const u = chunkUnits(kc.chunking, outs[chunkedOutput(kc.chunking)]!.shape);
     const product = kc.contracted !== undefined;
     const target = kc.taskWork ?? (product ? PRODUCT_TASK_WORK : TASK_WORK);
-    const minUnits = product ? PRODUCT_MIN_UNITS : kc.chunking.by === 'elements' || kc.chunking.by === 'lanes' ? (kc.chunking.minUnits ?? 1) : 1;
+    const minUnits = product ? PRODUCT_MIN_UNITS : kc.chunking.by === 'elements' ? (kc.chunking.minUnits ?? 1) : 1;
     const maxChunks = Math.floor(u / minUnits);
     // Rounded (not floored): 3.5 tasks of work make 4, which two members share evenly.
     const chunks = kc.chunking.by === 'none' ? 1 : Math.max(1, Math.min(maxChunks, Math.round(w / target)));
