@@ -11,11 +11,14 @@
 //   (times the stored value when scaled), chunked over the stored entries.
 // - 'sparse.toDense': the dense matrix, chunked by output rows (csr) or columns (csc);
 //   'sparse.addToDense': a dense matrix plus the stored values, chunked the same way.
+// The products may end with an epilogue: an element-wise program over their rows once written
+// (a fused element-wise op of the product), with its own inputs broadcast to the product's shape.
 // Inputs are contiguous (the ops ask for it); outputs are walked by their strides. In the pool's
 // memory the two products run as WebAssembly SIMD loops (sparse-wasm.ts) with the same bits.
-import { registerKernel, type KernelParams } from './registry.js';
+import type { ElemwiseSource } from './elemwise.js';
+import { getKernel, registerKernel, type KernelParams } from './registry.js';
 import { csrRowsWasm, cscScatterWasm } from './sparse-wasm.js';
-import type { Range, TensorView } from './view.js';
+import { broadcastView, type Range, type TensorView } from './view.js';
 
 /** Which index the compression is over: rows (csr) or columns (csc). */
 export type Outer = 'rows' | 'columns';
@@ -30,6 +33,30 @@ function zeroedAccumulator(n: number): Float64Array {
   if (accumulator.length < n) accumulator = new Float64Array(Math.max(n, 2 * accumulator.length));
   accumulator.fill(0, 0, n);
   return accumulator;
+}
+
+/**
+ * An element-wise program run over a product's rows as soon as they are written (the fused
+ * element-wise op after a sparse product): its input `position` is the product, the others are
+ * the kernel's inputs from `first` on, broadcast to the product's shape.
+ */
+export interface Epilogue {
+  readonly source: ElemwiseSource;
+  readonly position: number;
+  readonly first: number;
+}
+
+/** Rows `rows` of `out` through the epilogue, in place. */
+function applyEpilogue(epilogue: Epilogue | undefined, ins: readonly TensorView[], out: TensorView, rows: Range): void {
+  if (!epilogue || rows.start >= rows.end) return;
+  const slice = (v: TensorView): TensorView => {
+    const b = broadcastView(v, out.shape);
+    return { data: b.data, offset: b.offset + rows.start * b.stride[0]!, shape: [rows.end - rows.start, out.shape[1]!], stride: b.stride };
+  };
+  const part = slice(out);
+  const others = ins.slice(epilogue.first).map(slice);
+  const args = [...others.slice(0, epilogue.position), part, ...others.slice(epilogue.position)];
+  getKernel('elemwise')(args, [part], { source: epilogue.source });
 }
 
 /** The first outer index whose entries reach past `p` (its entries hold p): a binary search of indptr. */
@@ -91,9 +118,11 @@ registerKernel('sparse.switchFormat', ([data, indices, indptr], [outData, outInd
   }
 });
 
-/** Inputs: data, indices, indptr, shape (of a csr matrix), d; chunks of output rows. */
-registerKernel('sparse.timesDense', (ins, [out], _params, range) => {
-  csrTimesDense(ins, out!, range ?? { start: 0, end: out!.shape[0]! });
+/** Inputs: data, indices, indptr, shape (of a csr matrix), d, and the epilogue's; chunks of output rows. */
+registerKernel('sparse.timesDense', (ins, [out], params, range) => {
+  const rows = range ?? { start: 0, end: out!.shape[0]! };
+  csrTimesDense(ins, out!, rows);
+  applyEpilogue(params['epilogue'] as Epilogue | undefined, ins, out!, rows);
 });
 
 /** Multiply-adds (entries x columns of d) one slab of a csc product should carry at least. */
@@ -140,7 +169,7 @@ function scatterEntries([data, indices, indptr, , d]: readonly TensorView[], ent
 }
 
 /** The whole csc product on one thread: the same slabs, summed in the same order, as a plan's tasks. */
-registerKernel('sparse.cscTimesDense', (ins, [out]) => {
+registerKernel('sparse.cscTimesDense', (ins, [out], params) => {
   const [m, n] = [out!.shape[0]!, out!.shape[1]!];
   const nnz = ins[0]!.shape[0]!;
   const slabs = scatterSlabs(nnz, m, n);
@@ -153,6 +182,7 @@ registerKernel('sparse.cscTimesDense', (ins, [out]) => {
   }
   const [rs, cs] = [out!.stride[0]!, out!.stride[1]!];
   for (let r = 0; r < m; r++) for (let j = 0; j < n; j++) out!.data[out!.offset + r * rs + j * cs] = total[r * n + j]!;
+  applyEpilogue(params['epilogue'] as Epilogue | undefined, ins, out!, { start: 0, end: m });
 });
 
 /** Slabs `range` of a csc product (inputs as 'sparse.cscTimesDense') into their partials: output 0 is float64 [slabs, m, n]. */
@@ -167,8 +197,9 @@ registerKernel('sparse.scatterSlabs', (ins, [partials], _params, range) => {
   }
 });
 
-/** The partials [slabs, m, n] summed in slab order (from 0) into the m x n output, chunked by its rows. */
-registerKernel('sparse.sumSlabs', ([partials], [out], _params, range) => {
+/** The partials [slabs, m, n] summed in slab order (from 0) into the m x n output, chunked by its rows; then the epilogue's (inputs from 1 on). */
+registerKernel('sparse.sumSlabs', (ins, [out], params, range) => {
+  const partials = ins[0];
   const [slabs, m, n] = partials!.shape as [number, number, number];
   const rows = range ?? { start: 0, end: m };
   const p = partials!.data;
@@ -183,6 +214,7 @@ registerKernel('sparse.sumSlabs', ([partials], [out], _params, range) => {
     const to = out!.offset + r * rs;
     for (let j = 0; j < n; j++) out!.data[to + j * cs] = sum[j]!;
   }
+  applyEpilogue(params['epilogue'] as Epilogue | undefined, ins, out!, rows);
 });
 
 export interface ProductsAtParams extends SparseKernelParams {

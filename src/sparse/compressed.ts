@@ -7,10 +7,12 @@ import { Apply } from '../graph/apply.js';
 import type { KernelCall, KernelContext, SymbolicShape } from '../graph/op.js';
 import { propKinds } from '../graph/prop-kinds.js';
 import { scratchPart } from '../kernels/expansion.js';
-import { scatterSlabs, type Outer } from '../kernels/sparse.js';
+import { scatterSlabs, type Epilogue, type Outer } from '../kernels/sparse.js';
 import { contiguousStrides, type TensorView } from '../kernels/view.js';
 import { add } from '../tensor/elemwise/math.js';
+import type { ElemwiseSource } from '../kernels/elemwise.js';
 import { TensorOp } from '../tensor/core/op.js';
+import type { Elemwise } from '../tensor/elemwise/elemwise.js';
 import { TensorType } from '../tensor/core/type.js';
 import type { TensorVariable } from '../tensor/core/variable.js';
 import { floatResult } from './op-args.js';
@@ -56,33 +58,41 @@ export class CompressedTimesDense extends TensorOp {
     return new Apply(this, [data, indices, indptr, shape, d], [matrix(floatResult(this.label, data.dtype, d.dtype))]);
   }
 
+  override kernel(_node: Apply, context?: KernelContext): KernelCall {
+    return this.productCall(context?.inputs);
+  }
+
   /**
-   * csr: chunks of output rows. csc (a scatter into rows): slabs of the stored entries, each into a
-   * float64 partial product of its own, then their sum in slab order (kernels/sparse.ts), as two
-   * steps. The WebAssembly loops run over the pool's memory, so outputs stay there (copied out after).
+   * The product's kernel call for these inputs (as a planner describes them; none: one task),
+   * ending with `epilogue` over the rows it writes (FusedTimesDense's, whose inputs after the
+   * product's five are the epilogue's). csr: chunks of output rows. csc (a scatter into rows):
+   * slabs of the stored entries, each into a float64 partial product of its own, then their sum
+   * in slab order (kernels/sparse.ts), as two steps. The WebAssembly loops run over the pool's
+   * memory, so outputs stay there (copied out after).
    */
-  override kernel(node: Apply, context?: KernelContext): KernelCall {
+  productCall(inputs: readonly TensorView[] | undefined, epilogue?: Omit<Epilogue, 'first'>): KernelCall {
     const csr = this.outer === 'rows';
-    const call = { name: csr ? 'sparse.timesDense' : 'sparse.cscTimesDense', params: {}, contiguousInputs: true, outputsInArena: true } as const;
-    if (!context) return { ...call, chunking: { by: 'none' } };
-    const [data, , , , d] = context.inputs;
+    const ending = (first: number) => (epilogue ? { epilogue: { ...epilogue, first } } : {});
+    const call = { name: csr ? 'sparse.timesDense' : 'sparse.cscTimesDense', params: ending(5), contiguousInputs: true, outputsInArena: true } as const;
+    if (!inputs) return { ...call, chunking: { by: 'none' } };
+    const [data, , , shape, d] = inputs;
     const work = { work: Math.max(1, data!.shape[0]! * d!.shape[1]!), taskWork: SPARSE_TASK_WORK };
     if (csr) return { ...call, ...work, chunking: { by: 'rows' } };
-    const [m, n] = this.outputShapes(node, context.inputs)[0]!;
-    const slabs = scatterSlabs(data!.shape[0]!, m!, n!);
+    const [m, n] = [lengthsIn(shape!)[0], d!.shape[1]!];
+    const slabs = scatterSlabs(data!.shape[0]!, m, n);
     if (slabs < 2) return { ...call, ...work, chunking: { by: 'none' } };
-    const shape = [slabs, m!, n!];
-    const partials = scratchPart(0, 0, shape, contiguousStrides(shape));
-    const inputs = context.inputs.map((_, i) => ({ kind: 'input', index: i }) as const);
+    const partials = scratchPart(0, 0, [slabs, m, n], contiguousStrides([slabs, m, n]));
+    const input = (i: number) => ({ kind: 'input', index: i }) as const;
+    const all = inputs.map((_, i) => input(i));
     return {
       ...call,
       ...work,
       chunking: { by: 'none' },
       expansion: {
-        scratch: [{ dtype: 'float64', shape }],
+        scratch: [{ dtype: 'float64', shape: [slabs, m, n] }],
         steps: [
-          { name: 'sparse.scatterSlabs', params: {}, inputs, outputs: [partials], chunking: 'rows', work: work.work, label: `scatter of ${slabs} slabs of entries` },
-          { name: 'sparse.sumSlabs', params: {}, inputs: [partials], outputs: [{ kind: 'output', index: 0 }], chunking: 'rows', work: slabs * m! * n!, label: 'sum of the slabs' },
+          { name: 'sparse.scatterSlabs', params: {}, inputs: all.slice(0, 5), outputs: [partials], chunking: 'rows', work: work.work, label: `scatter of ${slabs} slabs of entries` },
+          { name: 'sparse.sumSlabs', params: ending(1), inputs: [partials, ...all.slice(5)], outputs: [{ kind: 'output', index: 0 }], chunking: 'rows', work: slabs * m * n, label: 'sum of the slabs' },
         ],
       },
     };
@@ -96,6 +106,62 @@ export class CompressedTimesDense extends TensorOp {
       throw new RangeError(`${this.label}: shapes ${described(a)} and ${described(b)} are not aligned: input 0 has ${ka} columns, input 1 has ${kb} rows`);
     }
     return [[m, n!]];
+  }
+
+  override inferShape(node: Apply, shapes: readonly SymbolicShape[]): SymbolicShape[] {
+    return [[(node.inputs[3] as TensorVariable).get(0), shapes[4]![1]!]];
+  }
+}
+
+/**
+ * A sparse product and an element-wise op of its result, in one pass (the fusion the dense side
+ * of a sparse product allows): each task runs the op's program over the product's rows it has
+ * just written, in place. Inputs: the product's five, then the element-wise op's others (input
+ * `position` of the op is the product). The same bits as the two ops one after the other.
+ */
+export class FusedTimesDense extends TensorOp {
+  static override readonly props = ['product', 'epilogue', 'position'] as const;
+  readonly #sources = new Map<string, ElemwiseSource>();
+
+  constructor(
+    readonly product: CompressedTimesDense,
+    readonly epilogue: Elemwise,
+    readonly position: number,
+  ) {
+    super();
+  }
+
+  override makeNode(...inputs: unknown[]): Apply {
+    const vars = inputs as TensorVariable[];
+    const [data, , , , d] = vars;
+    return new Apply(this, vars, [matrix(floatResult(this.product.label, data!.dtype, d!.dtype))]);
+  }
+
+  /** The element-wise op's node over variables of this node's types (for its program and its shape checks). */
+  #epilogueNode(node: Apply): Apply {
+    const extras = node.inputs.slice(5);
+    const product = node.outputs[0]!.type.makeVariable();
+    const ins = [...extras.slice(0, this.position), product, ...extras.slice(this.position)].map((v) => (v === product ? v : v.type.makeVariable()));
+    return new Apply(this.epilogue, ins, [node.outputs[0]!.type.makeVariable()]);
+  }
+
+  #source(node: Apply): ElemwiseSource {
+    const key = node.inputs.map((v) => (v.type as TensorType).dtype).join(',');
+    let source = this.#sources.get(key);
+    if (!source) this.#sources.set(key, (source = this.epilogue.source(this.#epilogueNode(node))));
+    return source;
+  }
+
+  override kernel(node: Apply, context?: KernelContext): KernelCall {
+    return this.product.productCall(context?.inputs, { source: this.#source(node), position: this.position });
+  }
+
+  override outputShapes(node: Apply, inputs: readonly TensorView[]): number[][] {
+    const [shape] = this.product.outputShapes(node, inputs.slice(0, 5));
+    const extras = inputs.slice(5).map((v) => v.shape);
+    // The element-wise op's own check (its errors) of its other inputs against the product.
+    this.epilogue.outputShape(this.#epilogueNode(node), [...extras.slice(0, this.position), shape!, ...extras.slice(this.position)]);
+    return [shape!];
   }
 
   override inferShape(node: Apply, shapes: readonly SymbolicShape[]): SymbolicShape[] {

@@ -2,6 +2,7 @@
 import './codecs.js';
 import './rewrites.js';
 import './lowering.js';
+import './epilogue.js';
 export { SparseTensorType, SparseVariable, SparseConstant, csrMatrix, cscMatrix, isSparseVariable, asSparseVariable, type SparseLike } from './type.js';
 export { csr, csc, type SparseValue, type SparseParts, type SparseFormat, type SparseDtype } from './value.js';
 export { asSparse, dense, toFormat, csrFromData, cscFromData, SparseFromDense, DenseFromSparse, SparseToFormat, CSM, CSMGrad } from './convert.js';

@@ -281,3 +281,35 @@ t.test('documents: a lowered graph (parts and tensor ops over them) reads back a
   const [a, b] = [(await fn(...(values as [weft.InputValue, weft.InputValue]))) as unknown[], (await again(...values)) as unknown[]];
   a.forEach((v, i) => t.ok(bytes(v).equals(bytes(b[i])), `output ${i}`));
 });
+
+for (const format of ['csr', 'csc'] as const) {
+  t.test(`${format}: an element-wise op of a sparse product runs in the product's tasks, with the bits of the two ops apart`, async (t) => {
+    const A = randomSparse(381, M, K, 0.05);
+    const s = format === 'csr' ? sparse.csrMatrix('s', 'float32') : sparse.cscMatrix('s', 'float32');
+    const [d, b] = [pt.matrix('d', 'float32'), pt.vector('b', 'float32')];
+    const y = pt.tanh(sparse.structuredDot(s, d).add(b));
+    const values = [sparse[format](A[format], { dtype: 'float32' }), ndarray(randomDense(382, K, N), 'float32'), weft.ndarray(Float32Array.from(randomDense(383, 1, N)[0]!), [N])] as const;
+    const apart = new weft.Mode({ excluding: ['sparse_epilogue'] });
+    const runs: weft.NdArray[] = [];
+    for (const workers of [0, 2]) {
+      const fused = await weft.compile([s, d, b], y, { workers });
+      const ops = opsOf(fused);
+      if (workers === 2) t.ok(ops.includes('FusedTimesDense') && !ops.includes('CompressedTimesDense') && !ops.includes('Composite'), `one fused node: ${[...new Set(ops)].join(' ')}`);
+      runs.push((await fused(...values)) as weft.NdArray);
+      const separate = await weft.compile([s, d, b], y, { workers, mode: apart });
+      t.ok(opsOf(separate).includes('Composite'), 'without the rewrite, the element-wise op (a Composite) runs on its own');
+      t.ok(bytes(runs.at(-1)).equals(bytes(await separate(...values))), `${workers} workers: the bits of the two ops apart`);
+    }
+    t.ok(bytes(runs[1]).equals(bytes(runs[0])), 'equal bits on 0 and 2 workers');
+    const want = matmul(A.dense, randomDense(382, K, N)).map((row) => row.map((v, j) => Math.tanh(v + randomDense(383, 1, N)[0]![j]!)));
+    near(t, runs[0]!, want.flat(), 1e-5, 'tanh(s d + b)');
+    // The fused node goes through documents and computes the same.
+    const fn = await weft.compile([s, d, b], y, { workers: 0 });
+    const back = weft.deserialize(weft.serialize(fn.fgraph.outputs));
+    const again = await weft.compile(back.inputs, back.outputs, { mode: 'FAST_COMPILE', workers: 0 });
+    t.ok(opsOf(again).includes('FusedTimesDense'), 'read back fused');
+    const [read] = (await again(...(values as unknown as weft.InputValue[]))) as weft.NdArray[];
+    t.ok(bytes(read).equals(bytes(runs[0])), 'and computes the same');
+    await weft.shutdown();
+  });
+}
