@@ -160,13 +160,23 @@ export function makeSparse(format: SparseFormat, parts: unknown, options: MakeSp
     const end = indptr[r + 1]!;
     if (end < start) throw new ValueTypeError(`${where}: indptr must not decrease, but indptr[${r + 1}] = ${end} < indptr[${r}] = ${start}`);
     if (end > nnz) throw new ValueTypeError(`${where}: indptr[${r + 1}] = ${end} exceeds nnz = ${nnz} (the length of data)`);
+    // One comparison an entry: a row in increasing order from 0 up is in range when its last
+    // index is; any other row (unsorted, or with an index out of range) is checked entry by entry.
+    let last = -1;
+    let increasing = true;
+    for (let k = start; k < end; k++) {
+      const j = indices[k]!;
+      if (j <= last) increasing = false;
+      last = j;
+    }
+    if (increasing && last < inner) continue;
+    if (!increasing) sorted = false;
     for (let k = start; k < end; k++) {
       const j = indices[k]!;
       if (j < 0 || j >= inner) {
         const range = inner === 0 ? 'there are none' : `0 to ${inner - 1}`;
         throw new ValueTypeError(`${where}: indices[${k}] = ${j} is out of range for ${inner} ${words.inner} (${range})`);
       }
-      if (k > start && j <= indices[k - 1]!) sorted = false;
     }
   }
   if (indptr[outer] !== nnz) throw new ValueTypeError(`${where}: indptr[${outer}] (its last entry) must equal nnz = ${nnz} (the length of data), got ${indptr[outer]}`);

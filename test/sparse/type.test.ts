@@ -42,6 +42,11 @@ t.test('malformed values: errors name the field, the position and what was expec
   await throwsExactly(t, bad({ ...base, indptr: [0, 3, 3] }), E, 'sparse.csr: indptr[1] = 3 exceeds nnz = 2 (the length of data)', 'indptr beyond nnz');
   await throwsExactly(t, bad({ ...base, indices: [0, 5] }), E, 'sparse.csr: indices[1] = 5 is out of range for 2 columns (0 to 1)', 'index too large');
   await throwsExactly(t, bad({ ...base, indices: [-1, 0] }), E, 'sparse.csr: indices[0] = -1 is out of range for 2 columns (0 to 1)', 'negative index');
+  // In one row, the first index out of range in storage order is named, sorted row or not.
+  const row = (indices: number[]) => bad({ data: indices.map(() => 1), indices, indptr: [0, indices.length], shape: [1, 4] });
+  await throwsExactly(t, row([1, 4, 5]), E, 'sparse.csr: indices[1] = 4 is out of range for 4 columns (0 to 3)', 'in an increasing row, the first too large');
+  await throwsExactly(t, row([3, 7, -2]), E, 'sparse.csr: indices[1] = 7 is out of range for 4 columns (0 to 3)', 'in an unsorted row, the first out of range');
+  await throwsExactly(t, row([2, 2, -1]), E, 'sparse.csr: indices[2] = -1 is out of range for 4 columns (0 to 3)', 'negative, after a duplicate');
   await throwsExactly(t, bad({ ...base, indices: [0] }), E, 'sparse.csr: data has 2 entries but indices has 1; they must have the same length (one column index per stored value)', 'length mismatch');
   await throwsExactly(t, bad({ ...base, indices: [0, NaN] }), E, 'sparse.csr: indices[1] must be an int32 integer, got NaN', 'NaN index');
   await throwsExactly(t, bad({ ...base, indptr: [0, 0.5, 2] }), E, 'sparse.csr: indptr[1] must be an int32 integer, got 0.5', 'fractional indptr');
