@@ -1,11 +1,11 @@
 // W13 (issue 16): y = structuredDot(s, d) of a 100,000 x 10,000 csr matrix s at 1% density (100
 // stored entries a row, 10M in all, float32) by a dense 10,000 x 64 d, and the gradient with
 // respect to the dense side, s^T g for a fixed g (cost = sum(y * g)): one call gives y and s^T g,
-// in ms per call. weft runs on 1 and 2 workers with d and g resident (pool.from) and s passed as
-// its SparseValue (checked at every call). Its peers: the same product computed densely by weft
-// (pt.dot and its gradient) and by tfjs wasm (matMul, and matMul of B^T and g, 1 thread): the
-// dense matrix would take 4 GB, beyond a WebAssembly memory (weft's arena, tfjs wasm's heap), so
-// they multiply its first 10,000 rows B (400 MB) and their figure is that block's time x10 (a
+// in ms per call. weft runs on 1 and 2 workers with s, d and g resident (pool.from; s is still
+// checked at every call, as any sparse argument is). Its peers: the same product computed densely
+// by weft (pt.dot and its gradient) and by tfjs wasm (matMul, and matMul of B^T and g, 1 thread):
+// the dense matrix would take 4 GB, beyond a WebAssembly memory (weft's arena, tfjs wasm's heap),
+// so they multiply its first 10,000 rows B (400 MB) and their figure is that block's time x10 (a
 // dense product's time is linear in the rows); and a plain JS csr loop (the forward product and
 // the scatter of s^T g in one pass) on 1 and 2 threads. Every system's first call is checked
 // against a float64 reference (y and s^T g, or the block's rows of y and B^T g). The reference
@@ -29,7 +29,7 @@ const BLOCK = 10_000;
 const SCALE = ROWS / BLOCK;
 const GROUP = 'W13 csr 1% x 64';
 
-const sparseConfig = (workers: number): string => `${workersLabel(workers)}, structuredDot, d and g from pool.from`;
+const sparseConfig = (workers: number): string => `${workersLabel(workers)}, structuredDot, s, d and g from pool.from`;
 const BLOCK_LABEL = `${BLOCK.toLocaleString('en-US')}-row block, x${SCALE}`;
 const denseConfig = (workers: number): string => `dense pt.dot, ${workersLabel(workers)}, ${BLOCK_LABEL}`;
 const WEFT_1: RowKey = { group: GROUP, system: 'weft', config: sparseConfig(1) };
@@ -147,7 +147,7 @@ async function run(suite: Suite): Promise<void> {
   try {
     const dr = pool.from(weft.ndarray(d, [COLS, N]));
     const cases = [
-      { inputs: [sv, dv, gv], outputs: [y, gradient], args: [s, dr, pool.from(weft.ndarray(g, [ROWS, N]))], config: sparseConfig, dense: false },
+      { inputs: [sv, dv, gv], outputs: [y, gradient], args: [pool.from(s), dr, pool.from(weft.ndarray(g, [ROWS, N]))], config: sparseConfig, dense: false },
       { inputs: [bv, dv, gbv], outputs: [yb, gradientB], args: [pool.from(weft.ndarray(block, [BLOCK, COLS])), dr, pool.from(weft.ndarray(g.subarray(0, BLOCK * N), [BLOCK, N]))], config: denseConfig, dense: true },
     ];
     for (const c of cases) {

@@ -1,6 +1,7 @@
 // The pools users make and pass to compile: a WorkerPool (threads and the shared arena, in
-// workers/) with the arrays users put in its memory (pool.array, pool.from), which functions on
-// the pool read in place; and the default pool that functions use when they are given none.
+// workers/) with the arrays users put in its memory (pool.array, pool.from: ndarrays, and sparse
+// matrices part by part), which functions on the pool read in place; and the default pool that
+// functions use when they are given none.
 import { copyView } from '../kernels/copy.js';
 import { STORAGE, type Dtype } from '../kernels/dtype.js';
 import { sizeOf } from '../kernels/view.js';
@@ -9,6 +10,7 @@ import { config } from '../tensor/core/config.js';
 import { makeNdArray, type NdArray } from '../tensor/core/ndarray.js';
 import type { TensorLike } from '../tensor/core/variable.js';
 import { PoolClosedError, WorkerPool, type PoolOptions } from '../workers/pool.js';
+import { isSparseValue, makeSparse, trustedSparse, type SparseValue } from '../sparse/value.js';
 
 /** The lengths of a shape for pool.array: a number is a vector's length; each must be a whole number >= 0. */
 function lengthsOf(shape: number | readonly number[], where: string): number[] {
@@ -36,9 +38,24 @@ export class Pool extends WorkerPool {
     return makeNdArray(this.arena.array(dtype, sizeOf(lengths)), lengths);
   }
 
-  /** `value` (an ndarray, nested array, number or typed array) copied into this pool's shared memory. */
-  from(value: TensorLike, options: { dtype?: Dtype } = {}): NdArray {
+  /**
+   * `value` (an ndarray, nested array, number or typed array) copied into this pool's shared
+   * memory; a sparse matrix (weft.sparse.csr / csc) is copied part by part, and functions read its
+   * parts in place too.
+   */
+  from(value: SparseValue): SparseValue;
+  from(value: TensorLike, options?: { dtype?: Dtype }): NdArray;
+  from(value: TensorLike | SparseValue, options: { dtype?: Dtype } = {}): NdArray | SparseValue {
     if (this.closed) throw new PoolClosedError('pool.from');
+    if (isSparseValue(value)) {
+      const copy = <A extends SparseValue['data'] | Int32Array>(a: A, dtype: Dtype): A => {
+        const to = this.arena.array(dtype, a.length) as A;
+        to.set(a);
+        return to;
+      };
+      const v = makeSparse(value.format, value, { what: 'pool.from' });
+      return trustedSparse(v.format, v.shape, copy(v.data, v.data instanceof Float32Array ? 'float32' : 'float64'), copy(v.indices, 'int32'), copy(v.indptr, 'int32'));
+    }
     const c = constant(value, options.dtype ? { dtype: options.dtype } : {});
     const out = this.array(c.data.shape, { dtype: c.dtype });
     copyView(c.data, out);

@@ -8,7 +8,8 @@
 //   'sparse.sumSlabs': the steps planners run as tasks; the whole kernel runs the same steps).
 // - 'sparse.switchFormat': the other format's parts of the same matrix (a counting sort).
 // - 'sparse.productsAt': at each stored position (r, c), the sum over j of x[r, j] y[c, j]
-//   (times the stored value when scaled), chunked over the stored entries.
+//   (times the stored value when scaled), chunked over the stored entries; 'sparse.valuesAt': a
+//   dense matrix's elements at the stored positions, chunked the same way.
 // - 'sparse.toDense': the dense matrix, chunked by output rows (csr) or columns (csc);
 //   'sparse.addToDense': a dense matrix plus the stored values, chunked the same way.
 // The products may end with an epilogue: an element-wise program over their rows once written

@@ -1,7 +1,7 @@
 // The lowering rewrites (PyTensor's local_structured_dot and friends; their own phase after
-// specialize, tags 'sparse' and 'sparse_lower'): sparse ops whose results have a pattern known from their inputs
-// become tensor ops over the matrices' parts (CSMProperties ... SparseFromParts), which plans
-// run on the workers, and whose element-wise parts fuse with the rest of the graph:
+// specialize, tags 'sparse' and 'sparse_lower'): sparse ops whose results have a pattern known
+// from their inputs become tensor ops over the matrices' parts (CSMProperties ... SparseFromParts),
+// which plans run on the workers, and whose element-wise parts fuse with the rest of the graph:
 //   structuredDot(s, d), sparse.dot(s, d), sparse.dot(d, s) -> CompressedTimesDense
 //   toFormat(s, f)                                          -> CompressedSwitch
 //   StructuredDotGrad, samplingDot                            -> ProductsAt at s's pattern

@@ -8,7 +8,7 @@ import t, { type Test } from 'tap';
 import { getKernel } from '../../src/kernels/registry.js';
 import { scatterSlabs } from '../../src/kernels/sparse.js';
 import type { TensorView } from '../../src/kernels/view.js';
-import { pt, uniformStream, weft } from '../helpers.js';
+import { pt, throwsExactly, uniformStream, weft } from '../helpers.js';
 import { matmul, randomDense, randomSparse } from './random.js';
 
 const { sparse } = weft;
@@ -313,3 +313,19 @@ for (const format of ['csr', 'csc'] as const) {
     await weft.shutdown();
   });
 }
+
+t.test('pool.from takes a sparse matrix: its parts go into the pool\'s memory, and calls read them there', async (t) => {
+  const A = randomSparse(391, 300, 200, 0.1);
+  const pool = weft.createPool({ workers: 2 });
+  const resident = pool.from(sparse.csr(A.csr));
+  t.equal(resident.format, 'csr', 'a csr matrix');
+  t.ok([resident.data, resident.indices, resident.indptr].every((a) => a.buffer instanceof SharedArrayBuffer), 'its parts in shared memory');
+  t.same([Array.from(resident.data), Array.from(resident.indices), Array.from(resident.indptr)], [A.csr.data, A.csr.indices, A.csr.indptr], 'the same entries');
+  const s = sparse.csrMatrix('s');
+  const d = pt.matrix('d');
+  const fn = await weft.compile([s, d], sparse.structuredDot(s, d), { pool });
+  const D = randomDense(392, 200, 8);
+  t.ok(bytes(await fn(resident, D)).equals(bytes(await fn(sparse.csr(A.csr), D))), 'the same bits as a value outside the pool');
+  await throwsExactly(t, () => pool.from({ format: 'csr', data: Float64Array.of(1), indices: Int32Array.of(3), indptr: Int32Array.of(0, 1), shape: [1, 2] } as unknown as weft.sparse.SparseValue), weft.ValueTypeError, 'pool.from: indices[0] = 3 is out of range for 2 columns (0 to 1)', 'a bad matrix');
+  await pool.close();
+});
