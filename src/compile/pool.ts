@@ -10,7 +10,7 @@ import { config } from '../tensor/core/config.js';
 import { makeNdArray, type NdArray } from '../tensor/core/ndarray.js';
 import type { TensorLike } from '../tensor/core/variable.js';
 import { PoolClosedError, WorkerPool, type PoolOptions } from '../workers/pool.js';
-import { isSparseValue, makeSparse, trustedSparse, type SparseValue } from '../sparse/value.js';
+import { dtypeOfData, isSparseValue, makeSparse, trustedSparse, type SparseValue } from '../sparse/value.js';
 
 /** The lengths of a shape for pool.array: a number is a vector's length; each must be a whole number >= 0. */
 function lengthsOf(shape: number | readonly number[], where: string): number[] {
@@ -54,7 +54,7 @@ export class Pool extends WorkerPool {
         return to;
       };
       const v = makeSparse(value.format, value, { what: 'pool.from' });
-      return trustedSparse(v.format, v.shape, copy(v.data, v.data instanceof Float32Array ? 'float32' : 'float64'), copy(v.indices, 'int32'), copy(v.indptr, 'int32'));
+      return trustedSparse(v.format, v.shape, copy(v.data, dtypeOfData(v.data)), copy(v.indices, 'int32'), copy(v.indptr, 'int32'));
     }
     const c = constant(value, options.dtype ? { dtype: options.dtype } : {});
     const out = this.array(c.data.shape, { dtype: c.dtype });

@@ -314,7 +314,7 @@ for (const format of ['csr', 'csc'] as const) {
   });
 }
 
-t.test('pool.from takes a sparse matrix: its parts go into the pool\'s memory, and calls read them there', async (t) => {
+t.test('pool.from takes a sparse matrix: its parts go into the pool\'s shared memory, checked, and calls on it give the same bits', async (t) => {
   const A = randomSparse(391, 300, 200, 0.1);
   const pool = weft.createPool({ workers: 2 });
   const resident = pool.from(sparse.csr(A.csr));
