@@ -2,7 +2,8 @@
 // stored entries a row, 10M in all, float32) by a dense 10,000 x 64 d, and the gradient with
 // respect to the dense side, s^T g for a fixed g (cost = sum(y * g)): one call gives y and s^T g,
 // in ms per call. weft runs on 1 and 2 workers with s, d and g resident (pool.from; s is still
-// checked at every call, as any sparse argument is). Its peers: the same product computed densely
+// checked at every call, as any sparse argument is), with fresh outputs and with borrowed ones.
+// Its peers: the same product computed densely
 // by weft (pt.dot and its gradient) and by tfjs wasm (matMul, and matMul of B^T and g, 1 thread):
 // the dense matrix would take 4 GB, beyond a WebAssembly memory (weft's arena, tfjs wasm's heap),
 // so they multiply its first 10,000 rows B (400 MB) and their figure is that block's time x10 (a
@@ -29,13 +30,14 @@ const BLOCK = 10_000;
 const SCALE = ROWS / BLOCK;
 const GROUP = 'W13 csr 1% x 64';
 
-const sparseConfig = (workers: number): string => `${workersLabel(workers)}, structuredDot, s, d and g from pool.from`;
+const sparseConfig = (workers: number, borrow = false): string => `${workersLabel(workers)}, structuredDot, s, d and g from pool.from${borrow ? ', outputs borrowed' : ''}`;
 const BLOCK_LABEL = `${BLOCK.toLocaleString('en-US')}-row block, x${SCALE}`;
 const denseConfig = (workers: number): string => `dense pt.dot, ${workersLabel(workers)}, ${BLOCK_LABEL}`;
 const WEFT_1: RowKey = { group: GROUP, system: 'weft', config: sparseConfig(1) };
+const WEFT_1_BORROWED: RowKey = { group: GROUP, system: 'weft', config: sparseConfig(1, true) };
 const denseRow = (workers: number): RowKey => ({ group: GROUP, system: 'weft', config: denseConfig(workers) });
-const goalsOf = (workers: number): Goal[] => [
-  ...(workers === 2 ? [{ kind: 'speedup' as const, label: '1.8x 1 worker', vs: WEFT_1, atLeast: 1.8 }] : []),
+const goalsOf = (workers: number, borrow: boolean): Goal[] => [
+  ...(workers === 2 ? [{ kind: 'speedup' as const, label: '1.8x 1 worker', vs: borrow ? WEFT_1_BORROWED : WEFT_1, atLeast: 1.8 }] : []),
   { kind: 'speedup', label: `5x dense weft on ${workersLabel(workers)}`, vs: denseRow(workers), atLeast: 5 },
 ];
 
@@ -146,9 +148,14 @@ async function run(suite: Suite): Promise<void> {
   const pool = weft.createPool({ workers: 2 });
   try {
     const dr = pool.from(weft.ndarray(d, [COLS, N]));
+    const sparseArgs = [pool.from(s), dr, pool.from(weft.ndarray(g, [ROWS, N]))];
+    // Borrowed outputs (weft.Out(v, { borrow: true })) stay in the pool's memory: the call copies
+    // nothing out and allocates nothing (y alone is 25.6 MB a call otherwise).
+    const borrowed = [weft.Out(y, { borrow: true }), weft.Out(gradient, { borrow: true })];
     const cases = [
-      { inputs: [sv, dv, gv], outputs: [y, gradient], args: [pool.from(s), dr, pool.from(weft.ndarray(g, [ROWS, N]))], config: sparseConfig, dense: false },
-      { inputs: [bv, dv, gbv], outputs: [yb, gradientB], args: [pool.from(weft.ndarray(block, [BLOCK, COLS])), dr, pool.from(weft.ndarray(g.subarray(0, BLOCK * N), [BLOCK, N]))], config: denseConfig, dense: true },
+      { inputs: [sv, dv, gv], outputs: [y, gradient], args: sparseArgs, config: (w: number) => sparseConfig(w), dense: false, borrow: false },
+      { inputs: [sv, dv, gv], outputs: borrowed, args: sparseArgs, config: (w: number) => sparseConfig(w, true), dense: false, borrow: true },
+      { inputs: [bv, dv, gbv], outputs: [yb, gradientB], args: [pool.from(weft.ndarray(block, [BLOCK, COLS])), dr, pool.from(weft.ndarray(g.subarray(0, BLOCK * N), [BLOCK, N]))], config: denseConfig, dense: true, borrow: false },
     ];
     for (const c of cases) {
       for (const workers of [1, 2]) {
@@ -156,8 +163,8 @@ async function run(suite: Suite): Promise<void> {
           ...(c.dense ? blockCommon : { ...common, check }),
           system: 'weft',
           config: c.config(workers),
-          reference: !c.dense && workers === 1,
-          goals: c.dense ? undefined : goalsOf(workers),
+          reference: !c.dense && !c.borrow && workers === 1,
+          goals: c.dense ? undefined : goalsOf(workers, c.borrow),
           setup: async () => {
             const fn = await weft.compile(c.inputs, c.outputs, { pool, workers });
             return {

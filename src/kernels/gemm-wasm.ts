@@ -235,6 +235,16 @@ export function attachWasmMemory(memory: WebAssembly.Memory, scratch?: number, p
   byBuffer.set(memory.buffer, entry);
 }
 
+/**
+ * Records the buffer `memory` has after it grew. Arrays made before a growth keep the earlier
+ * buffer object, which no longer is `memory.buffer`: each buffer the memory had must be known,
+ * or arrays made before the growth would silently take the JS loops.
+ */
+export function noteMemoryGrew(memory: WebAssembly.Memory): void {
+  const entry = byMemory.get(memory);
+  if (entry) byBuffer.set(memory.buffer, entry);
+}
+
 /** The memory this thread attached whose bytes `buffer` views, if any (other kernels' modules use it). */
 export function attachedMemoryOf(buffer: ArrayBufferLike): WebAssembly.Memory | undefined {
   return attachedFor(buffer)?.memory;

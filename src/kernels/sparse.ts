@@ -1,11 +1,12 @@
 // Kernels over sparse matrices held as their compressed parts (data, indices, indptr, shape), as
 // scipy lays them out: a csr matrix compresses rows (outer index = row), a csc matrix columns.
-// Each output element is summed in float64 in one fixed order (stored entries in storage order,
-// then rounded once), whatever the chunk, so results have the same bits on any worker count:
+// Each output element is summed in one fixed order (stored entries in storage order), whatever
+// the chunk, so results have the same bits on any worker count:
 // - 'sparse.timesDense': s (m x k, csr) times d (k x n): chunks of output rows, each row a walk of
-//   its entries. 'sparse.cscTimesDense' (csc s): each entry scatters into its row, in slabs of
-//   entries whose float64 partial products are summed in slab order ('sparse.scatterSlabs',
-//   'sparse.sumSlabs': the steps planners run as tasks; the whole kernel runs the same steps).
+//   its entries, summed in float64 and rounded once. 'sparse.cscTimesDense' (csc s): each entry
+//   scatters into its row, in slabs of entries whose partial products (of the output's dtype)
+//   are summed in float64 in slab order ('sparse.scatterSlabs', 'sparse.sumSlabs': the steps
+//   planners run as tasks; the whole kernel runs the same steps).
 // - 'sparse.switchFormat': the other format's parts of the same matrix (a counting sort).
 // - 'sparse.productsAt': at each stored position (r, c), the sum over j of x[r, j] y[c, j]
 //   (times the stored value when scaled), chunked over the stored entries; 'sparse.valuesAt': a
@@ -134,12 +135,12 @@ const MAX_SLABS = 12;
 
 /**
  * How many slabs a csc product s d (nnz stored entries, an m x n result) is cut into: that many
- * consecutive runs of its entries, each scattered by one task into a float64 partial product of
- * its own (so tasks share no memory they write), the partials then summed in slab order. From
- * the shapes only: every run, on any number of workers, cuts the same slabs.
+ * consecutive runs of its entries, each scattered by one task into a partial product of its own
+ * (so tasks share no memory they write; `elementBytes` each element), the partials then summed in
+ * slab order. From the shapes only: every run, on any number of workers, cuts the same slabs.
  */
-export function scatterSlabs(nnz: number, m: number, n: number): number {
-  const bySize = Math.floor(SLAB_BYTES / Math.max(1, 8 * m * n));
+export function scatterSlabs(nnz: number, m: number, n: number, elementBytes: 4 | 8): number {
+  const bySize = Math.floor(SLAB_BYTES / Math.max(1, elementBytes * m * n));
   return Math.max(1, Math.min(MAX_SLABS, bySize, Math.round((nnz * n) / SLAB_WORK)));
 }
 
@@ -149,14 +150,20 @@ function slabEntries(nnz: number, slab: number, slabs: number): Range {
 }
 
 /**
- * Adds entries `entries` of csc s, times their rows of d, into the float64 matrix `into` (m x n,
+ * Adds entries `entries` of csc s, times their rows of d, into the matrix `into` (m x n,
  * row-major from element `at`): entry (r, c) adds s[r, c] d[c, :] to row r. In storage order.
+ * `into` (a slab's partial) has the product's dtype. A float32 one adds float32 products (each
+ * rounded, then added and rounded: WebAssembly's f32x4.mul and f32x4.add), as scipy accumulates
+ * a float32 product. It halves the memory a scatter walks at random: two slabs at once in
+ * float64 would not fit a shared 8 MiB L3 at W13's sizes, in float32 they do. Each element of a
+ * slab sums 1/slabs of its terms, and the slabs are summed in float64.
  */
 function scatterEntries([data, indices, indptr, , d]: readonly TensorView[], entries: Range, into: TensorView, at: number, n: number): void {
   if (entries.start >= entries.end) return;
   const c0 = outerOf(indptr!, indptr!.shape[0]! - 1, entries.start);
   if (cscScatterWasm(data!, indices!, indptr!, d!, into, at, entries.start, entries.end, c0, n)) return;
   const acc = into.data;
+  const single = acc instanceof Float32Array;
   const [vals, idx, ptr, dd] = [data!.data, indices!.data, indptr!.data, d!.data];
   const [vo, io, po, dOff] = [data!.offset, indices!.offset, indptr!.offset, d!.offset];
   let c = c0;
@@ -165,7 +172,9 @@ function scatterEntries([data, indices, indptr, , d]: readonly TensorView[], ent
     const v = vals[vo + p]!;
     const row = dOff + c * n;
     const to = at + idx[io + p]! * n;
-    for (let j = 0; j < n; j++) acc[to + j] += v * dd[row + j]!;
+    // A float32 sum of two float32 numbers computed in float64 and stored rounds as f32.add does.
+    if (single) for (let j = 0; j < n; j++) acc[to + j] += Math.fround(v * dd[row + j]!);
+    else for (let j = 0; j < n; j++) acc[to + j] += v * dd[row + j]!;
   }
 }
 
@@ -173,8 +182,9 @@ function scatterEntries([data, indices, indptr, , d]: readonly TensorView[], ent
 registerKernel('sparse.cscTimesDense', (ins, [out], params) => {
   const [m, n] = [out!.shape[0]!, out!.shape[1]!];
   const nnz = ins[0]!.shape[0]!;
-  const slabs = scatterSlabs(nnz, m, n);
-  const partial: TensorView = { data: new Float64Array(m * n), offset: 0, shape: [m, n], stride: [n, 1] };
+  const single = out!.data instanceof Float32Array;
+  const slabs = scatterSlabs(nnz, m, n, single ? 4 : 8);
+  const partial: TensorView = { data: single ? new Float32Array(m * n) : new Float64Array(m * n), offset: 0, shape: [m, n], stride: [n, 1] };
   const total = new Float64Array(m * n);
   for (let s = 0; s < slabs; s++) {
     partial.data.fill(0);
@@ -186,7 +196,7 @@ registerKernel('sparse.cscTimesDense', (ins, [out], params) => {
   applyEpilogue(params['epilogue'] as Epilogue | undefined, ins, out!, { start: 0, end: m });
 });
 
-/** Slabs `range` of a csc product (inputs as 'sparse.cscTimesDense') into their partials: output 0 is float64 [slabs, m, n]. */
+/** Slabs `range` of a csc product (inputs as 'sparse.cscTimesDense') into their partials: output 0 is [slabs, m, n] of the product's dtype. */
 registerKernel('sparse.scatterSlabs', (ins, [partials], _params, range) => {
   const [slabs, m, n] = partials!.shape as [number, number, number];
   const nnz = ins[0]!.shape[0]!;

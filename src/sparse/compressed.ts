@@ -58,19 +58,19 @@ export class CompressedTimesDense extends TensorOp {
     return new Apply(this, [data, indices, indptr, shape, d], [matrix(floatResult(this.label, data.dtype, d.dtype))]);
   }
 
-  override kernel(_node: Apply, context?: KernelContext): KernelCall {
-    return this.productCall(context?.inputs);
+  override kernel(node: Apply, context?: KernelContext): KernelCall {
+    return this.productCall(node, context?.inputs);
   }
 
   /**
    * The product's kernel call for these inputs (as a planner describes them; none: one task),
    * ending with `epilogue` over the rows it writes (FusedTimesDense's, whose inputs after the
    * product's five are the epilogue's). csr: chunks of output rows. csc (a scatter into rows):
-   * slabs of the stored entries, each into a float64 partial product of its own, then their sum
+   * slabs of the stored entries, each into a partial product of its own, then their sum
    * in slab order (kernels/sparse.ts), as two steps. The WebAssembly loops run over the pool's
    * memory, so outputs stay there (copied out after).
    */
-  productCall(inputs: readonly TensorView[] | undefined, epilogue?: Omit<Epilogue, 'first'>): KernelCall {
+  productCall(node: Apply, inputs: readonly TensorView[] | undefined, epilogue?: Omit<Epilogue, 'first'>): KernelCall {
     const csr = this.outer === 'rows';
     const ending = (first: number) => (epilogue ? { epilogue: { ...epilogue, first } } : {});
     const call = { name: csr ? 'sparse.timesDense' : 'sparse.cscTimesDense', params: ending(5), contiguousInputs: true, outputsInArena: true } as const;
@@ -79,7 +79,10 @@ export class CompressedTimesDense extends TensorOp {
     const work = { work: Math.max(1, data!.shape[0]! * d!.shape[1]!), taskWork: SPARSE_TASK_WORK };
     if (csr) return { ...call, ...work, chunking: { by: 'rows' } };
     const [m, n] = [lengthsIn(shape!)[0], d!.shape[1]!];
-    const slabs = scatterSlabs(data!.shape[0]!, m, n);
+    // The partials have the product's dtype (kernels/sparse.ts says why).
+    const [dataVar, , , , dVar] = node.inputs as TensorVariable[];
+    const dtype = floatResult(this.label, dataVar!.dtype, dVar!.dtype);
+    const slabs = scatterSlabs(data!.shape[0]!, m, n, dtype === 'float32' ? 4 : 8);
     if (slabs < 2) return { ...call, ...work, chunking: { by: 'none' } };
     const partials = scratchPart(0, 0, [slabs, m, n], contiguousStrides([slabs, m, n]));
     const input = (i: number) => ({ kind: 'input', index: i }) as const;
@@ -89,7 +92,7 @@ export class CompressedTimesDense extends TensorOp {
       ...work,
       chunking: { by: 'none' },
       expansion: {
-        scratch: [{ dtype: 'float64', shape: [slabs, m, n] }],
+        scratch: [{ dtype, shape: [slabs, m, n] }],
         steps: [
           { name: 'sparse.scatterSlabs', params: {}, inputs: all.slice(0, 5), outputs: [partials], chunking: 'rows', work: work.work, label: `scatter of ${slabs} slabs of entries` },
           { name: 'sparse.sumSlabs', params: ending(1), inputs: [partials, ...all.slice(5)], outputs: [{ kind: 'output', index: 0 }], chunking: 'rows', work: slabs * m * n, label: 'sum of the slabs' },
@@ -153,7 +156,7 @@ export class FusedTimesDense extends TensorOp {
   }
 
   override kernel(node: Apply, context?: KernelContext): KernelCall {
-    return this.product.productCall(context?.inputs, { source: this.#source(node), position: this.position });
+    return this.product.productCall(node, context?.inputs, { source: this.#source(node), position: this.position });
   }
 
   override outputShapes(node: Apply, inputs: readonly TensorView[]): number[][] {

@@ -1,6 +1,7 @@
 // Sparse matrix values: scipy's compressed layouts (csr: rows compressed, csc: columns) as plain
 // objects of typed arrays, and the one checked way to make them (`makeSparse`), which refuses
 // malformed layouts and brings valid ones into scipy's canonical form (sorted, no duplicates).
+import { firstIrregularWasm } from '../kernels/sparse-wasm.js';
 import { ValueTypeError } from '../tensor/core/ndarray.js';
 
 export type SparseFormat = 'csr' | 'csc';
@@ -155,7 +156,9 @@ export function makeSparse(format: SparseFormat, parts: unknown, options: MakeSp
   }
   if (indptr[0] !== 0) throw new ValueTypeError(`${where}: indptr[0] must be 0, got ${indptr[0]}`);
   let sorted = true;
-  for (let r = 0; r < outer; r++) {
+  // Parts in the pool's memory (a pool.from value, checked at every call) are first read by a
+  // WebAssembly SIMD loop, which finds the first row that needs the closer look below.
+  for (let r = firstIrregularWasm(indices, indptr, inner) ?? 0; r < outer; r++) {
     const start = indptr[r]!;
     const end = indptr[r + 1]!;
     if (end < start) throw new ValueTypeError(`${where}: indptr must not decrease, but indptr[${r + 1}] = ${end} < indptr[${r}] = ${start}`);

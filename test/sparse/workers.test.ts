@@ -6,10 +6,11 @@
 // inputs fail with the sparse ops' exact messages and leave the pool usable; DebugMode agrees.
 import t, { type Test } from 'tap';
 import { getKernel } from '../../src/kernels/registry.js';
+import { firstIrregularWasm } from '../../src/kernels/sparse-wasm.js';
 import { scatterSlabs } from '../../src/kernels/sparse.js';
 import type { TensorView } from '../../src/kernels/view.js';
 import { pt, throwsExactly, uniformStream, weft } from '../helpers.js';
-import { matmul, randomDense, randomSparse } from './random.js';
+import { denseOf, matmul, randomDense, randomSparse } from './random.js';
 
 const { sparse } = weft;
 type Matrix = number[][];
@@ -251,7 +252,7 @@ t.test('the sparse kernels cut at random points give the bits of one whole run',
   const B = randomSparse(367, 2000, 1000, 0.05);
   const F = view(Float64Array.from(randomDense(368, 1000, 64).flat()), [1000, 64]);
   const bigCsc = parts(B.csc, [2000, 1000]);
-  const slabs = scatterSlabs(B.csc.data.length, 2000, 64);
+  const slabs = scatterSlabs(B.csc.data.length, 2000, 64, 8);
   t.equal(slabs, 3, 'the product is cut into 3 slabs');
   const partials = view(new Float64Array(slabs * 2000 * 64), [slabs, 2000, 64]);
   const partialsView: TensorView = { ...partials, stride: [2000 * 64, 64, 1] };
@@ -259,6 +260,19 @@ t.test('the sparse kernels cut at random points give the bits of one whole run',
   const summed = view(new Float64Array(2000 * 64), [2000, 64]);
   for (const r of cuts(2000)) getKernel('sparse.sumSlabs')([partialsView], [summed], {}, r);
   t.ok(same(summed.data as Float64Array, runWhole('sparse.cscTimesDense', [...bigCsc, F], [2000, 64], {})), 'csc times dense: slabs and their sum, cut anywhere');
+  // In float32 the partials are float32 (each product rounded, then added), summed in float64.
+  const single = (v: TensorView): TensorView => (v.data instanceof Float64Array ? { ...v, data: Float32Array.from(v.data) } : v);
+  const ins32 = [...bigCsc, F].map(single);
+  t.equal(scatterSlabs(B.csc.data.length, 2000, 64, 4), slabs, 'float32: the same 3 slabs');
+  const partials32: TensorView = { data: new Float32Array(slabs * 2000 * 64), offset: 0, shape: [slabs, 2000, 64], stride: [2000 * 64, 64, 1] };
+  for (const r of cuts(slabs)) getKernel('sparse.scatterSlabs')(ins32, [partials32], {}, r);
+  const summed32 = single(view(new Float64Array(2000 * 64), [2000, 64]));
+  for (const r of cuts(2000)) getKernel('sparse.sumSlabs')([partials32], [summed32], {}, r);
+  const whole32 = single(view(new Float64Array(2000 * 64), [2000, 64]));
+  getKernel('sparse.cscTimesDense')(ins32, [whole32], {});
+  t.ok(Buffer.from(summed32.data.buffer).equals(Buffer.from(whole32.data.buffer)), 'float32 csc times dense: slabs and their sum, cut anywhere');
+  const want32 = matmul(denseOf({ ...B.csc, format: 'csc', shape: [2000, 1000], data: Array.from(ins32[0]!.data) }), randomDense(368, 1000, 64).map((row) => row.map(Math.fround))).flat();
+  near(t, whole32.data as Float32Array, want32, 1e-5, 'float32 csc times dense');
   t.ok(same(runCut('sparse.toDense', csc, [120, 90], { outer: 'columns' }, 90), runWhole('sparse.toDense', csc, [120, 90], { outer: 'columns' })), 'csc to dense, by columns');
   // The other format's parts, against the csc parts written out by the test's own loops.
   const switched = [view(new Float64Array(nnz), [nnz]), view(new Int32Array(nnz), [nnz]), view(new Int32Array(91), [91])];
@@ -313,6 +327,47 @@ for (const format of ['csr', 'csc'] as const) {
     await weft.shutdown();
   });
 }
+
+t.test('a pool.from matrix is checked at every call by a WebAssembly loop over its parts, with the errors of the entry-by-entry check', async (t) => {
+  const A = randomSparse(393, 300, 200, 0.1);
+  const pool = weft.createPool({ workers: 2 });
+  // Arrays made between two growths of the memory keep a buffer that was current only then: the
+  // loop must still find them.
+  const big = () => pool.from(weft.ndarray(new Float64Array(8 << 20), [8 << 20]));
+  big();
+  const resident = pool.from(sparse.csr(A.csr));
+  big();
+  t.equal(firstIrregularWasm(resident.indices, resident.indptr, 200), 300, 'every row regular, found in the memory after it grew');
+  t.equal(firstIrregularWasm(Int32Array.from(A.csr.indices), Int32Array.from(A.csr.indptr), 200), undefined, 'arrays outside the pool: no loop');
+  const s = sparse.csrMatrix('s');
+  const d = pt.matrix('d');
+  const fn = await weft.compile([s, d], sparse.structuredDot(s, d), { pool });
+  const D = randomDense(394, 200, 8);
+  const want = bytes(await fn(sparse.csr(A.csr), D));
+  t.ok(bytes(await fn(resident, D)).equals(want), 'the same bits as a value outside the pool');
+  const row = 150;
+  const [start, end] = [resident.indptr[row]!, resident.indptr[row + 1]!];
+  const written = async (what: string, write: () => void, row: number, message: string) => {
+    const saved = [resident.indices.slice(), resident.indptr.slice()];
+    write();
+    t.equal(firstIrregularWasm(resident.indices, resident.indptr, 200), row, `${what}: the loop stops at row ${row}`);
+    await throwsExactly(t, () => fn(resident, D), weft.ValueTypeError, message, what);
+    resident.indices.set(saved[0]!);
+    resident.indptr.set(saved[1]!);
+  };
+  const where = 'input 0 (s) of the function';
+  await written('the last index of a row out of range', () => (resident.indices[end - 1] = 200), row, `${where}: indices[${end - 1}] = 200 is out of range for 200 columns (0 to 199)`);
+  await written('a negative first index', () => (resident.indices[start] = -1), row, `${where}: indices[${start}] = -1 is out of range for 200 columns (0 to 199)`);
+  await written('an index out of range inside a row', () => (resident.indices[start + 1] = 5000), row, `${where}: indices[${start + 1}] = 5000 is out of range for 200 columns (0 to 199)`);
+  await written('indptr decreasing', () => (resident.indptr[row + 1] = start - 1), row, `${where}: indptr must not decrease, but indptr[${row + 1}] = ${start - 1} < indptr[${row}] = ${start}`);
+  // Two indices of a row swapped: not in increasing order, so sorted into a canonical copy.
+  const [a, b] = [resident.indices[start]!, resident.indices[start + 1]!];
+  const da = [resident.data[start]!, resident.data[start + 1]!];
+  [resident.indices[start], resident.indices[start + 1], resident.data[start], resident.data[start + 1]] = [b, a, da[1]!, da[0]!];
+  t.equal(firstIrregularWasm(resident.indices, resident.indptr, 200), row, 'an unsorted row: the loop stops there');
+  t.ok(bytes(await fn(resident, D)).equals(want), 'an unsorted row is sorted: the same bits');
+  await pool.close();
+});
 
 t.test('pool.from takes a sparse matrix: its parts go into the pool\'s shared memory, checked, and calls on it give the same bits', async (t) => {
   const A = randomSparse(391, 300, 200, 0.1);
