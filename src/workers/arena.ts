@@ -3,7 +3,7 @@
 // in-flight call, and the bytes of plan descriptors. Blocks are recycled by size class; the
 // memory only grows (a shared memory cannot move or shrink), and views are re-made after growth.
 import { bytesPerElement, STORAGE, type Dtype, type TypedArray } from '../kernels/dtype.js';
-import { attachWasmMemory, noteMemoryGrew, WASM_PACK_BYTES, WASM_SCRATCH_BYTES } from '../kernels/gemm-wasm.js';
+import { attachWasmMemory, WASM_PACK_BYTES, WASM_SCRATCH_BYTES } from '../kernels/gemm-wasm.js';
 import { MemoryViews } from './bound-plan.js';
 
 const PAGE = 65536;
@@ -128,7 +128,6 @@ export class Arena {
         throw new ArenaFullError(bytes);
       }
       this.memory.grow(Math.min(grow, MAX_PAGES - pages));
-      noteMemoryGrew(this.memory);
       this.views.refresh();
     }
     this.#top = end;

@@ -6,7 +6,7 @@
 // inputs fail with the sparse ops' exact messages and leave the pool usable; DebugMode agrees.
 import t, { type Test } from 'tap';
 import { getKernel } from '../../src/kernels/registry.js';
-import { firstIrregularWasm } from '../../src/kernels/sparse-wasm.js';
+import { cscScatterWasm, firstIrregularWasm } from '../../src/kernels/sparse-wasm.js';
 import { scatterSlabs } from '../../src/kernels/sparse.js';
 import type { TensorView } from '../../src/kernels/view.js';
 import { pt, throwsExactly, uniformStream, weft } from '../helpers.js';
@@ -334,9 +334,10 @@ t.test('a pool.from matrix is checked at every call by a WebAssembly loop over i
   // Arrays made between two growths of the memory keep a buffer that was current only then: the
   // loop must still find them.
   const big = () => pool.from(weft.ndarray(new Float64Array(8 << 20), [8 << 20]));
-  big();
+  const before = big();
   const resident = pool.from(sparse.csr(A.csr));
-  big();
+  const after = big();
+  t.ok(resident.indices.buffer !== after.data.buffer && resident.indices.buffer.byteLength < after.data.buffer.byteLength, 'the memory grew after the matrix was made: its parts keep an earlier buffer');
   t.equal(firstIrregularWasm(resident.indices, resident.indptr, 200), 300, 'every row regular, found in the memory after it grew');
   t.equal(firstIrregularWasm(Int32Array.from(A.csr.indices), Int32Array.from(A.csr.indptr), 200), undefined, 'arrays outside the pool: no loop');
   const s = sparse.csrMatrix('s');
@@ -366,6 +367,74 @@ t.test('a pool.from matrix is checked at every call by a WebAssembly loop over i
   [resident.indices[start], resident.indices[start + 1], resident.data[start], resident.data[start + 1]] = [b, a, da[1]!, da[0]!];
   t.equal(firstIrregularWasm(resident.indices, resident.indptr, 200), row, 'an unsorted row: the loop stops there');
   t.ok(bytes(await fn(resident, D)).equals(want), 'an unsorted row is sorted: the same bits');
+  t.ok(before.data.length + after.data.length > 0, 'the large arrays were held to the end');
+  await pool.close();
+});
+
+t.test('the WebAssembly check of parts in shared memory gives what the entry-by-entry check gives, on short rows broken at every position', async (t) => {
+  const u = uniformStream(395);
+  const pool = weft.createPool({ workers: 1 });
+  const shared = (a: Int32Array): Int32Array => pool.from(weft.ndarray(a, [a.length])).data as Int32Array;
+  const outcome = (f: () => weft.sparse.SparseValue): string => {
+    try {
+      const v = f();
+      return `ok ${Array.from(v.indices).join(',')} | ${Array.from(v.data).join(',')}`;
+    } catch (e) {
+      return `${(e as Error).constructor.name}: ${(e as Error).message}`;
+    }
+  };
+  t.equal(firstIrregularWasm(shared(Int32Array.of(2, 1, 0)), shared(Int32Array.of(0, 1, 3)), 4), 1, 'parts in shared memory take the WebAssembly loop (row 1 unsorted)');
+  let [differ, refused, tried] = [0, 0, 0];
+  for (let trial = 0; trial < 400; trial++) {
+    const inner = 12;
+    const lengths = Array.from({ length: 8 }, () => Math.floor(u() * 10));
+    const indptr = Int32Array.from([0, ...lengths.map((_, r) => lengths.slice(0, r + 1).reduce((a, b) => a + b, 0))]);
+    const indices = Int32Array.from(lengths.flatMap((n) => [...Array.from({ length: inner }, (_, c) => c)].sort(() => u() - 0.5).slice(0, n).sort((a, b) => a - b)));
+    // Break one entry (or one indptr entry) at a random position of a random row, or nothing.
+    const kind = Math.floor(u() * 6);
+    const at = Math.floor(u() * Math.max(1, indices.length));
+    if (kind === 0 && indices.length > 0) indices[at] = inner;
+    if (kind === 1 && indices.length > 0) indices[at] = -1 - Math.floor(u() * 3);
+    if (kind === 2 && indices.length > 1) indices[at] = indices[Math.max(0, at - 1)]!;
+    if (kind === 3 && indices.length > 1) indices[at] = Math.floor(u() * inner);
+    if (kind === 4) indptr[1 + Math.floor(u() * 7)]! += Math.floor(u() * 5) - 2;
+    const data = Float64Array.from(indices, (_, k) => k + 1);
+    const shape = [8, inner] as const;
+    const heap = outcome(() => sparse.csr({ data, indices: indices.slice(), indptr: indptr.slice(), shape }));
+    const inPool = outcome(() => sparse.csr({ data, indices: shared(indices), indptr: shared(indptr), shape }));
+    tried++;
+    if (heap !== inPool) differ++;
+    if (!heap.startsWith('ok')) refused++;
+  }
+  t.ok(refused > 100 && refused < tried, `${refused} of ${tried} refused: both kinds are tried`);
+  t.equal(differ, 0, `${tried} matrices of rows of 0 to 9 entries: the same value or the same error with parts in shared memory as on the heap`);
+  await pool.close();
+});
+
+t.test('the float32 scatter in WebAssembly (parts in shared memory) gives the bits of the JS loop, for any number of columns', async (t) => {
+  const pool = weft.createPool({ workers: 1 });
+  const B = randomSparse(396, 300, 200, 0.05);
+  const nnz = B.csc.data.length;
+  const asView = (nd: weft.NdArray): TensorView => ({ data: nd.data as TensorView['data'], offset: nd.offset, shape: nd.shape, stride: nd.stride });
+  const heapView = (data: TensorView['data'], shape: number[]): TensorView => ({ data, offset: 0, shape, stride: shape.length === 2 ? [shape[1]!, 1] : [1] });
+  for (const n of [1, 3, 5, 17, 18, 64]) {
+    const F = Float32Array.from(randomDense(397 + n, 200, n).flat());
+    const parts = [Float32Array.from(B.csc.data), Int32Array.from(B.csc.indices), Int32Array.from(B.csc.indptr), Int32Array.of(300, 200), F];
+    const heapIns = parts.map((a) => heapView(a, [a.length]));
+    heapIns[4] = heapView(F, [200, n]);
+    const poolIns = parts.map((a) => asView(pool.from(weft.ndarray(a, [a.length]))));
+    poolIns[4] = asView(pool.from(weft.ndarray(F, [200, n])));
+    const slabs = 3;
+    const probe = asView(pool.from(weft.ndarray(new Float32Array(300 * n), [300, n])));
+    t.ok(cscScatterWasm(poolIns[0]!, poolIns[1]!, poolIns[2]!, poolIns[4]!, probe, 0, 0, 1, 0, n), `${n} columns: the WebAssembly loop runs`);
+    const run = (ins: TensorView[], partials: TensorView) => {
+      for (const r of [{ start: 0, end: 1 }, { start: 1, end: slabs }]) getKernel('sparse.scatterSlabs')(ins, [partials], {}, r);
+      return new Uint8Array(partials.data.buffer, partials.data.byteOffset + partials.offset * 4, slabs * 300 * n * 4).slice();
+    };
+    const heapOut = run(heapIns, { data: new Float32Array(slabs * 300 * n), offset: 0, shape: [slabs, 300, n], stride: [300 * n, n, 1] });
+    const poolOut = run(poolIns, asView(pool.from(weft.ndarray(new Float32Array(slabs * 300 * n), [slabs, 300, n]))));
+    t.ok(Buffer.from(poolOut).equals(Buffer.from(heapOut)), `${n} columns: equal bits (${nnz} entries in ${slabs} slabs)`);
+  }
   await pool.close();
 });
 
