@@ -255,6 +255,11 @@ function regularBody(): Body {
 
 type Regular = (indices: number, indptr: number, outer: number, inner: number, nnz: number) => number;
 
+function regularModuleBytes(): Uint8Array<ArrayBuffer> {
+  const module = new ModuleBuilder();
+  return module.export('regular', module.function('regular', regularBody)).bytes();
+}
+
 /**
  * The first outer position from which a compressed matrix's parts need the entry-by-entry check
  * (sparse/value.ts's), outer when none does; undefined when indices and indptr are not both in
@@ -263,11 +268,7 @@ type Regular = (indices: number, indptr: number, outer: number, inner: number, n
 export function firstIrregularWasm(indices: Int32Array, indptr: Int32Array, inner: number): number | undefined {
   const memory = attachedMemoryOf(indices.buffer);
   if (!memory || attachedMemoryOf(indptr.buffer) !== memory) return undefined;
-  const bytes = (): Uint8Array<ArrayBuffer> => {
-    const module = new ModuleBuilder();
-    return module.export('regular', module.function('regular', regularBody)).bytes();
-  };
-  const regular = instanceFor(memory, 'sparse-regular', bytes, (e) => e['regular'] as Regular);
+  const regular = instanceFor(memory, 'sparse-regular', regularModuleBytes, (e) => e['regular'] as Regular);
   return regular(indices.byteOffset, indptr.byteOffset, indptr.length - 1, inner, indices.length);
 }
 

@@ -17,6 +17,7 @@
 // (a fused element-wise op of the product), with its own inputs broadcast to the product's shape.
 // Inputs are contiguous (the ops ask for it); outputs are walked by their strides. In the pool's
 // memory the two products run as WebAssembly SIMD loops (sparse-wasm.ts) with the same bits.
+import { bytesPerElement, STORAGE } from './dtype.js';
 import type { ElemwiseSource } from './elemwise.js';
 import { getKernel, registerKernel, type KernelParams } from './registry.js';
 import { csrRowsWasm, cscScatterWasm } from './sparse-wasm.js';
@@ -129,18 +130,19 @@ registerKernel('sparse.timesDense', (ins, [out], params, range) => {
 
 /** Multiply-adds (entries x columns of d) one slab of a csc product should carry at least. */
 const SLAB_WORK = 1 << 21;
-/** The most memory the slabs' float64 partial products may take, and the most slabs (12: even shares for 2, 3, 4 or 6 workers). */
+/** The most memory the slabs' partial products may take, and the most slabs (12: even shares for 2, 3, 4 or 6 workers). */
 const SLAB_BYTES = 64 << 20;
 const MAX_SLABS = 12;
 
 /**
  * How many slabs a csc product s d (nnz stored entries, an m x n result) is cut into: that many
  * consecutive runs of its entries, each scattered by one task into a partial product of its own
- * (so tasks share no memory they write; `elementBytes` each element), the partials then summed in
- * slab order. From the shapes only: every run, on any number of workers, cuts the same slabs.
+ * (so tasks share no memory they write; of the product's dtype, see scatterEntries), the partials
+ * then summed in slab order. From the shapes only: every run, on any number of workers, cuts the
+ * same slabs.
  */
-export function scatterSlabs(nnz: number, m: number, n: number, elementBytes: 4 | 8): number {
-  const bySize = Math.floor(SLAB_BYTES / Math.max(1, elementBytes * m * n));
+export function scatterSlabs(nnz: number, m: number, n: number, dtype: 'float32' | 'float64'): number {
+  const bySize = Math.floor(SLAB_BYTES / Math.max(1, bytesPerElement(dtype) * m * n));
   return Math.max(1, Math.min(MAX_SLABS, bySize, Math.round((nnz * n) / SLAB_WORK)));
 }
 
@@ -182,9 +184,9 @@ function scatterEntries([data, indices, indptr, , d]: readonly TensorView[], ent
 registerKernel('sparse.cscTimesDense', (ins, [out], params) => {
   const [m, n] = [out!.shape[0]!, out!.shape[1]!];
   const nnz = ins[0]!.shape[0]!;
-  const single = out!.data instanceof Float32Array;
-  const slabs = scatterSlabs(nnz, m, n, single ? 4 : 8);
-  const partial: TensorView = { data: single ? new Float32Array(m * n) : new Float64Array(m * n), offset: 0, shape: [m, n], stride: [n, 1] };
+  const dtype = out!.data instanceof Float32Array ? 'float32' : 'float64';
+  const slabs = scatterSlabs(nnz, m, n, dtype);
+  const partial: TensorView = { data: new STORAGE[dtype](m * n), offset: 0, shape: [m, n], stride: [n, 1] };
   const total = new Float64Array(m * n);
   for (let s = 0; s < slabs; s++) {
     partial.data.fill(0);

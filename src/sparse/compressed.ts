@@ -82,7 +82,7 @@ export class CompressedTimesDense extends TensorOp {
     // The partials have the product's dtype (kernels/sparse.ts says why).
     const [dataVar, , , , dVar] = node.inputs as TensorVariable[];
     const dtype = floatResult(this.label, dataVar!.dtype, dVar!.dtype);
-    const slabs = scatterSlabs(data!.shape[0]!, m, n, dtype === 'float32' ? 4 : 8);
+    const slabs = scatterSlabs(data!.shape[0]!, m, n, dtype);
     if (slabs < 2) return { ...call, ...work, chunking: { by: 'none' } };
     const partials = scratchPart(0, 0, [slabs, m, n], contiguousStrides([slabs, m, n]));
     const input = (i: number) => ({ kind: 'input', index: i }) as const;
