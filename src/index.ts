@@ -18,6 +18,7 @@ export type { TimelineOptions } from './compile/profile-timeline.js';
 export { In, FunctionInput, type InOptions } from './compile/function-input.js';
 export { Out, FunctionOutput, type OutOptions } from './compile/function-output.js';
 export { shared, type SharedOptions } from './compile/shared.js';
+export { release } from './compile/release.js';
 export { verifyGrad, GradientMismatchError, type VerifyGradOptions } from './compile/verify-grad.js';
 export { checkInferShape, checkRop, CheckError, type CheckRopOptions } from './compile/testing.js';
 

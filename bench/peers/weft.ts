@@ -13,6 +13,20 @@ export function workersLabel(workers: number): string {
   return workers === 0 ? 'inline (workers: 0)' : `${workers} worker${workers === 1 ? '' : 's'}`;
 }
 
+/**
+ * A row's run: `call`, whose float32 output is returned; with `release`, the previous call's
+ * output (already checked, or dropped) is first given back to weft (weft.release), so that this
+ * call's output takes its memory instead of fresh pages.
+ */
+export function outputRun(call: () => Promise<weft.NdArray>, release: boolean): () => Promise<Float32Array> {
+  let last: weft.NdArray | undefined;
+  return async () => {
+    if (release && last) weft.release(last);
+    last = await call();
+    return float32Data(last);
+  };
+}
+
 /** A float32 view of an output (weft returns scijs ndarrays of the output's dtype). */
 export function float32Data(nd: weft.NdArray): Float32Array {
   if (!(nd.data instanceof Float32Array)) throw new TypeError(`expected a float32 output, got ${nd.data.constructor.name}`);

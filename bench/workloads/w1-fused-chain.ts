@@ -10,7 +10,7 @@ import { loadJax } from '../peers/jax.js';
 import { LoopTeam } from '../peers/loop-team.js';
 import { loadOnnx } from '../peers/onnx.js';
 import { loadTfjs } from '../peers/tfjs.js';
-import { float32Data, pt, weft, workersLabel } from '../peers/weft.js';
+import { outputRun, pt, weft, workersLabel } from '../peers/weft.js';
 
 const N = 4 * 1024 * 1024;
 const GROUP = 'W1 4M fused';
@@ -35,16 +35,19 @@ async function run(suite: Suite): Promise<void> {
     const ys = pt.vector('y', 'float32');
     const ws = pt.vector('w', 'float32');
     const z = xs.exp().mul(ys).add(ws.tanh());
-    // Three layouts: plain Float32Arrays, which every call copies into the arena; arrays made once
+    // Layouts: plain Float32Arrays, which every call copies into the arena; arrays made once
     // by pool.from, which the call reads where they are (weft's form of the peers' tensors made
-    // once), with a fresh output; and those with a borrowed output (no fresh pages: the kernel alone).
+    // once), with a fresh output; those whose output is given back with weft.release after use (warm
+    // pages); and those with a borrowed output (no copy out: the kernel alone).
     const inPool = [pool.from(x), pool.from(y), pool.from(w)] as const;
     const layouts = [
-      { resident: false, borrow: false, label: '', workers: [0, 1, 2] },
-      { resident: true, borrow: false, label: ', inputs from pool.from', workers: [0, 1, 2] },
-      { resident: true, borrow: true, label: ', inputs from pool.from, output borrowed', workers: [1, 2] },
+      { resident: false, borrow: false, release: false, label: '', workers: [0, 1, 2] },
+      { resident: false, borrow: false, release: true, label: ', output released', workers: [2] },
+      { resident: true, borrow: false, release: false, label: ', inputs from pool.from', workers: [0, 1, 2] },
+      { resident: true, borrow: false, release: true, label: ', inputs from pool.from, output released', workers: [1, 2] },
+      { resident: true, borrow: true, release: false, label: ', inputs from pool.from, output borrowed', workers: [1, 2] },
     ];
-    for (const { resident, borrow, label, workers: counts } of layouts) {
+    for (const { resident, borrow, release, label, workers: counts } of layouts) {
       for (const workers of counts) {
         await suite.measure({
           ...common,
@@ -63,7 +66,7 @@ async function run(suite: Suite): Promise<void> {
             const fn = await weft.compile([xs, ys, ws], borrow ? weft.Out(z, { borrow: true }) : z, { pool, workers });
             const args = resident ? inPool : ([x, y, w] as const);
             return {
-              run: async () => float32Data(await fn(...args)),
+              run: outputRun(async () => (await fn(...args)) as weft.NdArray, release),
               dispose: () => fn.dispose(),
               info: { nodes: fn.fgraph.toposort().map((n) => String(n.op)) },
             };

@@ -6,14 +6,15 @@
 // pages: their first touch is part of the figure, as it is for any library that returns new
 // arrays; on this VM a fresh page can cost 8x more in some phases, see the closing notes), or,
 // with weft.Out(z, { borrow: true }), into memory the function keeps and reuses, as the loop
-// peer reuses its output. The figure counts 16 bytes per element, since that is what a user
+// peer reuses its output, or with weft.release(z) after each call, which gives the output's
+// memory back for the next call's (warm pages, and the output is the caller's until then). The figure counts 16 bytes per element, since that is what a user
 // asked for. The reference row is the plain JS loop on 2 threads.
 import { compare } from '../lib/check.js';
 import { uniform } from '../lib/data.js';
 import type { Suite } from '../lib/suite.js';
 import type { Workload } from '../lib/workload.js';
 import { LoopTeam } from '../peers/loop-team.js';
-import { float32Data, lastTaskSpan, pt, weft, workersLabel } from '../peers/weft.js';
+import { float32Data, lastTaskSpan, outputRun, pt, weft, workersLabel } from '../peers/weft.js';
 
 const N = 16 * 1024 * 1024;
 const BYTES = 16 * N;
@@ -43,11 +44,13 @@ async function run(suite: Suite): Promise<void> {
     const z = xs.mul(ys).add(ws);
     const inPool = [pool.from(x), pool.from(y), pool.from(w)];
     const layouts = [
-      { shared: false, borrow: false, label: '' },
-      { shared: true, borrow: false, label: ', inputs from pool.from' },
-      { shared: true, borrow: true, label: ', inputs from pool.from, output borrowed' },
+      { shared: false, borrow: false, release: false, label: '' },
+      { shared: false, borrow: false, release: true, label: ', output released' },
+      { shared: true, borrow: false, release: false, label: ', inputs from pool.from' },
+      { shared: true, borrow: false, release: true, label: ', inputs from pool.from, output released' },
+      { shared: true, borrow: true, release: false, label: ', inputs from pool.from, output borrowed' },
     ];
-    for (const { shared, borrow, label } of layouts) {
+    for (const { shared, borrow, release, label } of layouts) {
       for (const workers of [1, 2]) {
         const config = `${workersLabel(workers)}${label}`;
         const one = { ...WEFT_1, config: `${WEFT_1.config}${label}` };
@@ -65,7 +68,10 @@ async function run(suite: Suite): Promise<void> {
           setup: async () => {
             const fn = await weft.compile([xs, ys, ws], borrow ? weft.Out(z, { borrow: true }) : z, { pool, workers });
             const args = (shared ? inPool : [x, y, w]) as [weft.InputValue, weft.InputValue, weft.InputValue];
-            return { run: async () => float32Data(await fn(...args)), dispose: () => fn.dispose() };
+            return {
+              run: outputRun(async () => (await fn(...args)) as weft.NdArray, release),
+              dispose: () => fn.dispose(),
+            };
           },
         });
       }

@@ -18,7 +18,7 @@ import { MAX_BATCH } from '../workers/job-queue.js';
 import type { WorkerPool } from '../workers/pool.js';
 import { BARRIER_KERNEL, planToText, type OutputMemory, type PlanDescriptor, type TeamJob, type TeamResult, type ViewDescriptor } from '../workers/protocol.js';
 import { RegionState } from '../workers/region.js';
-import { freshSharedBuffer } from '../workers/shared-memory.js';
+import { freshSharedBuffer, unzeroedArray } from '../workers/shared-memory.js';
 import { BoundPlan, type MemoryViews } from '../workers/bound-plan.js';
 import { runMainTasks, runTeam } from '../workers/team.js';
 import type { Kernel } from '../kernels/registry.js';
@@ -390,7 +390,7 @@ export class PlannedExecutor implements IdleHolder {
         }
         const buffer = outputMemory.find(([output]) => output === j)?.[1];
         if (buffer) return makeNdArray(new STORAGE[v.dtype](buffer as ArrayBuffer, 0, sizeOf(v.shape)), v.shape);
-        const out = makeNdArray(copyTargets?.[j] ?? new STORAGE[v.dtype as Dtype](sizeOf(v.shape)), v.shape);
+        const out = makeNdArray(copyTargets?.[j] ?? unzeroedArray(v.dtype, sizeOf(v.shape)), v.shape);
         copyBlock(viewAt(memory, base, v), out);
         return out;
       });
@@ -470,7 +470,7 @@ function ownOutputMemory(d: PlanDescriptor, kind: 'shared' | 'local', borrowed: 
   let own: Array<OutputMemory[number]> | undefined;
   for (const m of d.movableOutputs) {
     if (m.bytes < OWN_OUTPUT_BYTES || borrowed?.[m.output]) continue;
-    (own ??= []).push([m.output, kind === 'shared' ? freshSharedBuffer(m.bytes) : new ArrayBuffer(m.bytes)]);
+    (own ??= []).push([m.output, kind === 'shared' ? freshSharedBuffer(m.bytes) : unzeroedArray('uint8', m.bytes).buffer]);
   }
   return own ?? NO_OUTPUT_MEMORY;
 }
@@ -497,7 +497,7 @@ async function touchedTargets(plan: Plan, borrowed: readonly boolean[] | undefin
     const v = d.views[o.view]!;
     const n = sizeOf(v.shape);
     if (n * bytesPerElement(v.dtype) < TOUCH_BYTES) return undefined;
-    const data = new STORAGE[v.dtype](n);
+    const data = unzeroedArray(v.dtype, n);
     const bytes = new Uint8Array(data.buffer);
     for (let b = 0; b < bytes.length; b += PAGE_BYTES) bytes[b] = 0;
     return data;
