@@ -84,7 +84,7 @@ async function main(): Promise<void> {
   const started = performance.now();
   const loads: Array<Load & { workload: string; when: 'start' | 'end' }> = [];
   const info = machine();
-  console.error(`weft bench: ${selected.map((w) => w.id).join(' ')}${args.quick ? ' (quick)' : ''} on ${info.cpu} x${info.cpus}, Node ${process.version}, load ${load().loadavg.join(' ')}`);
+  console.error(`weft bench: ${selected.map((w) => w.id).join(' ')}${args.quick ? ' (quick)' : ''} on ${info.cpu} x${info.cpus}, Node ${process.version}, load ${load().loadavg.join(' ')}, fresh memory ${String(info.freshPageMicros)} µs per 4 KiB page`);
   for (const w of selected) {
     suite.workload = w.id;
     console.error(`${w.id}: ${w.title}`);

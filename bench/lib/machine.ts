@@ -33,6 +33,27 @@ export const PEERS = [
   'piscina',
 ] as const;
 
+/**
+ * What this machine charges for fresh memory: µs per 4 KiB page at its first write (median of 9
+ * fresh 16 MiB SharedArrayBuffers, touched page by page, each kept so that it cannot be memory
+ * the process had before). Every row that returns new arrays pays it: on the VMs measured here it
+ * went from about 0.3 (page faults only) to 10-12 (the host supplying each page), which moves any
+ * fresh-output row by several times between machines (docs/performance.md, "Outputs you give back").
+ */
+export function freshPageMicros(): number {
+  const bytes = 16 * 2 ** 20;
+  const kept: Uint8Array[] = [];
+  const times: number[] = [];
+  for (let r = 0; r < 9; r++) {
+    const page = new Uint8Array(new SharedArrayBuffer(bytes));
+    const started = performance.now();
+    for (let b = 0; b < bytes; b += 4096) page[b] = 1;
+    times.push(((performance.now() - started) * 1000) / (bytes / 4096));
+    kept.push(page);
+  }
+  return Math.round(times.sort((a, b) => a - b)[4]! * 100) / 100;
+}
+
 export function machine(): Record<string, unknown> {
   const cpus = os.cpus();
   const status = git(['status', '--porcelain', '--untracked-files=no']);
@@ -44,6 +65,7 @@ export function machine(): Record<string, unknown> {
     platform: `${os.platform()} ${os.release()} ${os.arch()}`,
     node: process.version,
     v8: process.versions.v8,
+    freshPageMicros: freshPageMicros(),
     commit: git(['rev-parse', 'HEAD']),
     // Uncommitted changes to tracked files: the figures may not belong to the commit alone.
     dirty: status === undefined ? undefined : status.length > 0,
