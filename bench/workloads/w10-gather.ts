@@ -9,7 +9,7 @@ import { uniform, uniformStream } from '../lib/data.js';
 import type { Suite } from '../lib/suite.js';
 import type { Workload } from '../lib/workload.js';
 import { loadTfjs } from '../peers/tfjs.js';
-import { float32Data, pt, weft, workersLabel, type TV } from '../peers/weft.js';
+import { float32Data, outputRun, pt, weft, workersLabel, type TV } from '../peers/weft.js';
 
 const [ROWS, DIM, LOOKUPS] = [50_000, 128, 65_536];
 
@@ -41,22 +41,25 @@ async function run(suite: Suite): Promise<void> {
     const resident = [pool.from(weft.ndarray(table, [ROWS, DIM])), pool.from(weft.ndarray(ids, [LOOKUPS])), pool.from(weft.ndarray(upstream, [LOOKUPS, DIM]))] as const;
     for (const c of cases) {
       const WEFT_1 = { group: c.group, system: 'weft', config: workersLabel(1) };
-      // Fresh outputs (32 and 25.6 MB of new pages a call, which the workers write), and borrowed
-      // ones (memory the function keeps: the kernels alone).
-      for (const [workers, borrow] of [[0, false], [1, false], [2, false], [1, true], [2, true]] as const) {
-        const label = `, inputs from pool.from${borrow ? ', output borrowed' : ''}`;
+      // Fresh outputs (32 and 25.6 MB of new pages a call, which the workers write), outputs given
+      // back after use (weft.release: copied out into the last call's memory), and borrowed ones
+      // (memory the function keeps: the kernels alone).
+      const modes = [[0, ''], [1, ''], [2, ''], [1, 'released'], [2, 'released'], [1, 'borrowed'], [2, 'borrowed']] as const;
+      for (const [workers, output] of modes) {
+        const borrow = output === 'borrowed';
+        const label = `, inputs from pool.from${output ? `, output ${output}` : ''}`;
         await suite.measure({
           group: c.group,
           system: 'weft',
           config: `${workersLabel(workers)}${label}`,
           unit: 'GB/s',
           figure: (ms) => c.bytes / (ms * 1e6),
-          reference: workers === 1 && !borrow,
+          reference: workers === 1 && output === '',
           goals: workers === 2 ? [{ kind: 'speedup', label: '1.85x 1 worker', vs: { ...WEFT_1, config: `${WEFT_1.config}${label}` }, atLeast: 1.85 }] : undefined,
           check: (got: Float32Array) => compare(c.group, got, c.want, { rtol: 1e-5, floor: 1e-6 }),
           setup: async () => {
             const fn = await weft.compile([tv, iv, gv], borrow ? weft.Out(c.outputs, { borrow: true }) : c.outputs, { pool, workers, onUnusedInput: 'ignore' });
-            return { run: async () => float32Data((await fn(...resident)) as weft.NdArray), dispose: () => fn.dispose() };
+            return { run: outputRun(async () => (await fn(...resident)) as weft.NdArray, output === 'released'), dispose: () => fn.dispose() };
           },
         });
       }

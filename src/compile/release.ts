@@ -10,8 +10,9 @@ import { takeBack } from '../workers/shared-memory.js';
  * the same size. Each array's buffer is detached: every array over it (the ndarray, its typed
  * array, subarrays) becomes empty, so a use after release reads nothing rather than another
  * call's values. Arrays whose memory weft did not make for an output (your own arrays, borrowed
- * outputs, pool arrays, small outputs, outputs written in shared memory) are left as they are.
- * Returns the bytes taken back.
+ * outputs, pool arrays, small outputs) are left as they are, and so is an output the workers
+ * wrote in shared memory (another thread may hold it); later outputs of its size are then copied
+ * into memory that release can take. Returns the bytes taken back.
  *
  * A FinalizationRegistry cannot do this on its own: memory is reused only once nothing can
  * reach it, and a collected ArrayBuffer's memory is freed with it.

@@ -18,7 +18,7 @@ import { MAX_BATCH } from '../workers/job-queue.js';
 import type { WorkerPool } from '../workers/pool.js';
 import { BARRIER_KERNEL, planToText, type OutputMemory, type PlanDescriptor, type TeamJob, type TeamResult, type ViewDescriptor } from '../workers/protocol.js';
 import { RegionState } from '../workers/region.js';
-import { freshSharedBuffer, unzeroedArray } from '../workers/shared-memory.js';
+import { freshSharedBuffer, givenBack, unzeroedArray } from '../workers/shared-memory.js';
 import { BoundPlan, type MemoryViews } from '../workers/bound-plan.js';
 import { runMainTasks, runTeam } from '../workers/team.js';
 import type { Kernel } from '../kernels/registry.js';
@@ -469,7 +469,8 @@ function inPlaceInputs(arena: Arena, d: PlanDescriptor, inputViews: readonly num
 function ownOutputMemory(d: PlanDescriptor, kind: 'shared' | 'local', borrowed: readonly boolean[] | undefined): OutputMemory {
   let own: Array<OutputMemory[number]> | undefined;
   for (const m of d.movableOutputs) {
-    if (m.bytes < OWN_OUTPUT_BYTES || borrowed?.[m.output]) continue;
+    // An output the caller gives back (weft.release) is copied out instead, into memory it can take.
+    if (m.bytes < OWN_OUTPUT_BYTES || borrowed?.[m.output] || (kind === 'shared' && givenBack(m.bytes))) continue;
     (own ??= []).push([m.output, kind === 'shared' ? freshSharedBuffer(m.bytes) : unzeroedArray('uint8', m.bytes).buffer]);
   }
   return own ?? NO_OUTPUT_MEMORY;

@@ -1,5 +1,6 @@
 // Memory the caller will own: fresh SharedArrayBuffers for large outputs workers write, with their
-// announcement to the garbage collector, and the arrays outputs are copied out into. V8 does not
+// announcement to the garbage collector; the arrays outputs are copied out into; and the memory of
+// outputs the caller gave back (weft.release), waiting for the next output of its size. V8 does not
 // count a SharedArrayBuffer as memory pressure, so dropped outputs would pile up
 // (docs/performance.md); a dropped plain Buffer of the same size, which V8 counts, is the
 // announcement (Node's allocUnsafeSlow: not zeroed, not touched). Browsers get none, as they have
@@ -17,10 +18,14 @@ export function announceShared(bytes: number): void {
   }
 }
 
-/** A new SharedArrayBuffer of `bytes`, announced to the garbage collector. */
+/** SharedArrayBuffers made for outputs (freshSharedBuffer), which takeBack notes but cannot take. */
+const sharedForCaller = new WeakSet<SharedArrayBuffer>();
+
+/** A new SharedArrayBuffer of `bytes` for an output, announced to the garbage collector. */
 export function freshSharedBuffer(bytes: number): SharedArrayBuffer {
   const buffer = new SharedArrayBuffer(bytes);
   announceShared(bytes);
+  sharedForCaller.add(buffer);
   return buffer;
 }
 
@@ -41,6 +46,17 @@ const madeForCaller = new WeakSet<ArrayBuffer>();
 /** Given-back buffers by byte length, and their total. */
 const kept = new Map<number, ArrayBuffer[]>();
 let keptBytes = 0;
+/** Byte lengths of outputs the caller has given back (see givenBack). */
+const givenBackLengths = new Set<number>();
+
+/**
+ * Whether the caller gives outputs of `bytes` back: such an output is then better copied into
+ * memory takeBack can take (the next call's warm pages) than written by the workers into a fresh
+ * SharedArrayBuffer, which takeBack cannot take.
+ */
+export function givenBack(bytes: number): boolean {
+  return givenBackLengths.has(bytes);
+}
 
 /**
  * A new array of `n` elements of `dtype`, for an output the caller will own, whose every element
@@ -65,10 +81,16 @@ export function unzeroedArray(dtype: Dtype, n: number): TypedArray {
  * same size. Returns the bytes taken back, 0 when the buffer is left as it is.
  */
 export function takeBack(buffer: ArrayBufferLike): number {
+  if (typeof SharedArrayBuffer !== 'undefined' && buffer instanceof SharedArrayBuffer && sharedForCaller.has(buffer)) {
+    // Another thread may hold it: it is left alone, but later outputs of its size are copied out.
+    givenBackLengths.add(buffer.byteLength);
+    return 0;
+  }
   if (!(buffer instanceof ArrayBuffer) || !madeForCaller.has(buffer)) return 0;
   const bytes = buffer.byteLength;
   if (bytes === 0 || keptBytes + bytes > KEPT_BYTES) return 0;
   madeForCaller.delete(buffer);
+  givenBackLengths.add(bytes);
   const moved = structuredClone(buffer, { transfer: [buffer] });
   let list = kept.get(bytes);
   if (!list) kept.set(bytes, (list = []));
@@ -82,8 +104,9 @@ export function keptBytesNow(): number {
   return keptBytes;
 }
 
-/** Drops every given-back buffer (for tests, and for a caller that wants the memory freed). */
+/** Drops every given-back buffer and forgets the given-back lengths (for tests). */
 export function dropKept(): void {
   kept.clear();
   keptBytes = 0;
+  givenBackLengths.clear();
 }

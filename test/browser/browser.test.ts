@@ -152,6 +152,19 @@ if (CHROMIUM !== undefined) {
     t.notOk(got.doubledThreads.includes(0), `its tasks ran on workers ${got.doubledThreads}`);
   });
 
+  t.test('weft.release in the page: memory given back holds the next output', async (t) => {
+    const got = await run<Record<string, number | boolean>>('weftTests.release()');
+    t.equal(got.given, 4 << 16, 'release took the 256 KiB output back');
+    t.equal(got.emptied, 0, 'the released array is empty');
+    t.equal(got.wrong, 0, "the next output holds its own call's values");
+    t.equal(got.secondGiven, 4 << 16, 'and goes back in turn');
+    t.equal(got.sharedWasShared, true, 'a 1 MiB cumsum on a worker is written in shared memory');
+    t.equal(got.sharedGiven, 0, 'which release leaves alone');
+    t.equal(got.sharedLast, (1 << 20) / 4, 'intact');
+    t.equal(got.copiedLast, (1 << 20) / 4, 'the next output of its size is right');
+    t.equal(got.copiedGiven, 1 << 20, 'and was copied out into memory release takes');
+  });
+
   t.test('pool.close() ends the workers; a function on the closed pool rejects', async (t) => {
     const got = await run<{ closed: boolean; before: Encoded[]; after?: Failure }>('weftTests.close()');
     sameBits(t, got.before, (await inNode(mlp(weft), nodePool)).pooled, 'before closing: the bits of Node');

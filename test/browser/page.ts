@@ -123,6 +123,46 @@ const weftTests = {
     }
   },
 
+  /**
+   * weft.release in the page: an output copied out of the pool's memory (256 KiB) is given back,
+   * becomes empty, and the next call's output takes its memory with that call's values; a large
+   * output the workers wrote in shared memory is left alone, and the next of its size is copied out.
+   */
+  async release() {
+    const pool = weft.createPool({ workers: 2 });
+    try {
+      const x = weft.pt.vector('x', 'float32');
+      const n = 1 << 16;
+      const fn = await weft.compile([x], x.mul(2).add(1), { pool, workers: 2 });
+      const input = (i: number) => new Float32Array(n).map((_, k) => k + i);
+      const first = (await fn(input(0))) as Weft.NdArray;
+      const given = weft.release(first);
+      const emptied = first.data.length;
+      const second = (await fn(input(1))) as Weft.NdArray;
+      let wrong = 0;
+      for (let k = 0; k < n; k++) if (second.data[k] !== 2 * (k + 1) + 1) wrong += 1;
+      const big = (1 << 20) / 4;
+      const cumulative = await weft.compile([x], weft.pt.cumsum(x), { pool, workers: 1 });
+      const ones = new Float32Array(big).fill(1);
+      const shared = (await cumulative(ones)) as Weft.NdArray;
+      const sharedGiven = weft.release(shared);
+      const copied = (await cumulative(ones)) as Weft.NdArray;
+      return {
+        given,
+        emptied,
+        wrong,
+        secondGiven: weft.release(second),
+        sharedWasShared: shared.data.buffer instanceof SharedArrayBuffer,
+        sharedGiven,
+        sharedLast: shared.data[big - 1],
+        copiedLast: copied.data[big - 1],
+        copiedGiven: weft.release(copied),
+      };
+    } finally {
+      await pool.close();
+    }
+  },
+
   /** A pool whose worker script does not load: calls reject and say why. */
   async missingWorker() {
     const pool = weft.createPool({ workers: 2, workerUrl: '/dist/browser/missing-worker.js' });

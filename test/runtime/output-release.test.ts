@@ -78,6 +78,18 @@ t.test('memory weft did not make for an output is left as it is', async (t) => {
   t.ok(shared.data.buffer instanceof SharedArrayBuffer, 'the large cumsum was written by the worker in shared memory');
   t.equal(weft.release(shared), 0, 'an output in shared memory');
   t.equal(shared.data[big - 1], big, 'the shared output is intact');
+  // From then on outputs of that size are copied out, into memory release takes.
+  const ones = new Float32Array(big).fill(1);
+  const copied = (await cumulative(ones)) as weft.NdArray;
+  t.ok(copied.data.buffer instanceof ArrayBuffer, 'the next one was copied out into an ArrayBuffer');
+  t.equal(weft.release(copied), 4 * big, 'which release takes');
+  for (let i = 0; i < 3; i++) {
+    const again = (await cumulative(ones)) as weft.NdArray;
+    t.equal(keptBytesNow(), 0, `call ${i}: the output took the given-back memory`);
+    t.equal(wrongElements(again.data, (k) => k + 1), 0, `call ${i}: every element is this call's cumsum`);
+    t.equal(weft.release(again), 4 * big, `call ${i}: and goes back`);
+  }
+  t.equal(shared.data[big - 1], big, 'the first output, never taken, is still intact');
   const small = await weft.compile([x], x.mul(2), { workers: 0 });
   const out = (await small(new Float32Array(16).fill(1))) as weft.NdArray;
   t.equal(weft.release(out), 0, `an output under ${UNZEROED_BYTES} bytes`);
