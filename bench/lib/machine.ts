@@ -36,9 +36,10 @@ export const PEERS = [
 /**
  * What this machine charges for fresh memory: µs per 4 KiB page at its first write (median of 9
  * fresh 16 MiB SharedArrayBuffers, touched page by page, each kept so that it cannot be memory
- * the process had before). Every row that returns new arrays pays it: on the VMs measured here it
- * was about 1 on earlier VMs (0.25 ms per MiB) and 10-12 on later ones (the host supplying each page), which moves any
- * fresh-output row by several times between machines (docs/performance.md, "Outputs you give back").
+ * the process had before; 144 MiB, dropped when the run starts). Every row that returns new
+ * arrays pays it: about 1 µs on the VMs of earlier sessions (0.25 ms per MiB), 10-12 on later
+ * ones (the host supplying each page), which moves such rows several times between machines
+ * (docs/performance.md, "Outputs you give back").
  */
 export function freshPageMicros(): number {
   const bytes = 16 * 2 ** 20;

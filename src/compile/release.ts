@@ -3,7 +3,7 @@
 // VMs measured here: W2's 64 MiB output, 190 ms a call). Explicit, because nothing else is safe.
 import type { TypedArray } from '../kernels/dtype.js';
 import type { NdArray } from '../tensor/core/ndarray.js';
-import { takeBack } from '../workers/shared-memory.js';
+import { takeBack } from '../workers/given-back.js';
 
 /**
  * Gives the memory of arrays that compiled functions returned back to weft, for later outputs of
@@ -18,16 +18,17 @@ import { takeBack } from '../workers/shared-memory.js';
  * reach it, and a collected ArrayBuffer's memory is freed with it.
  */
 export function release(...arrays: ReadonlyArray<NdArray | TypedArray>): number {
-  let bytes = 0;
-  for (const a of arrays) {
+  // Every argument is checked before any buffer is detached, so a bad one changes nothing.
+  const buffers = arrays.map((a) => {
     const data = ArrayBuffer.isView(a) ? a : (a as NdArray | undefined)?.data;
     if (!ArrayBuffer.isView(data)) throw new TypeError(`weft.release: expected an output of a compiled function (an ndarray or a typed array), got ${describe(a)}`);
-    bytes += takeBack(data.buffer);
-  }
-  return bytes;
+    return data.buffer;
+  });
+  return buffers.reduce((bytes, b) => bytes + takeBack(b), 0);
 }
 
 function describe(x: unknown): string {
   if (x === null || x === undefined) return String(x);
+  if (typeof x === 'function') return 'a function';
   return typeof x === 'object' ? (x.constructor?.name ?? 'an object') : `${typeof x} ${String(x)}`;
 }

@@ -610,12 +610,12 @@ const keys = new WeakMap<ElemwiseProgram, string>();
  * without building (and hashing) the module key, a string as long as the program, at every call
  * (1.3 µs of W6's 5 µs scalar call).
  */
-const found = new WeakMap<WebAssembly.Memory, WeakMap<ElemwiseProgram, Map<string, Loop>>>();
+const loops = new WeakMap<WebAssembly.Memory, WeakMap<ElemwiseProgram, Map<string, Loop>>>();
 
 /** The loop of `program` over inputs read as `access`, compiled once and instantiated once per memory (per thread). */
 function loopFor(memory: WebAssembly.Memory, program: ElemwiseProgram, access: readonly WasmAccess[]): Loop {
-  let byProgram = found.get(memory);
-  if (!byProgram) found.set(memory, (byProgram = new WeakMap()));
+  let byProgram = loops.get(memory);
+  if (!byProgram) loops.set(memory, (byProgram = new WeakMap()));
   let byAccess = byProgram.get(program);
   if (!byAccess) byProgram.set(program, (byAccess = new Map()));
   const reads = access.join('');

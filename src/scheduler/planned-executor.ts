@@ -18,7 +18,8 @@ import { MAX_BATCH } from '../workers/job-queue.js';
 import type { WorkerPool } from '../workers/pool.js';
 import { BARRIER_KERNEL, planToText, type OutputMemory, type PlanDescriptor, type TeamJob, type TeamResult, type ViewDescriptor } from '../workers/protocol.js';
 import { RegionState } from '../workers/region.js';
-import { freshSharedBuffer, givenBack, unzeroedArray } from '../workers/shared-memory.js';
+import { freshSharedBuffer } from '../workers/shared-memory.js';
+import { givenBack, unzeroedArray, zeroedBuffer } from '../workers/given-back.js';
 import { BoundPlan, type MemoryViews } from '../workers/bound-plan.js';
 import { runMainTasks, runTeam } from '../workers/team.js';
 import type { Kernel } from '../kernels/registry.js';
@@ -278,7 +279,12 @@ export class PlannedExecutor implements IdleHolder {
       const outputMemory = ownOutputMemory(d, inline ? 'local' : 'shared', this.options.borrowedOutputs);
       const inPlace = external.length === 0 ? undefined : new Set(external.filter((_, k) => k % 2 === 0));
       plan.inputViews.forEach((view, i) => {
-        if (view >= 0 && !inPlace?.has(i)) copyBlock(inputs[i]!, viewAt(memory, base, d.views[view]!));
+        if (view < 0 || inPlace?.has(i)) return;
+        const x = inputs[i]!;
+        if (x.data.length === 0 && sizeOf(x.shape) > 0) {
+          throw new TypeError(`${this.options.label ?? 'the function'}: argument ${i} was emptied after the call began (given back with weft.release while the call was pending?)`);
+        }
+        copyBlock(x, viewAt(memory, base, d.views[view]!));
       });
       const callId = ++nextCallId;
       state.open(callId);
@@ -463,15 +469,16 @@ function inPlaceInputs(arena: Arena, d: PlanDescriptor, inputViews: readonly num
 }
 
 /**
- * Fresh buffers for the outputs this call writes directly (see OWN_OUTPUT_BYTES): shared when
- * workers write them, plain when only the calling thread does.
+ * Fresh buffers for the outputs this call's kernels write directly (see OWN_OUTPUT_BYTES): shared
+ * when workers write them, plain when only the calling thread does.
  */
 function ownOutputMemory(d: PlanDescriptor, kind: 'shared' | 'local', borrowed: readonly boolean[] | undefined): OutputMemory {
   let own: Array<OutputMemory[number]> | undefined;
   for (const m of d.movableOutputs) {
-    // An output the caller gives back (weft.release) is copied out instead, into memory it can take.
-    if (m.bytes < OWN_OUTPUT_BYTES || borrowed?.[m.output] || (kind === 'shared' && givenBack(m.bytes))) continue;
-    (own ??= []).push([m.output, kind === 'shared' ? freshSharedBuffer(m.bytes) : unzeroedArray('uint8', m.bytes).buffer]);
+    // An output of a length the caller gives back (weft.release) is copied out instead, into
+    // memory the caller gave back. (Memory a kernel writes is zeroed: it may leave elements unwritten.)
+    if (m.bytes < OWN_OUTPUT_BYTES || borrowed?.[m.output] || givenBack(m.bytes)) continue;
+    (own ??= []).push([m.output, kind === 'shared' ? freshSharedBuffer(m.bytes) : zeroedBuffer(m.bytes)]);
   }
   return own ?? NO_OUTPUT_MEMORY;
 }

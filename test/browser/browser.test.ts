@@ -122,7 +122,7 @@ if (CHROMIUM !== undefined) {
     const tanh = await inNode(mlp(weft, 'tanh'), nodePool);
     sameBits(t, got.mlpTanh.pooled.outputs, got.mlpTanh.inline.outputs, 'tanh MLP: the browser\'s pool and page thread agree');
     sameBits(t, got.mlpTanh.pooled.outputs, tanh.pooled, "tanh MLP: the browser's pool gives Node's bits");
-    t.same(got.mlpTanh.pooled.threads, [1, 2], 'the tanh MLP ran on both Web Workers (over 4 calls)');
+    t.same(got.mlpTanh.pooled.threads, [1, 2], 'the tanh MLP ran on both Web Workers (over 12 to 60 calls)');
     // Every function and reduction that is weft's own: the same bits in Chromium and in Node.
     for (const [name, dtype] of [['catalog32', 'float32'], ['catalog64', 'float64']] as const) {
       const want = await inNode(catalog(weft, dtype), nodePool);
@@ -130,7 +130,7 @@ if (CHROMIUM !== undefined) {
       sameBits(t, got[name].pooled.outputs, want.pooled, `${dtype} math functions, sums and softmax: the browser's pool gives Node's bits`);
       sameBits(t, got[name].inline.outputs, want.inline, `${dtype} math functions, sums and softmax: the browser's page thread gives Node's bits`);
     }
-    t.same(got.mlp.pooled.threads, [1, 2], 'the MLP ran its tasks on both Web Workers (over 12 calls), none on the page thread');
+    t.same(got.mlp.pooled.threads, [1, 2], 'the MLP ran its tasks on both Web Workers (over 12 to 60 calls), none on the page thread');
     t.same(got.small.pooled.threads, [0], 'the small graph ran inline on the page thread');
   });
 
@@ -161,7 +161,7 @@ if (CHROMIUM !== undefined) {
     t.equal(got.sharedWasShared, true, 'a 1 MiB cumsum on a worker is written in shared memory');
     t.equal(got.sharedGiven, 0, 'which release leaves alone');
     t.equal(got.sharedLast, (1 << 20) / 4, 'intact');
-    t.equal(got.copiedLast, (1 << 20) / 4, 'the next output of its size is right');
+    t.equal(got.copiedLast, (1 << 20) / 2, 'the next output of its size holds its own call\'s values');
     t.equal(got.copiedGiven, 1 << 20, 'and was copied out into memory release takes');
   });
 

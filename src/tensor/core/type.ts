@@ -94,6 +94,7 @@ export class TensorType extends Type<NdArray> {
       } else {
         nd = value;
         source = d;
+        checkReach(value, where);
       }
       shape = [...value.shape];
     } else if (ArrayBuffer.isView(value) && !(value instanceof DataView)) {
@@ -275,4 +276,25 @@ export function isSmallTensor(v: Variable): boolean {
     n *= d;
   }
   return n <= HOST_VALUE_ELEMENTS;
+}
+
+/**
+ * Refuses an ndarray whose shape, strides and offset reach outside its data (the elements a call
+ * would read are not there): a hand-made view, or an output given back with weft.release, whose
+ * data is then empty.
+ */
+function checkReach(value: NdArray, where: string): void {
+  if (sizeOf(value.shape) === 0) return;
+  let low = value.offset;
+  let high = value.offset;
+  value.shape.forEach((n, a) => {
+    const step = (n - 1) * value.stride[a]!;
+    if (step < 0) low += step;
+    else high += step;
+  });
+  const length = value.data.length;
+  if (low < 0 || high >= length) {
+    const emptied = length === 0 ? ' (an array given back with weft.release is empty)' : '';
+    throw new ValueTypeError(`${where}: its shape [${value.shape.join(', ')}] reaches element ${low < 0 ? low : high} of data holding ${length}${emptied}`);
+  }
 }
