@@ -9,7 +9,7 @@ import { uniform, uniformStream } from '../lib/data.js';
 import type { Suite } from '../lib/suite.js';
 import type { Workload } from '../lib/workload.js';
 import { loadTfjs } from '../peers/tfjs.js';
-import { float32Data, outputRun, pt, weft, workersLabel, type TV } from '../peers/weft.js';
+import { outputRun, pt, weft, workersLabel, type TV } from '../peers/weft.js';
 
 const [ROWS, DIM, LOOKUPS] = [50_000, 128, 65_536];
 

@@ -2,9 +2,7 @@
 // copied out into, made without zeroing, and the memory of outputs given back, waiting (per
 // thread, by byte length) for the next output of its size instead of fresh pages.
 import { STORAGE, type Dtype, type TypedArray } from '../kernels/dtype.js';
-import { isSharedOutput } from './shared-memory.js';
-
-const NodeBuffer = (globalThis as { Buffer?: { allocUnsafeSlow(size: number): Uint8Array } }).Buffer;
+import { isSharedOutput, unzeroedBuffer } from './shared-memory.js';
 
 /**
  * Arrays of at least this many bytes that the caller gets are made without zeroing, from memory
@@ -48,7 +46,7 @@ export function unzeroedArray(dtype: Dtype, n: number): TypedArray {
   if (bytes < UNZEROED_BYTES) return new Storage(n);
   let buffer = kept.get(bytes)?.pop();
   if (buffer) keptBytes -= bytes;
-  else buffer = NodeBuffer ? (NodeBuffer.allocUnsafeSlow(bytes).buffer as ArrayBuffer) : new ArrayBuffer(bytes);
+  else buffer = unzeroedBuffer(bytes);
   madeForCaller.add(buffer);
   return new Storage(buffer, 0, n);
 }
@@ -56,12 +54,12 @@ export function unzeroedArray(dtype: Dtype, n: number): TypedArray {
 /** A new zeroed buffer of `bytes` for an output that a kernel writes directly, which takeBack may take. */
 export function zeroedBuffer(bytes: number): ArrayBuffer {
   const buffer = new ArrayBuffer(bytes);
-  if (bytes >= UNZEROED_BYTES) madeForCaller.add(buffer);
+  madeForCaller.add(buffer);
   return buffer;
 }
 
-/** Whether takeBack would take `buffer` (before anything is detached: see weft.release). */
-export function isTakeable(buffer: ArrayBufferLike): buffer is ArrayBuffer {
+/** Whether takeBack may take `buffer`: made for an output on this thread, and not detached. */
+function isTakeable(buffer: ArrayBufferLike): buffer is ArrayBuffer {
   return buffer instanceof ArrayBuffer && madeForCaller.has(buffer) && buffer.byteLength > 0;
 }
 

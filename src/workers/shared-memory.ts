@@ -14,6 +14,14 @@ export function announceShared(bytes: number): void {
   }
 }
 
+/**
+ * A new ArrayBuffer of `bytes` whose contents are undefined (Node: allocUnsafeSlow, from memory the
+ * allocator hands back warm; browsers: a zeroed one).
+ */
+export function unzeroedBuffer(bytes: number): ArrayBuffer {
+  return NodeBuffer ? (NodeBuffer.allocUnsafeSlow(bytes).buffer as ArrayBuffer) : new ArrayBuffer(bytes);
+}
+
 /** SharedArrayBuffers made for outputs (freshSharedBuffer). */
 const sharedForCaller = new WeakSet<SharedArrayBuffer>();
 

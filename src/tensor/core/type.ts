@@ -285,13 +285,14 @@ export function isSmallTensor(v: Variable): boolean {
  */
 function checkReach(value: NdArray, where: string): void {
   if (sizeOf(value.shape) === 0) return;
+  // A loop, not forEach: this runs for every ndarray argument of every call.
   let low = value.offset;
   let high = value.offset;
-  value.shape.forEach((n, a) => {
-    const step = (n - 1) * value.stride[a]!;
+  for (let a = 0; a < value.shape.length; a++) {
+    const step = (value.shape[a]! - 1) * value.stride[a]!;
     if (step < 0) low += step;
     else high += step;
-  });
+  }
   const length = value.data.length;
   if (low < 0 || high >= length) {
     const emptied = length === 0 ? ' (an array given back with weft.release is empty)' : '';
