@@ -64,6 +64,13 @@ export type TaskObserver = (node: Apply, start: number, end: number, thread: num
 interface Region {
   readonly block: { offset: number; size: number };
   bound?: BoundPlan;
+  /**
+   * The call under way's arguments that its copy tasks copy in (by graph input; none for those
+   * copied before it began or read in place), and the arrays its copy tasks copy results into
+   * (by graph output; none for those written elsewhere). Dropped when the call ends.
+   */
+  copyIn?: ReadonlyArray<NdArray | undefined>;
+  copyOut?: ReadonlyArray<TypedArray | undefined>;
 }
 
 interface StoredPlan {
@@ -218,7 +225,7 @@ export class PlannedExecutor implements IdleHolder {
     const key = this.host.signature(inputs);
     let stored = this.#plans.get(key);
     if (!stored) {
-      const plan = buildPlan(this.fgraph, inputs, this.host, ++nextPlanId, innerPlanning);
+      const plan = buildPlan(this.fgraph, inputs, this.host, ++nextPlanId, innerPlanning, { argumentCopies: { borrowedOutputs: this.options.borrowedOutputs } });
       const text = this.arena.storeText(planToText(plan.descriptor));
       this.#holdings.blocks.add(text);
       stored = { plan, text, regions: [] };
@@ -278,18 +285,25 @@ export class PlannedExecutor implements IdleHolder {
       const external = inPlaceInputs(arena, d, plan.inputViews, inputs);
       const outputMemory = ownOutputMemory(d, inline ? 'local' : 'shared', this.options.borrowedOutputs);
       const inPlace = external.length === 0 ? undefined : new Set(external.filter((_, k) => k % 2 === 0));
+      let copyIn: Array<NdArray | undefined> | undefined;
       plan.inputViews.forEach((view, i) => {
         if (view < 0 || inPlace?.has(i)) return;
         const x = inputs[i]!;
         if (x.data.length === 0 && sizeOf(x.shape) > 0) {
           throw new TypeError(`${this.options.label ?? 'the function'}: argument ${i} was emptied after the call began (given back with weft.release while the call was pending?)`);
         }
-        copyBlock(x, viewAt(memory, base, d.views[view]!));
+        const v = d.views[view]!;
+        // A large contiguous argument is copied by the plan's copy tasks, chunk by chunk, while
+        // the first tasks already run (plan/argument-copies.ts); the others now.
+        if (plan.copies.inputs.has(i) && isContiguous(x) && x.data.constructor === STORAGE[v.dtype]) (copyIn ??= [])[i] = x;
+        else copyBlock(x, viewAt(memory, base, v));
       });
+      region.copyIn = copyIn;
+      region.copyOut = copyOutTargets(plan, outputMemory);
       const callId = ++nextCallId;
       state.open(callId);
 
-      region.bound ??= new BoundPlan(d, base, memory, this.#mainKernels(plan));
+      region.bound ??= new BoundPlan(d, base, memory, this.#mainKernels(plan, region));
       let results: TeamResult[];
       let copyTargets: ReadonlyArray<TypedArray | undefined> | undefined;
       if (inline) {
@@ -368,7 +382,8 @@ export class PlannedExecutor implements IdleHolder {
         for (const r of results) {
           for (const [t, a, b] of r.trace ?? []) {
             const call = d.tasks[t]!.call;
-            if (d.calls[call]!.kernel !== BARRIER_KERNEL) onTask(plan.callNodes[call]!, a, b, r.thread ?? 0);
+            const node = plan.callNodes[call];
+            if (node && d.calls[call]!.kernel !== BARRIER_KERNEL) onTask(node, a, b, r.thread ?? 0);
           }
         }
       }
@@ -396,11 +411,15 @@ export class PlannedExecutor implements IdleHolder {
         }
         const buffer = outputMemory.find(([output]) => output === j)?.[1];
         if (buffer) return makeNdArray(new STORAGE[v.dtype](buffer as ArrayBuffer, 0, sizeOf(v.shape)), v.shape);
+        const copied = region.copyOut?.[j];
+        if (copied) return makeNdArray(copied, v.shape);
         const out = makeNdArray(copyTargets?.[j] ?? unzeroedArray(v.dtype, sizeOf(v.shape)), v.shape);
         copyBlock(viewAt(memory, base, v), out);
         return out;
       });
     } finally {
+      region.copyIn = undefined;
+      region.copyOut = undefined;
       if (!inline) this.#leave();
       state.close();
       if (!healthy) {
@@ -414,12 +433,17 @@ export class PlannedExecutor implements IdleHolder {
     }
   }
 
-  /** The calling thread's implementation of the plan's calls that have no worker kernel. */
-  #mainKernels(plan: Plan): Map<number, Kernel> {
+  /**
+   * The calling thread's implementation of the plan's calls that have no worker kernel, and of its
+   * copies of arguments and results at `region` (what they copy is the region's call's).
+   */
+  #mainKernels(plan: Plan, region: Region): Map<number, Kernel> {
     const kernels = new Map<number, Kernel>();
+    for (const [input, call] of plan.copies.inputs) kernels.set(call, (_, [into], __, range) => copyChunk(region.copyIn?.[input], into!, range));
+    for (const [output, call] of plan.copies.outputs) kernels.set(call, ([from], _, __, range) => copyChunk(from!, region.copyOut?.[output], range));
     plan.descriptor.calls.forEach((c, i) => {
-      if (!c.main) return;
-      const node = plan.callNodes[i]!;
+      const node = plan.callNodes[i];
+      if (!c.main || !node) return;
       kernels.set(i, (ins, outs) => {
         // perform gets arrays of its own: a closure may keep what it is given.
         // (A failure is the task's: the call reports it as a NodeError.)
@@ -510,6 +534,33 @@ async function touchedTargets(plan: Plan, borrowed: readonly boolean[] | undefin
     for (let b = 0; b < bytes.length; b += PAGE_BYTES) bytes[b] = 0;
     return data;
   });
+}
+
+/**
+ * The arrays the plan's copy tasks copy results into (plan/argument-copies.ts), made before the
+ * call (their first touch then happens in the copy tasks, beside the workers), by graph output;
+ * none for the outputs written straight into memory of their own.
+ */
+function copyOutTargets(plan: Plan, outputMemory: OutputMemory): Array<TypedArray | undefined> | undefined {
+  if (plan.copies.outputs.size === 0) return undefined;
+  const targets: Array<TypedArray | undefined> = [];
+  for (const j of plan.copies.outputs.keys()) {
+    const o = plan.outputs[j]!;
+    if (o.kind !== 'view' || outputMemory.some(([output]) => output === j)) continue;
+    const v = plan.descriptor.views[o.view]!;
+    targets[j] = unzeroedArray(v.dtype, sizeOf(v.shape));
+  }
+  return targets;
+}
+
+/** A copy task's chunk: flat elements [start, end) of contiguous `from` into `into` (nothing to copy when either is missing). */
+function copyChunk(from: TensorView | undefined, into: TensorView | TypedArray | undefined, range: { readonly start: number; readonly end: number } | undefined): void {
+  if (!from || !into) return;
+  const start = range?.start ?? 0;
+  const end = range?.end ?? sizeOf(from.shape);
+  const source = (from.data as Float64Array).subarray(from.offset + start, from.offset + end);
+  if (ArrayBuffer.isView(into)) (into as Float64Array).set(source, start);
+  else (into.data as Float64Array).set(source, into.offset + start);
 }
 
 /** Copies of at most this many elements are element loops (see copyBlock). */

@@ -45,7 +45,7 @@ const sameShape = (a: readonly number[], b: readonly number[]): boolean => a.len
 /**
  * Hands `visit` what task `task` of `call` may touch, by the contract of its split: a chunk of
  * elements touches only its flat elements [start, end) of every view shaped like the output it
- * cuts (output 0 unless the split says another) (when
+ * cuts (output 0 unless the split says another output, or an input) (when
  * that view is contiguous, else all of it); a chunk of rows writes only its rows of each output
  * (outputs of a call chunked by rows share their first axis: a batch's); a
  * slab task reads only its slab of input 0 and writes only its row of output 0. Tasks of a call
@@ -58,7 +58,9 @@ export function visitTaskExtents(
   visit: (write: boolean, lo: number, hi: number) => void,
 ): void {
   const split = task.start < 0 ? undefined : call.split;
-  const out0 = views[call.outputs[split?.by === 'elements' ? (split.output ?? 0) : 0] ?? -1];
+  // The view whose flat elements an element split cuts (an output, or the input a copy out reads).
+  const out0 =
+    split?.by === 'elements' && split.input !== undefined ? views[call.inputs[split.input] ?? -1] : views[call.outputs[split?.by === 'elements' ? (split.output ?? 0) : 0] ?? -1];
   const one = (view: number, write: boolean, index: number): void => {
     const v = views[view]!;
     const to = (lo: number, hi: number): void => visit(write, lo, hi);

@@ -17,13 +17,14 @@ export interface ViewDescriptor {
 
 /**
  * How the tasks of a call divide its work (tasks with start -1 run the whole call): by flat
- * elements of output `output` (0 by default), by rows of output 0 or by lanes (the kernel gets
+ * elements of output `output` (0 by default; of input `input` instead for a call that writes
+ * nothing in the region, a copy out of it), by rows of output 0 or by lanes (the kernel gets
  * the task's range), or by
  * slabs: task j runs the kernel on slab j of input 0 along `axis` (of `count` slabs, cut as
  * `slabBounds` cuts them) and writes row j of output 0, which stacks one result per slab.
  */
 export type CallSplit =
-  | { readonly by: 'elements'; readonly output?: number }
+  | { readonly by: 'elements'; readonly output?: number; readonly input?: number }
   | { readonly by: 'rows' | 'lanes' }
   | { readonly by: 'slabs'; readonly axis: number; readonly count: number };
 
@@ -37,6 +38,12 @@ export function slabBounds(length: number, count: number, j: number): readonly [
  * and every task of a later one, so that n producers and m consumers take n + m edges, not n x m.
  */
 export const BARRIER_KERNEL = 'weft.barrier';
+
+/**
+ * The kernel of the calling thread's copies of a call's large arguments into its region and of
+ * its large results out (scheduler/plan/argument-copies.ts): main calls, never run by a worker.
+ */
+export const ARGUMENT_COPY_KERNEL = 'weft.argument-copy';
 
 /** One node's kernel call: which kernel, its params, and the views it reads and writes. */
 export interface CallDescriptor {

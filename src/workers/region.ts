@@ -295,6 +295,11 @@ export class RegionState {
     if (Atomics.add(h, this.#at(H.DONE), 1) + 1 === this.#total) this.#wakeAll();
   }
 
+  /** Whether tasks wait in the calling thread's queue. */
+  get mainQueued(): boolean {
+    return Atomics.load(this.h, this.#at(H.MAIN_HEAD)) < Atomics.load(this.h, this.#at(H.MAIN_TAIL));
+  }
+
   /** Task `t` failed: the first failure is kept, and the call stops. */
   fail(t: number): void {
     Atomics.compareExchange(this.h, this.#at(H.ERROR), 0, t + 1);

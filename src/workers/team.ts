@@ -92,7 +92,9 @@ export function runTeam(bound: BoundPlan, memory: MemoryViews, callId: number, o
         idle = 0;
         continue;
       }
-      if (idle < spin) {
+      // While the calling thread has tasks queued (copies of arguments, mostly), a spinning
+      // member would take the core it needs to release the tasks this member waits for.
+      if (idle < spin && (options.main || !state.mainQueued)) {
         idle += 1;
         continue;
       }
@@ -114,6 +116,9 @@ export async function runMainTasks(bound: BoundPlan, memory: MemoryViews, option
   const views = bound.viewsFor(options.external, options.outputMemory);
   const trace: Array<[number, number, number]> | undefined = options.trace ? [] : undefined;
   let ran = 0;
+  // The microtasks queued so far run first: the workers are woken in one of them, and the first
+  // tasks here (copies of arguments) release theirs.
+  await undefined;
   while (!state.over) {
     const task = state.take(true);
     if (task >= 0) {

@@ -5,7 +5,7 @@
 import { bytesPerElement } from '../../kernels/dtype.js';
 import { contiguousStrides, sizeOf } from '../../kernels/view.js';
 import { ArenaFullError, arenaCanHold } from '../../workers/arena.js';
-import { MAX_MEMBERS, type CallDescriptor, type MovableOutput, type PlanDescriptor, type TaskDescriptor, type ViewDescriptor } from '../../workers/protocol.js';
+import { ARGUMENT_COPY_KERNEL, MAX_MEMBERS, type CallDescriptor, type MovableOutput, type PlanDescriptor, type TaskDescriptor, type ViewDescriptor } from '../../workers/protocol.js';
 import { teamHelps } from '../../workers/nested-team.js';
 import { HEADER_BYTES } from '../../workers/region.js';
 import type { TaskSpan } from '../task-edges.js';
@@ -18,15 +18,18 @@ export interface DescribedPlan {
   readonly width: number;
 }
 
-/** The most tasks in one level of the task graph (a task's level: the longest path to it). */
-function widestLevel(n: number, successorsOf: (t: number) => ReadonlySet<number>, pending: readonly number[]): number {
+/**
+ * The most tasks in one level of the task graph (a task's level: the longest path to it), not
+ * counting the tasks `counted` leaves out (the calling thread's copies, which need no member).
+ */
+function widestLevel(n: number, successorsOf: (t: number) => ReadonlySet<number>, pending: readonly number[], counted: (t: number) => boolean): number {
   const level = new Int32Array(n);
   const perLevel = new Int32Array(n + 1);
   const left = Int32Array.from(pending);
   const ready = pending.flatMap((p, t) => (p === 0 ? [t] : []));
   while (ready.length > 0) {
     const t = ready.pop()!;
-    perLevel[level[t]!]! += 1;
+    if (counted(t)) perLevel[level[t]!]! += 1;
     for (const s of successorsOf(t)) {
       if (level[t]! + 1 > level[s]!) level[s] = level[t]! + 1;
       if (--left[s]! === 0) ready.push(s);
@@ -59,7 +62,8 @@ export function describePlan(
   const initialMainReady = pendingCount.flatMap((p, i) => (p === 0 && isMain(i) ? [i] : []));
   // A task that shares its inner plan's runs with the team (a Scan's steps) can keep that many busy.
   const innerWidths = kernelCalls.map((kc) => (kc.innerTeam && teamHelps(kc.innerTeam.width, kc.innerTeam.work) ? kc.innerTeam.width : 1));
-  const width = Math.max(widestLevel(tasks.length, successorsOf, pendingCount), ...innerWidths);
+  const isCopy = (t: number): boolean => calls[tasks[t]!.call]!.kernel === ARGUMENT_COPY_KERNEL;
+  const width = Math.max(widestLevel(tasks.length, successorsOf, pendingCount, (t) => !isCopy(t)), ...innerWidths);
 
   const memberOffset = HEADER_BYTES;
   const memberSlots = Math.max(1, Math.min(width, MAX_MEMBERS));
