@@ -38,7 +38,10 @@ function traffic(plan: Plan): number {
   const d = plan.descriptor;
   let bytes = 0;
   d.calls.forEach((c, i) => {
-    const nOut = plan.callNodes[i]!.outputs.length;
+    // The copies of arguments and results (no node) are the copies counted below.
+    const node = plan.callNodes[i];
+    if (!node) return;
+    const nOut = node.outputs.length;
     const ins = c.inputs.map((v) => viewBytes(d.views[v]!));
     const outs = c.outputs.slice(0, nOut).map((v) => viewBytes(d.views[v]!));
     const sum = (xs: number[]): number => xs.reduce((a, b) => a + b, 0);

@@ -7,7 +7,7 @@ import { BARRIER_KERNEL } from '../workers/protocol.js';
 export interface PlanInfo {
   /** Bytes of shared memory a call's region takes: its header, task queues and every value the plan places. */
   readonly regionBytes: number;
-  /** Tasks of the plan: the chunks of its nodes' work, barriers included. */
+  /** Tasks of the plan: the chunks of its nodes' work, barriers and the calling thread's copies of large arguments and results included. */
   readonly tasks: number;
   /** Tasks that may run at once at best (the widest level of the task graph). */
   readonly width: number;

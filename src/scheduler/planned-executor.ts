@@ -1,8 +1,9 @@
 // The planned executor: runs a FunctionGraph's calls through plans. Per call it finds (or makes)
-// the plan for the inputs' signature, takes a region of shared memory, copies the inputs in,
-// runs the tasks (inline on the calling thread when the call is small or workers is 0, else as
-// a team of pool workers), copies the outputs out and gives the region back. A failing kernel
-// or a dead worker rejects the call with the node's name; the pool stays usable.
+// the plan for the inputs' signature, takes a region of shared memory, copies the inputs in (large
+// ones by the plan's copy tasks, beside the first tasks), runs the tasks (inline on the calling
+// thread when the call is small or workers is 0, else as a team of pool workers), copies the
+// outputs out (large ones by copy tasks too) and gives the region back. A failing kernel or a dead
+// worker rejects the call with the node's name; the pool stays usable.
 import type { Apply } from '../graph/apply.js';
 import type { FunctionGraph } from '../graph/fgraph.js';
 import { AbortError, abortedBy } from '../graph/abort.js';
@@ -69,8 +70,8 @@ interface Region {
    * copied before it began or read in place), and the arrays its copy tasks copy results into
    * (by graph output; none for those written elsewhere). Dropped when the call ends.
    */
-  copyIn?: ReadonlyArray<NdArray | undefined>;
-  copyOut?: ReadonlyArray<TypedArray | undefined>;
+  copySources?: ReadonlyArray<NdArray | undefined>;
+  copyDestinations?: ReadonlyArray<TypedArray | undefined>;
 }
 
 interface StoredPlan {
@@ -285,7 +286,7 @@ export class PlannedExecutor implements IdleHolder {
       const external = inPlaceInputs(arena, d, plan.inputViews, inputs);
       const outputMemory = ownOutputMemory(d, inline ? 'local' : 'shared', this.options.borrowedOutputs);
       const inPlace = external.length === 0 ? undefined : new Set(external.filter((_, k) => k % 2 === 0));
-      let copyIn: Array<NdArray | undefined> | undefined;
+      let copySources: Array<NdArray | undefined> | undefined;
       plan.inputViews.forEach((view, i) => {
         if (view < 0 || inPlace?.has(i)) return;
         const x = inputs[i]!;
@@ -293,19 +294,22 @@ export class PlannedExecutor implements IdleHolder {
           throw new TypeError(`${this.options.label ?? 'the function'}: argument ${i} was emptied after the call began (given back with weft.release while the call was pending?)`);
         }
         const v = d.views[view]!;
-        // A large contiguous argument is copied by the plan's copy tasks, chunk by chunk, while
-        // the first tasks already run (plan/argument-copies.ts); the others now.
-        if (plan.copies.inputs.has(i) && isContiguous(x) && x.data.constructor === STORAGE[v.dtype]) (copyIn ??= [])[i] = x;
-        else copyBlock(x, viewAt(memory, base, v));
+        // A large contiguous argument in memory of its own is copied by the plan's copy tasks,
+        // chunk by chunk, while the first tasks already run (plan/argument-copies.ts); the others
+        // now. Shared memory may be the pool's (a borrowed output passed back in): this call's
+        // tasks, or another call's, could overwrite it before its last chunk is copied.
+        if (plan.copies.inputs.has(i) && !(x.data.buffer instanceof SharedArrayBuffer) && isContiguous(x) && x.data.constructor === STORAGE[v.dtype]) {
+          (copySources ??= [])[i] = x;
+        } else copyBlock(x, viewAt(memory, base, v));
       });
-      region.copyIn = copyIn;
-      region.copyOut = copyOutTargets(plan, outputMemory);
+      region.copySources = copySources;
+      region.copyDestinations = copyDestinations(plan, outputMemory);
       const callId = ++nextCallId;
       state.open(callId);
 
       region.bound ??= new BoundPlan(d, base, memory, this.#mainKernels(plan, region));
       let results: TeamResult[];
-      let copyTargets: ReadonlyArray<TypedArray | undefined> | undefined;
+      let touched: ReadonlyArray<TypedArray | undefined> | undefined;
       if (inline) {
         results = [runTeam(region.bound, memory, callId, { trace: onTask !== undefined, main: true, external, outputMemory })];
       } else {
@@ -354,8 +358,10 @@ export class PlannedExecutor implements IdleHolder {
           const all = Promise.allSettled([...members, ...main]);
           // While the workers run, the calling thread makes the memory the outputs are copied into,
           // when it has a core of its own (with the workers on every core it only slowed them:
-          // W9's forward on 2 workers, 2 cores) and no tasks to serve.
-          if (main.length === 0 && team < pool.cores) copyTargets = await touchedTargets(plan, this.options.borrowedOutputs, outputMemory);
+          // W9's forward on 2 workers, 2 cores) and no node's tasks to serve (after the copies in,
+          // which runMainTasks takes first).
+          const servesNodes = d.calls.some((c, i) => c.main && plan.callNodes[i]);
+          if (!servesNodes && team < pool.cores) touched = await touchedTargets(plan, this.options.borrowedOutputs, outputMemory);
           const settled = await all;
           const crashed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
           if (crashed) {
@@ -391,7 +397,8 @@ export class PlannedExecutor implements IdleHolder {
       if (task !== undefined) {
         const error = results.find((r) => r.error?.task === task)?.error;
         const node = plan.callNodes[d.tasks[task]!.call];
-        const cause = new Error(error?.message ?? 'a kernel failed');
+        // A copy of an argument or result has no node: its message says which copy failed.
+        const cause = new Error(node ? (error?.message ?? 'a kernel failed') : `${this.options.label ?? 'the function'}: the ${d.calls[d.tasks[task]!.call]!.label} failed: ${error?.message}`);
         if (error?.stack) cause.stack = error.stack;
         const described = d.calls[d.tasks[task]!.call]!.inputs.map((v) => viewAt(memory, base, d.views[v]!));
         if (node) throw new NodeError(node, this.fgraph.toposort().indexOf(node), described, cause);
@@ -411,15 +418,15 @@ export class PlannedExecutor implements IdleHolder {
         }
         const buffer = outputMemory.find(([output]) => output === j)?.[1];
         if (buffer) return makeNdArray(new STORAGE[v.dtype](buffer as ArrayBuffer, 0, sizeOf(v.shape)), v.shape);
-        const copied = region.copyOut?.[j];
+        const copied = region.copyDestinations?.[j];
         if (copied) return makeNdArray(copied, v.shape);
-        const out = makeNdArray(copyTargets?.[j] ?? unzeroedArray(v.dtype, sizeOf(v.shape)), v.shape);
+        const out = makeNdArray(touched?.[j] ?? unzeroedArray(v.dtype, sizeOf(v.shape)), v.shape);
         copyBlock(viewAt(memory, base, v), out);
         return out;
       });
     } finally {
-      region.copyIn = undefined;
-      region.copyOut = undefined;
+      region.copySources = undefined;
+      region.copyDestinations = undefined;
       if (!inline) this.#leave();
       state.close();
       if (!healthy) {
@@ -439,8 +446,8 @@ export class PlannedExecutor implements IdleHolder {
    */
   #mainKernels(plan: Plan, region: Region): Map<number, Kernel> {
     const kernels = new Map<number, Kernel>();
-    for (const [input, call] of plan.copies.inputs) kernels.set(call, (_, [into], __, range) => copyChunk(region.copyIn?.[input], into!, range));
-    for (const [output, call] of plan.copies.outputs) kernels.set(call, ([from], _, __, range) => copyChunk(from!, region.copyOut?.[output], range));
+    for (const [input, call] of plan.copies.inputs) kernels.set(call, (_, [into], __, range) => copyChunk(region.copySources?.[input], into!, range));
+    for (const [output, call] of plan.copies.outputs) kernels.set(call, ([from], _, __, range) => copyChunk(from!, region.copyDestinations?.[output], range));
     plan.descriptor.calls.forEach((c, i) => {
       const node = plan.callNodes[i];
       if (!c.main || !node) return;
@@ -525,7 +532,7 @@ async function touchedTargets(plan: Plan, borrowed: readonly boolean[] | undefin
   await undefined;
   const d = plan.descriptor;
   return plan.outputs.map((o, j) => {
-    if (o.kind === 'value' || borrowed?.[j] || outputMemory.some(([output]) => output === j)) return undefined;
+    if (o.kind === 'value' || borrowed?.[j] || outputMemory.some(([output]) => output === j) || plan.copies.outputs.has(j)) return undefined;
     const v = d.views[o.view]!;
     const n = sizeOf(v.shape);
     if (n * bytesPerElement(v.dtype) < TOUCH_BYTES) return undefined;
@@ -541,7 +548,7 @@ async function touchedTargets(plan: Plan, borrowed: readonly boolean[] | undefin
  * call (their first touch then happens in the copy tasks, beside the workers), by graph output;
  * none for the outputs written straight into memory of their own.
  */
-function copyOutTargets(plan: Plan, outputMemory: OutputMemory): Array<TypedArray | undefined> | undefined {
+function copyDestinations(plan: Plan, outputMemory: OutputMemory): Array<TypedArray | undefined> | undefined {
   if (plan.copies.outputs.size === 0) return undefined;
   const targets: Array<TypedArray | undefined> = [];
   for (const j of plan.copies.outputs.keys()) {

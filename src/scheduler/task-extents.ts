@@ -44,9 +44,9 @@ const sameShape = (a: readonly number[], b: readonly number[]): boolean => a.len
 
 /**
  * Hands `visit` what task `task` of `call` may touch, by the contract of its split: a chunk of
- * elements touches only its flat elements [start, end) of every view shaped like the output it
- * cuts (output 0 unless the split says another output, or an input) (when
- * that view is contiguous, else all of it); a chunk of rows writes only its rows of each output
+ * elements touches only its flat elements [start, end) of every view shaped like the view it
+ * cuts (output 0, unless the split names another output or an input), when that view is
+ * contiguous, else all of it; a chunk of rows writes only its rows of each output
  * (outputs of a call chunked by rows share their first axis: a batch's); a
  * slab task reads only its slab of input 0 and writes only its row of output 0. Tasks of a call
  * never conflict with each other (their writes are disjoint by the same contract).

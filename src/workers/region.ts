@@ -316,9 +316,14 @@ export class RegionState {
     return Atomics.load(this.h, this.#at(H.ABORT)) !== 0 || Atomics.load(this.h, this.#at(H.DONE)) >= this.#total;
   }
 
-  /** Sleeps (blocking) until a worker task is queued, a nested region is offered, or `ms` pass. */
+  /**
+   * Sleeps (blocking) until a worker task is queued, a nested region is offered, or `ms` pass;
+   * not at all when a task was queued since the caller last looked (it would sleep past it).
+   */
   sleep(ms: number): void {
-    Atomics.wait(this.h, this.#at(H.TAIL), Atomics.load(this.h, this.#at(H.TAIL)), ms);
+    const tail = Atomics.load(this.h, this.#at(H.TAIL));
+    if (Atomics.load(this.h, this.#at(H.HEAD)) < tail) return;
+    Atomics.wait(this.h, this.#at(H.TAIL), tail, ms);
   }
 
   /**

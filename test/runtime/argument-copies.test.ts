@@ -137,7 +137,9 @@ t.test('outputs copied out by tasks: released memory is reused, borrowed outputs
   const call = async (i: number) => (await fn(filled(Float32Array, N, (k) => k + i))) as weft.NdArray;
   // The first output of this size is written by the workers into memory of its own; released,
   // it makes later outputs of its size copies (by tasks) into memory release can take.
-  weft.release(await call(0));
+  const first = await call(0);
+  t.equal(wrongElements(first.data, (k) => 3 * k), 0, 'an output the workers wrote into memory of its own (its copy tasks copy nothing): every element');
+  weft.release(first);
   const second = await call(1);
   t.equal(wrongElements(second.data, (k) => 3 * (k + 1)), 0, 'the first copied-out output: every element');
   const bytes = weft.release(second);
@@ -152,9 +154,9 @@ t.test('outputs copied out by tasks: released memory is reused, borrowed outputs
   dropKept();
 
   const lent = await weft.compile([x], weft.Out(x.mul(3), { borrow: true }), { pool, workers: 2 });
-  const first = (await lent(filled(Float32Array, N, (k) => k))) as weft.NdArray;
-  t.equal(wrongElements(first.data, (k) => 3 * k), 0, 'a borrowed output: every element');
-  t.ok(first.data.buffer instanceof SharedArrayBuffer, 'a borrowed output is a view of the region, not a copy');
+  const view = (await lent(filled(Float32Array, N, (k) => k))) as weft.NdArray;
+  t.equal(wrongElements(view.data, (k) => 3 * k), 0, 'a borrowed output: every element');
+  t.ok(view.data.buffer instanceof SharedArrayBuffer, 'a borrowed output is a view of the region, not a copy');
   lent.dispose();
 
   const profiled = await weft.compile([x], x.mul(3).add(x), { pool, workers: 2, profile: true });
@@ -163,4 +165,30 @@ t.test('outputs copied out by tasks: released memory is reused, borrowed outputs
   const events = profiled.profile!.events;
   t.ok(events.length > 0 && events.every((e) => e.node !== undefined && profiled.fgraph.toposort().includes(e.node)), 'its timeline has the graph\'s nodes only (copies are not nodes)');
   profiled.dispose();
+});
+
+t.test('a borrowed output passed back in is copied before any task runs (the tasks would overwrite it)', async (t) => {
+  // fn(p, b2) gets p, a view of the region that this call's own tasks write (output 0): copied
+  // by chunks beside the tasks, p would be overwritten before its last chunks were copied.
+  const pool = weft.createPool({ workers: 2 });
+  t.teardown(() => pool.close());
+  const a = pt.vector('a', 'float32');
+  const b = pt.vector('b', 'float32');
+  const fn = await weft.compile([a, b], [weft.Out(b.get(weft.slice(0, N)).mul(2), { borrow: true }), a.add(1)], { pool, workers: 2 });
+  for (let round = 0; round < 6; round++) {
+    const [p] = (await fn(filled(Float32Array, N, () => 0), filled(Float32Array, 2 * N, (k) => (k + round) % 1000))) as weft.NdArray[];
+    const [, s] = (await fn(p!, filled(Float32Array, 2 * N, () => -7))) as weft.NdArray[];
+    t.equal(wrongElements(s!.data, (k) => 2 * ((k + round) % 1000) + 1), 0, `round ${round}: p + 1 has the borrowed output's values, not the call's own`);
+  }
+});
+
+t.test('concurrent calls with plain arrays each get their own values', async (t) => {
+  const pool = weft.createPool({ workers: 2 });
+  t.teardown(() => pool.close());
+  const x = pt.vector('x', 'float32');
+  const y = pt.vector('y', 'float32');
+  const fn = await weft.compile([x, y], x.mul(y).add(x), { pool, workers: 2 });
+  const calls = Array.from({ length: 6 }, (_, i) => fn(filled(Float32Array, N, (k) => (k % 100) + i), filled(Float32Array, N, () => i + 1)));
+  const outs = (await Promise.all(calls)) as weft.NdArray[];
+  outs.forEach((out, i) => t.equal(wrongElements(out.data, (k) => ((k % 100) + i) * (i + 2)), 0, `call ${i}: every element is its own`));
 });

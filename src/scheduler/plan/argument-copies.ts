@@ -1,8 +1,6 @@
 // Pass 3b of the planner: the calling thread's copies of large arguments into the region and of
-// large results out of it, as tasks of the plan. Each copy is cut into chunks as an element-wise
-// call over the same values is, so the first chunks copied release the first tasks that read them
-// while the rest is still being copied, and each result chunk is copied out as soon as its
-// writers finish, while later tasks still run (instead of a copy before the call and one after it).
+// large results out of it, as tasks chunked as an element-wise call over the same values, so that
+// the workers start on the first chunks copied and results leave while later tasks still run.
 import type { Apply } from '../../graph/apply.js';
 import { bytesPerElement } from '../../kernels/dtype.js';
 import { isContiguous, sizeOf } from '../../kernels/view.js';
