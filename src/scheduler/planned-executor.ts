@@ -354,7 +354,7 @@ export class PlannedExecutor implements IdleHolder {
               throw e;
             }),
           );
-          const main = d.calls.some((c) => c.main) ? [runMainTasks(region.bound, memory, { trace: onTask !== undefined, external, outputMemory })] : [];
+          const main = region.bound.hasMainCalls ? [runMainTasks(region.bound, memory, { trace: onTask !== undefined, external, outputMemory })] : [];
           const all = Promise.allSettled([...members, ...main]);
           // While the workers run, the calling thread makes the memory the outputs are copied into,
           // when it has a core of its own (with the workers on every core it only slowed them:

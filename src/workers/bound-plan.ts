@@ -75,6 +75,8 @@ export class BoundPlan {
   /** Kernels by call, resolved on first use (a thread resolves only the kernels it runs). */
   readonly #kernels: Array<Kernel | undefined>;
   readonly #mainKernels: ReadonlyMap<number, Kernel> | undefined;
+  /** The plan has calls only the calling thread runs (ops without a worker kernel, copies of arguments). */
+  readonly hasMainCalls: boolean;
 
   /**
    * `mainKernels` gives the calling thread's implementation of the plan's main calls (by call
@@ -94,6 +96,7 @@ export class BoundPlan {
     }));
     this.#kernels = plan.calls.map(() => undefined);
     this.#mainKernels = mainKernels;
+    this.hasMainCalls = plan.calls.some((c) => c.main);
   }
 
   #kernel(i: number): Kernel {

@@ -65,6 +65,9 @@ export function runTeam(bound: BoundPlan, memory: MemoryViews, callId: number, o
   const member = options.member;
   if (member !== undefined) state.checkMember(member);
   const seat: Seat = { bound, state, memory, views, member };
+  // While the calling thread has tasks queued (copies of arguments, mostly), a spinning worker
+  // would take the core it needs to release the tasks this member waits for.
+  const yieldsToMain = !options.main && bound.hasMainCalls;
   let joined = false;
   let ran = 0;
   try {
@@ -92,9 +95,7 @@ export function runTeam(bound: BoundPlan, memory: MemoryViews, callId: number, o
         idle = 0;
         continue;
       }
-      // While the calling thread has tasks queued (copies of arguments, mostly), a spinning
-      // member would take the core it needs to release the tasks this member waits for.
-      if (idle < spin && (options.main || !state.mainQueued)) {
+      if (idle < spin && !(yieldsToMain && state.mainQueued)) {
         idle += 1;
         continue;
       }

@@ -3,7 +3,7 @@
 // the workers start on the first chunks copied and results leave while later tasks still run.
 import type { Apply } from '../../graph/apply.js';
 import { bytesPerElement } from '../../kernels/dtype.js';
-import { isContiguous, sizeOf } from '../../kernels/view.js';
+import { isContiguous, sizeOf, type Range } from '../../kernels/view.js';
 import { ARGUMENT_COPY_KERNEL, type CallDescriptor, type ViewDescriptor } from '../../workers/protocol.js';
 import { chunkRanges } from '../chunking.js';
 import type { TaskSpan } from '../task-edges.js';
@@ -50,7 +50,7 @@ function copiedByTasks(v: ViewDescriptor, bytes: number): boolean {
 }
 
 /** The chunks of a copy of `v`: as many as an element-wise call over it would have, and aligned with them. */
-function copyChunks(v: ViewDescriptor): ReturnType<typeof chunkRanges> {
+function copyChunks(v: ViewDescriptor): Range[] {
   const n = sizeOf(v.shape);
   return chunkRanges(n, Math.max(1, Math.round(n / TASK_WORK)));
 }
