@@ -30,12 +30,17 @@ export class CallGate<T> {
     return this.#waiting.length;
   }
 
+  /** Whether a call would start at once (no call waits, fewer than `limit` run). */
+  get open(): boolean {
+    return this.#running < this.limit && this.#waiting.length === 0;
+  }
+
   /**
    * Runs `start` now if fewer than `limit` calls are under way, else once an earlier call ends.
    * A call still waiting when `signal` aborts is dropped and rejects with an AbortError.
    */
   run(start: () => Promise<T>, signal?: AbortSignal): Promise<T> {
-    if (this.#running < this.limit && this.#waiting.length === 0) return this.#start(start);
+    if (this.open) return this.#start(start);
     return new Promise<T>((resolve, reject) => {
       const entry: Waiting<T> = {
         start,

@@ -9,7 +9,7 @@ import { FunctionGraph, MissingInputError } from '../graph/fgraph.js';
 import { cloneReplace } from '../graph/clone.js';
 import { SharedVariable } from '../graph/shared.js';
 import { ancestors, graphInputs } from '../graph/traversal.js';
-import type { Type } from '../graph/type.js';
+import type { FilterOptions, Type } from '../graph/type.js';
 import { isConstant, Variable } from '../graph/variable.js';
 import { GraphExecutor, type RunObserver } from '../scheduler/graph-executor.js';
 import { abortedBy, AbortError } from '../scheduler/planned-executor.js';
@@ -389,18 +389,18 @@ function build(
 
   // Calls past the gate's limit wait as small records; shared values are read when a call starts.
   const gate = new CallGate<NdArray | NdArray[]>(CALLS_AT_ONCE, fnLabel);
+  /** How each argument is checked (made once: a call must not build its error texts). */
+  const filterOptions: readonly FilterOptions[] = fnInputs.map((x, i) => ({
+    allowDowncast: options.allowInputDowncast,
+    what: `input ${i} (${x.name ?? 'unnamed'}) of ${fnLabel}`,
+  }));
   /** The explicit arguments of a call, checked and converted by their inputs' types. */
   const checkedValues = (args: readonly unknown[]): NdArray[] => {
     if (args.length !== explicit.length) {
       const names = fnInputs.map((x, i) => x.name ?? `input ${i}`).join(', ');
       throw new TypeError(`${fnLabel} expects ${explicit.length} argument${explicit.length === 1 ? '' : 's'} (${names}), got ${args.length}`);
     }
-    return args.map((a, i) =>
-      inputTypes[i]!.filter(a, {
-        allowDowncast: options.allowInputDowncast,
-        what: `input ${i} (${fnInputs[i]!.name ?? 'unnamed'}) of ${fnLabel}`,
-      }),
-    );
+    return args.map((a, i) => inputTypes[i]!.filter(a, filterOptions[i]));
   };
   const call = (...args: unknown[]): Promise<NdArray | NdArray[]> => {
     let values: NdArray[];
@@ -411,24 +411,55 @@ function build(
       if (disposed) throw new Error(`${fnLabel} was disposed`);
       if (signal?.aborted) throw abortedBy(signal, `${fnLabel}: the call was aborted before it started`);
       values = checkedValues(args);
+      // A call that runs on the calling thread with nothing ahead of it runs now: the promise
+      // layers of the path below cost as much as a small call's work (W6's scalar call).
+      if (!modeRuntime && !profile && gate.open && graphExecutor.mayRunNow) {
+        const done = runNow(values);
+        if (done) return Promise.resolve(done);
+      }
     } catch (e) {
       return Promise.reject(e);
     }
     return gate.run(() => runCall(values, signal), signal);
   };
 
-  const runCall = async (values: NdArray[], signal: AbortSignal | undefined): Promise<NdArray | NdArray[]> => {
+  /** The values a call runs on: its arguments, then the shared variables' values now. */
+  const startCall = (values: NdArray[]): NdArray[] => {
     if (disposed) throw new Error(`${fnLabel} was disposed`);
     checkPool();
     for (const s of sharedInputs) values.push(s.getValue({ borrow: true }));
-    const callStarted = performance.now();
-    const results = await execute(values, signal);
+    return values;
+  };
+
+  /** The call's result from the graph's outputs; the updates are stored, all or none. */
+  const endCall = (results: readonly NdArray[], callStarted: number | undefined): NdArray | NdArray[] => {
     // Every new value is checked before any is stored, so that updates apply all or not at all.
     const newValues = updated.map((s, k) => s.type.filter(results[nOut + k], { what: `the update of ${s} by ${fnLabel}` }));
     updated.forEach((s, k) => s.setValue(newValues[k], { borrow: true }));
     const outs = results.slice(0, nOut).map((v, j) => (copiedOutputs[j] ? (fg.outputs[j]!.type.copyValue(v) as NdArray) : v));
-    profile?.recordCall(performance.now() - callStarted);
+    if (profile && callStarted !== undefined) profile.recordCall(performance.now() - callStarted);
     return single ? outs[0]! : outs;
+  };
+
+  const runCall = async (values: NdArray[], signal: AbortSignal | undefined): Promise<NdArray | NdArray[]> => {
+    startCall(values);
+    const callStarted = performance.now();
+    return endCall(await execute(values, signal), callStarted);
+  };
+
+  /**
+   * Runs the call now if its plan runs on the calling thread; undefined, having changed nothing
+   * (the shared values it read are taken off again), when it must go through `runCall`.
+   */
+  const runNow = (values: NdArray[]): NdArray | NdArray[] | undefined => {
+    const explicitCount = values.length;
+    startCall(values);
+    const results = graphExecutor.runNow(values);
+    if (!results) {
+      values.length = explicitCount;
+      return undefined;
+    }
+    return endCall(results, undefined);
   };
 
   /** The plan a call with these values runs (the shared variables' current values included). */

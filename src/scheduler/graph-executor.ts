@@ -81,15 +81,40 @@ export class GraphExecutor {
         if (laid) return laid.fromArrays(await this.#planned.run(laid.toArrays(values), signal, observer?.onTask)) as NdArray[];
         return await this.#planned.run(values, signal, observer?.onTask);
       } catch (e) {
-        if (!(e instanceof PlanError)) throw e;
-        this.#reference = new ReferenceExecutor(this.fgraph);
-        this.#fallback = e.message;
+        this.#fallBackOn(e);
       }
     }
-    return this.#reference.run(values, {
+    return this.#reference!.run(values, {
       signal,
       aborted: (s) => abortedBy(s, `${this.label}: the call was aborted`),
       ...(observer && { now: observer.now, after: (node: Apply, _k: number, step: NodeStep) => observer.onNode(node, step.start, step.end) }),
     }) as NdArray[];
+  }
+
+  /** Whether `runNow` is worth trying (see StagedExecutor.mayRunNow); the reference executor and laid-out values never run now. */
+  get mayRunNow(): boolean {
+    return !this.#reference && !this.#laidOut && this.#planned.mayRunNow;
+  }
+
+  /**
+   * Runs the call now when its plan runs on the calling thread (PlannedExecutor.runNow); undefined,
+   * having run nothing, when it must go through `run` (workers, stages, laid-out values, the
+   * reference executor).
+   */
+  runNow(values: readonly NdArray[]): NdArray[] | undefined {
+    if (!this.mayRunNow) return undefined;
+    try {
+      return this.#planned.runNow(values);
+    } catch (e) {
+      this.#fallBackOn(e);
+      return undefined;
+    }
+  }
+
+  /** A PlanError switches this function to the reference executor for good; anything else is the call's error. */
+  #fallBackOn(e: unknown): void {
+    if (!(e instanceof PlanError)) throw e;
+    this.#reference = new ReferenceExecutor(this.fgraph);
+    this.#fallback = e.message;
   }
 }

@@ -72,6 +72,15 @@ interface Region {
    */
   copySources?: ReadonlyArray<NdArray | undefined>;
   copyDestinations?: ReadonlyArray<TypedArray | undefined>;
+  /** Its header, records and queues (see #stateOf). */
+  state?: RegionState;
+}
+
+/** A call opened in a region: its id, the inputs read in place and the outputs' own memory. */
+interface OpenCall {
+  readonly callId: number;
+  readonly external: readonly number[];
+  readonly outputMemory: OutputMemory;
 }
 
 interface StoredPlan {
@@ -260,184 +269,264 @@ export class PlannedExecutor implements IdleHolder {
     return region;
   }
 
+  /** The stored plan for a call with these inputs (refused once disposed). */
+  #storedFor(inputs: readonly NdArray[]): StoredPlan {
+    if (this.#disposed) throw new Error('weft: the function was disposed');
+    return this.planFor(inputs);
+  }
+
   /**
    * Runs one call. `onTask` (profiling) hears every task's node, its start and end (milliseconds
    * since the epoch) and the thread that ran it (0: the calling thread).
    */
   async run(inputs: readonly NdArray[], signal?: AbortSignal, onTask?: TaskObserver): Promise<NdArray[]> {
-    if (this.#disposed) throw new Error('weft: the function was disposed');
-    const stored = this.planFor(inputs);
+    const stored = this.#storedFor(inputs);
+    this.lastRanInline = this.#runsInline(stored.plan);
+    if (this.lastRanInline) return this.#runInline(stored, inputs, onTask);
+    return this.#runOnWorkers(stored, inputs, this.#pool!, signal, onTask);
+  }
+
+  /**
+   * Whether the latest call ran on the calling thread (true before the first): the layers above
+   * try `runNow` only then, so that a stream of worker calls does not find its plan twice a call.
+   */
+  lastRanInline = true;
+
+  /**
+   * Runs the call now when it runs on the calling thread, and returns its outputs; undefined, having
+   * done nothing, when it runs on workers (`run` does that). No promise: a small call's awaits
+   * through the layers above cost as much as its work (W6's scalar call).
+   */
+  runNow(inputs: readonly NdArray[]): NdArray[] | undefined {
+    const stored = this.#storedFor(inputs);
+    this.lastRanInline = this.#runsInline(stored.plan);
+    return this.lastRanInline ? this.#runInline(stored, inputs, undefined) : undefined;
+  }
+
+  /** The call's region state, made once per region (and again if the memory's views were remade). */
+  #stateOf(region: Region, d: PlanDescriptor): RegionState {
+    const h = this.arena.views.i32;
+    if (region.state?.h !== h) region.state = new RegionState(h, region.block.offset, d);
+    return region.state;
+  }
+
+  /**
+   * Starts a call in `region`: inputs in (read in place where they live in this arena, large ones
+   * left to the copy tasks, the others copied now), the outputs' own memory made, and the call
+   * opened; the region's plan bound on its first call.
+   */
+  #begin(stored: StoredPlan, region: Region, state: RegionState, inputs: readonly NdArray[], inline: boolean): OpenCall {
     const { plan } = stored;
     const d = plan.descriptor;
-    const arena = this.arena;
-    const pool = this.#pool;
-    const inline = !pool || this.#runsInline(plan);
-    // Calls beyond a batch or two per thread wait their turn here rather than each holding a region.
-    if (!inline) await this.#enter(pool.size * (2 * MAX_BATCH + 1));
+    const memory = this.arena.views;
+    const base = region.block.offset;
+    const external = inPlaceInputs(this.arena, d, plan.inputViews, inputs);
+    const outputMemory = ownOutputMemory(d, inline ? 'local' : 'shared', this.options.borrowedOutputs);
+    const inPlace = external.length === 0 ? undefined : new Set(external.filter((_, k) => k % 2 === 0));
+    let copySources: Array<NdArray | undefined> | undefined;
+    const inputViews = plan.inputViews;
+    for (let i = 0; i < inputViews.length; i++) {
+      const view = inputViews[i]!;
+      if (view < 0 || inPlace?.has(i)) continue;
+      const x = inputs[i]!;
+      if (x.data.length === 0 && sizeOf(x.shape) > 0) {
+        throw new TypeError(`${this.options.label ?? 'the function'}: argument ${i} was emptied after the call began (given back with weft.release while the call was pending?)`);
+      }
+      const v = d.views[view]!;
+      // A large contiguous argument in memory of its own is copied by the plan's copy tasks,
+      // chunk by chunk, while the first tasks already run (plan/argument-copies.ts); the others
+      // now. Shared memory may be the pool's (a borrowed output passed back in): this call's
+      // tasks, or another call's, could overwrite it before its last chunk is copied.
+      if (plan.copies.inputs.has(i) && !(x.data.buffer instanceof SharedArrayBuffer) && isContiguous(x) && x.data.constructor === STORAGE[v.dtype]) {
+        (copySources ??= [])[i] = x;
+      } else copyBlock(x, viewAt(memory, base, v));
+    }
+    region.copySources = copySources;
+    region.copyDestinations = copyDestinations(plan, outputMemory);
+    const callId = ++nextCallId;
+    state.open(callId);
+    region.bound ??= new BoundPlan(d, base, memory, this.#mainKernels(plan, region));
+    return { callId, external, outputMemory };
+  }
+
+  /** A call on the calling thread alone: its tasks in turn, then its outputs. */
+  #runInline(stored: StoredPlan, inputs: readonly NdArray[], onTask: TaskObserver | undefined): NdArray[] {
     const region = this.#acquire(stored);
     this.#running += 1;
-    const base = region.block.offset;
-    const memory = arena.views;
-    const state = new RegionState(memory.i32, base, d);
+    const state = this.#stateOf(region, stored.plan.descriptor);
+    try {
+      const call = this.#begin(stored, region, state, inputs, true);
+      const result = runTeam(region.bound!, this.arena.views, call.callId, { trace: onTask !== undefined, main: true, external: call.external, outputMemory: call.outputMemory });
+      return this.#outputs(stored, region, state, call, [result], undefined, undefined, onTask);
+    } finally {
+      this.#end(stored, region, state, false, true);
+    }
+  }
+
+  /** A call that a team of pool workers runs (with the calling thread's tasks, if the plan has any). */
+  async #runOnWorkers(stored: StoredPlan, inputs: readonly NdArray[], pool: WorkerPool, signal: AbortSignal | undefined, onTask: TaskObserver | undefined): Promise<NdArray[]> {
+    const { plan } = stored;
+    const d = plan.descriptor;
+    const memory = this.arena.views;
+    // Calls beyond a batch or two per thread wait their turn here rather than each holding a region.
+    await this.#enter(pool.size * (2 * MAX_BATCH + 1));
+    const region = this.#acquire(stored);
+    this.#running += 1;
+    const state = this.#stateOf(region, d);
     let healthy = true;
     try {
-      // Inputs in, then the call's header, pending counts and ready queue.
-      // Inputs that already live in this arena are read in place; the others are copied in.
-      const external = inPlaceInputs(arena, d, plan.inputViews, inputs);
-      const outputMemory = ownOutputMemory(d, inline ? 'local' : 'shared', this.options.borrowedOutputs);
-      const inPlace = external.length === 0 ? undefined : new Set(external.filter((_, k) => k % 2 === 0));
-      let copySources: Array<NdArray | undefined> | undefined;
-      plan.inputViews.forEach((view, i) => {
-        if (view < 0 || inPlace?.has(i)) return;
-        const x = inputs[i]!;
-        if (x.data.length === 0 && sizeOf(x.shape) > 0) {
-          throw new TypeError(`${this.options.label ?? 'the function'}: argument ${i} was emptied after the call began (given back with weft.release while the call was pending?)`);
-        }
-        const v = d.views[view]!;
-        // A large contiguous argument in memory of its own is copied by the plan's copy tasks,
-        // chunk by chunk, while the first tasks already run (plan/argument-copies.ts); the others
-        // now. Shared memory may be the pool's (a borrowed output passed back in): this call's
-        // tasks, or another call's, could overwrite it before its last chunk is copied.
-        if (plan.copies.inputs.has(i) && !(x.data.buffer instanceof SharedArrayBuffer) && isContiguous(x) && x.data.constructor === STORAGE[v.dtype]) {
-          (copySources ??= [])[i] = x;
-        } else copyBlock(x, viewAt(memory, base, v));
-      });
-      region.copySources = copySources;
-      region.copyDestinations = copyDestinations(plan, outputMemory);
-      const callId = ++nextCallId;
-      state.open(callId);
-
-      region.bound ??= new BoundPlan(d, base, memory, this.#mainKernels(plan, region));
+      const call = this.#begin(stored, region, state, inputs, false);
+      const { callId, external, outputMemory } = call;
       let results: TeamResult[];
       let touched: ReadonlyArray<TypedArray | undefined> | undefined;
-      if (inline) {
-        results = [runTeam(region.bound, memory, callId, { trace: onTask !== undefined, main: true, external, outputMemory })];
-      } else {
-        const team = Math.max(1, Math.min(this.options.workers, pool.size, plan.width, d.memberSlots));
-        const job: TeamJob = {
-          callId,
-          planId: d.id,
-          planOffset: stored.text.offset,
-          planLength: stored.text.length,
-          region: base,
-          trace: onTask !== undefined,
-          ...(external.length > 0 ? { external } : {}),
-          ...(outputMemory.length > 0 ? { outputMemory } : {}),
-        };
-        const onAbort = (): void => state.abort();
-        signal?.addEventListener('abort', onAbort, { once: true });
-        /**
-         * Member k's job. When its thread dies (in a batch, possibly while it ran another call's
-         * job), its record tells what became of this call: left (its part is done), never joined
-         * or idle (the job is sent again), or in a kernel (the call fails, naming the node).
-         */
-        const member = async (k: number): Promise<TeamResult> => {
-          for (let sent = 0; ; sent++) {
-            try {
-              return await pool.run({ ...job, member: k }, signal);
-            } catch (e) {
-              const was = state.memberState(k);
-              if (was.kind === 'left') return { tasks: 0 };
-              if (was.kind === 'running') throw new MemberDied(was.task, e);
-              // The dead thread never ran its `finally`: it leaves in its name.
-              state.forgetMember(k);
-              if (signal?.aborted || sent >= RESENDS || pool.closed) throw e;
-            }
+      const team = Math.max(1, Math.min(this.options.workers, pool.size, plan.width, d.memberSlots));
+      const job: TeamJob = {
+        callId,
+        planId: d.id,
+        planOffset: stored.text.offset,
+        planLength: stored.text.length,
+        region: region.block.offset,
+        trace: onTask !== undefined,
+        ...(external.length > 0 ? { external } : {}),
+        ...(outputMemory.length > 0 ? { outputMemory } : {}),
+      };
+      const onAbort = (): void => state.abort();
+      signal?.addEventListener('abort', onAbort, { once: true });
+      /**
+       * Member k's job. When its thread dies (in a batch, possibly while it ran another call's
+       * job), its record tells what became of this call: left (its part is done), never joined
+       * or idle (the job is sent again), or in a kernel (the call fails, naming the node).
+       */
+      const member = async (k: number): Promise<TeamResult> => {
+        for (let sent = 0; ; sent++) {
+          try {
+            return await pool.run({ ...job, member: k }, signal);
+          } catch (e) {
+            const was = state.memberState(k);
+            if (was.kind === 'left') return { tasks: 0 };
+            if (was.kind === 'running') throw new MemberDied(was.task, e);
+            // The dead thread never ran its `finally`: it leaves in its name.
+            state.forgetMember(k);
+            if (signal?.aborted || sent >= RESENDS || pool.closed) throw e;
           }
-        };
-        try {
-          // A member that fails (a dead worker, a dropped job) stops the others at once: they
-          // may be waiting for a task that will now never finish.
-          const members = Array.from({ length: team }, (_, k) =>
-            member(k).catch((e: unknown) => {
-              onAbort();
-              throw e;
-            }),
-          );
-          const main = region.bound.hasMainCalls ? [runMainTasks(region.bound, memory, { trace: onTask !== undefined, external, outputMemory })] : [];
-          const all = Promise.allSettled([...members, ...main]);
-          // While the workers run, the calling thread makes the memory the outputs are copied into,
-          // when it has a core of its own (with the workers on every core it only slowed them:
-          // W9's forward on 2 workers, 2 cores) and no node's tasks to serve (after the copies in,
-          // which runMainTasks takes first).
-          const servesNodes = d.calls.some((c, i) => c.main && plan.callNodes[i]);
-          if (!servesNodes && team < pool.cores) touched = await touchedTargets(plan, this.options.borrowedOutputs, outputMemory);
-          const settled = await all;
-          const crashed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-          if (crashed) {
+        }
+      };
+      try {
+        // A member that fails (a dead worker, a dropped job) stops the others at once: they
+        // may be waiting for a task that will now never finish.
+        const members = Array.from({ length: team }, (_, k) =>
+          member(k).catch((e: unknown) => {
             onAbort();
-            healthy = false;
-            const reason: unknown = crashed.reason;
-            if (reason instanceof MemberDied) {
-              const call = d.tasks[reason.task]!.call;
-              const node = plan.callNodes[call];
-              const cause = new Error(`${this.options.label ?? 'the function'}: ${reason.message}`, { cause: reason.cause });
-              if (!node) throw cause;
-              const described = d.calls[call]!.inputs.map((v) => viewAt(memory, base, d.views[v]!));
-              throw new NodeError(node, this.fgraph.toposort().indexOf(node), described, cause);
-            }
-            if (signal?.aborted) throw abortedBy(signal);
-            throw new Error(`a worker failed while running the call: ${(reason as Error)?.message ?? reason}`, { cause: reason });
+            throw e;
+          }),
+        );
+        const main = region.bound!.hasMainCalls ? [runMainTasks(region.bound!, memory, { trace: onTask !== undefined, external, outputMemory })] : [];
+        const all = Promise.allSettled([...members, ...main]);
+        // While the workers run, the calling thread makes the memory the outputs are copied into,
+        // when it has a core of its own (with the workers on every core it only slowed them:
+        // W9's forward on 2 workers, 2 cores) and no node's tasks to serve (after the copies in,
+        // which runMainTasks takes first).
+        const servesNodes = d.calls.some((c, i) => c.main && plan.callNodes[i]);
+        if (!servesNodes && team < pool.cores) touched = await touchedTargets(plan, this.options.borrowedOutputs, outputMemory);
+        const settled = await all;
+        const crashed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+        if (crashed) {
+          onAbort();
+          healthy = false;
+          const reason: unknown = crashed.reason;
+          if (reason instanceof MemberDied) {
+            const failed = d.tasks[reason.task]!.call;
+            const node = plan.callNodes[failed];
+            const cause = new Error(`${this.options.label ?? 'the function'}: ${reason.message}`, { cause: reason.cause });
+            if (!node) throw cause;
+            const described = d.calls[failed]!.inputs.map((v) => viewAt(memory, region.block.offset, d.views[v]!));
+            throw new NodeError(node, this.fgraph.toposort().indexOf(node), described, cause);
           }
-          results = settled.map((r) => (r as PromiseFulfilledResult<TeamResult>).value);
-        } finally {
-          signal?.removeEventListener('abort', onAbort);
+          if (signal?.aborted) throw abortedBy(signal);
+          throw new Error(`a worker failed while running the call: ${(reason as Error)?.message ?? reason}`, { cause: reason });
         }
+        results = settled.map((r) => (r as PromiseFulfilledResult<TeamResult>).value);
+      } finally {
+        signal?.removeEventListener('abort', onAbort);
       }
-      if (onTask) {
-        for (const r of results) {
-          for (const [t, a, b] of r.trace ?? []) {
-            const call = d.tasks[t]!.call;
-            const node = plan.callNodes[call];
-            if (node && d.calls[call]!.kernel !== BARRIER_KERNEL) onTask(node, a, b, r.thread ?? 0);
-          }
-        }
-      }
-      const task = state.failedTask();
-      if (task !== undefined) {
-        const error = results.find((r) => r.error?.task === task)?.error;
-        const node = plan.callNodes[d.tasks[task]!.call];
-        // A copy of an argument or result has no node: its message says which copy failed.
-        const cause = new Error(node ? (error?.message ?? 'a kernel failed') : `${this.options.label ?? 'the function'}: the ${d.calls[d.tasks[task]!.call]!.label} failed: ${error?.message}`);
-        if (error?.stack) cause.stack = error.stack;
-        const described = d.calls[d.tasks[task]!.call]!.inputs.map((v) => viewAt(memory, base, d.views[v]!));
-        if (node) throw new NodeError(node, this.fgraph.toposort().indexOf(node), described, cause);
-        throw cause;
-      }
-      if (!state.completed) {
-        throw abortedBy(signal);
-      }
-      // Outputs out, into memory the caller owns (those written there already are handed over).
-      return plan.outputs.map((o, j) => {
-        if (o.kind === 'value') return copyOut(o.value);
-        const v = d.views[o.view]!;
-        if (this.options.borrowedOutputs?.[j] && isContiguous(v)) {
-          const data = new STORAGE[v.dtype](memory.memory.buffer, base + v.offset, sizeOf(v.shape));
-          lenders.set(data, this);
-          return makeNdArray(data, v.shape);
-        }
-        const buffer = outputMemory.find(([output]) => output === j)?.[1];
-        if (buffer) return makeNdArray(new STORAGE[v.dtype](buffer as ArrayBuffer, 0, sizeOf(v.shape)), v.shape);
-        const copied = region.copyDestinations?.[j];
-        if (copied) return makeNdArray(copied, v.shape);
-        const out = makeNdArray(touched?.[j] ?? unzeroedArray(v.dtype, sizeOf(v.shape)), v.shape);
-        copyBlock(viewAt(memory, base, v), out);
-        return out;
-      });
+      return this.#outputs(stored, region, state, call, results, signal, touched, onTask);
     } finally {
-      region.copySources = undefined;
-      region.copyDestinations = undefined;
-      if (!inline) this.#leave();
-      state.close();
-      if (!healthy) {
-        // A crashed member may have left the region in any state: it is never reused.
-        this.#holdings.blocks.delete(region.block);
-        this.#callEnded();
-      } else if (state.members === 0) {
-        this.#returnRegion(stored, region);
-        this.#callEnded();
-      } else void this.#releaseLater(stored, region, state);
+      this.#end(stored, region, state, true, healthy);
     }
+  }
+
+  /**
+   * After the tasks: what the profile hears, the call's failure (a kernel's, named by its node,
+   * or an abort), else its outputs, in memory the caller owns (those written there already are
+   * handed over; borrowed ones are views of the region).
+   */
+  #outputs(
+    stored: StoredPlan,
+    region: Region,
+    state: RegionState,
+    call: OpenCall,
+    results: readonly TeamResult[],
+    signal: AbortSignal | undefined,
+    touched: ReadonlyArray<TypedArray | undefined> | undefined,
+    onTask: TaskObserver | undefined,
+  ): NdArray[] {
+    const { plan } = stored;
+    const d = plan.descriptor;
+    const memory = this.arena.views;
+    const base = region.block.offset;
+    if (onTask) {
+      for (const r of results) {
+        for (const [t, a, b] of r.trace ?? []) {
+          const c = d.tasks[t]!.call;
+          const node = plan.callNodes[c];
+          if (node && d.calls[c]!.kernel !== BARRIER_KERNEL) onTask(node, a, b, r.thread ?? 0);
+        }
+      }
+    }
+    const task = state.failedTask();
+    if (task !== undefined) {
+      const error = results.find((r) => r.error?.task === task)?.error;
+      const node = plan.callNodes[d.tasks[task]!.call];
+      // A copy of an argument or result has no node: its message says which copy failed.
+      const cause = new Error(node ? (error?.message ?? 'a kernel failed') : `${this.options.label ?? 'the function'}: the ${d.calls[d.tasks[task]!.call]!.label} failed: ${error?.message}`);
+      if (error?.stack) cause.stack = error.stack;
+      const described = d.calls[d.tasks[task]!.call]!.inputs.map((v) => viewAt(memory, base, d.views[v]!));
+      if (node) throw new NodeError(node, this.fgraph.toposort().indexOf(node), described, cause);
+      throw cause;
+    }
+    if (!state.completed) throw abortedBy(signal);
+    return plan.outputs.map((o, j) => {
+      if (o.kind === 'value') return copyOut(o.value);
+      const v = d.views[o.view]!;
+      if (this.options.borrowedOutputs?.[j] && isContiguous(v)) {
+        const data = new STORAGE[v.dtype](memory.memory.buffer, base + v.offset, sizeOf(v.shape));
+        lenders.set(data, this);
+        return makeNdArray(data, v.shape);
+      }
+      const buffer = call.outputMemory.length > 0 ? call.outputMemory.find(([output]) => output === j)?.[1] : undefined;
+      if (buffer) return makeNdArray(new STORAGE[v.dtype](buffer as ArrayBuffer, 0, sizeOf(v.shape)), v.shape);
+      const copied = region.copyDestinations?.[j];
+      if (copied) return makeNdArray(copied, v.shape);
+      const out = makeNdArray(touched?.[j] ?? unzeroedArray(v.dtype, sizeOf(v.shape)), v.shape);
+      copyBlock(viewAt(memory, base, v), out);
+      return out;
+    });
+  }
+
+  /** The call is over: its region goes back (once no member is inside; never after a crash). */
+  #end(stored: StoredPlan, region: Region, state: RegionState, onWorkers: boolean, healthy: boolean): void {
+    region.copySources = undefined;
+    region.copyDestinations = undefined;
+    if (onWorkers) this.#leave();
+    state.close();
+    if (!healthy) {
+      // A crashed member may have left the region in any state: it is never reused.
+      this.#holdings.blocks.delete(region.block);
+      this.#callEnded();
+    } else if (state.members === 0) {
+      this.#returnRegion(stored, region);
+      this.#callEnded();
+    } else void this.#releaseLater(stored, region, state);
   }
 
   /**

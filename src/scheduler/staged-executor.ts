@@ -70,6 +70,26 @@ export class StagedExecutor {
     }
   }
 
+  /** Whether `runNow` is worth trying: one plan (no stages), whose latest call ran on the calling thread. */
+  get mayRunNow(): boolean {
+    return this.#splits.size === 0 && this.#planned.lastRanInline;
+  }
+
+  /**
+   * Runs the call now when it is one plan that runs on the calling thread (PlannedExecutor.runNow);
+   * undefined, having done nothing, otherwise: a staged graph's calls go through `run`.
+   */
+  runNow(inputs: readonly NdArray[]): NdArray[] | undefined {
+    if (!this.mayRunNow) return undefined;
+    try {
+      return this.#planned.runNow(inputs);
+    } catch (e) {
+      if (!(e instanceof StageBoundary)) throw e;
+      this.#splitAt(e);
+      return undefined;
+    }
+  }
+
   /**
    * The numbers of the plan a call with these inputs runs; for a staged graph those of its first
    * stage (`complete: false`): later stages are planned from values only a call computes.

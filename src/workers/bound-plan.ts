@@ -6,6 +6,7 @@ import { noteMemoryGrew } from '../kernels/gemm-wasm.js';
 import { getKernel, type Kernel } from '../kernels/registry.js';
 import { rowOf, type TensorView } from '../kernels/view.js';
 import { slabBounds, type OutputMemory, type PlanDescriptor } from './protocol.js';
+import { RegionState } from './region.js';
 
 /** Part of `v` along `axis`: indices [start, end). */
 function slabOf(v: TensorView, axis: number, [start, end]: readonly [number, number]): TensorView {
@@ -134,6 +135,14 @@ export class BoundPlan {
       });
     }
     return views;
+  }
+
+  #state: RegionState | undefined;
+
+  /** The region's state over `memory` (made once, and again if the memory's views were remade). */
+  stateIn(memory: MemoryViews): RegionState {
+    if (this.#state?.h !== memory.i32) this.#state = new RegionState(memory.i32, this.region, this.plan);
+    return this.#state;
   }
 
   runTask(t: number, views: readonly TensorView[] = this.views): void {

@@ -66,6 +66,11 @@ export class RegionState {
   readonly #mainQueue: number;
   readonly #records: number;
   readonly #total: number;
+  /**
+   * The calling thread runs the open call alone (workers: 0, or too little work): no thread waits
+   * on this region, so finishing a task wakes nobody (three notifies were a tenth of a scalar call).
+   */
+  alone = false;
 
   /** `region` is the region's byte offset in the memory `h` views. */
   constructor(
@@ -290,9 +295,11 @@ export class RegionState {
         released += 1;
       }
     }
+    const last = Atomics.add(h, this.#at(H.DONE), 1) + 1 === this.#total;
+    if (this.alone) return;
     if (released > 0) Atomics.notify(h, this.#at(H.TAIL));
     if (releasedMain > 0) Atomics.notify(h, this.#at(H.MAIN_TAIL));
-    if (Atomics.add(h, this.#at(H.DONE), 1) + 1 === this.#total) this.#wakeAll();
+    if (last) this.#wakeAll();
   }
 
   /** Whether tasks wait in the calling thread's queue. */

@@ -8,7 +8,6 @@ import type { TensorView } from '../kernels/view.js';
 import type { BoundPlan, MemoryViews } from './bound-plan.js';
 import { BARRIER_KERNEL, type OutputMemory, type TeamResult } from './protocol.js';
 import { CallStopped, helpNested, runOuterTask, type Seat } from './nested-team.js';
-import { RegionState } from './region.js';
 
 registerKernel(BARRIER_KERNEL, () => undefined);
 
@@ -56,7 +55,8 @@ function failure(task: number, e: unknown): TeamResult['error'] {
  * `runMainTasks` (or here, with `main: true`, when it runs the whole call alone).
  */
 export function runTeam(bound: BoundPlan, memory: MemoryViews, callId: number, options: TeamOptions = {}): TeamResult {
-  const state = new RegionState(memory.i32, bound.region, bound.plan);
+  const state = bound.stateIn(memory);
+  state.alone = options.main === true;
   const views = bound.viewsFor(options.external, options.outputMemory);
   const thread = options.thread ?? 0;
   const spin = options.spin ?? 20000;
@@ -113,7 +113,8 @@ export function runTeam(bound: BoundPlan, memory: MemoryViews, callId: number, o
  * sleeping (without blocking the event loop) until such a task is queued or the call ends.
  */
 export async function runMainTasks(bound: BoundPlan, memory: MemoryViews, options: TeamOptions = {}): Promise<TeamResult> {
-  const state = new RegionState(memory.i32, bound.region, bound.plan);
+  const state = bound.stateIn(memory);
+  state.alone = false;
   const views = bound.viewsFor(options.external, options.outputMemory);
   const trace: Array<[number, number, number]> | undefined = options.trace ? [] : undefined;
   let ran = 0;

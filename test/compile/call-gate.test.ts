@@ -1,8 +1,10 @@
 // The call gate: at most `limit` calls run at once, the rest start in order as earlier ones end;
 // a waiting call that is aborted never starts; failures free their slot. And through a compiled
-// function: more concurrent calls than the gate lets through all return their own results.
+// function: more concurrent calls than the gate lets through all return their own results, and
+// calls on the calling thread run at once, outside the gate.
 import t from 'tap';
 import { CallGate, CALLS_AT_ONCE } from '../../src/compile/call-gate.js';
+import { costModel, INLINE_WORK } from '../../src/scheduler/planned-executor.js';
 import { pt, weft } from '../helpers.js';
 
 /** A promise settled from outside. */
@@ -72,8 +74,13 @@ t.test('a waiting call that is aborted never starts', async (t) => {
 });
 
 t.test('more concurrent calls than the gate lets through each get their own result', async (t) => {
+  // Calls that a worker runs: calls on the calling thread end before fn returns (see below).
+  const pool = weft.createPool({ workers: 1 });
+  t.teardown(() => pool.close());
+  costModel.inlineWork = 0;
+  t.teardown(() => void (costModel.inlineWork = INLINE_WORK));
   const x = pt.vector('x');
-  const fn = await weft.compile([x], x.mul(2).add(1), { workers: 0 });
+  const fn = await weft.compile([x], x.mul(2).add(1), { pool });
   const n = CALLS_AT_ONCE + 300;
   const controller = new AbortController();
   const calls = Array.from({ length: n }, (_, i) => (i === n - 10 ? fn([i, -i], { signal: controller.signal }) : fn([i, -i])));
@@ -86,4 +93,21 @@ t.test('more concurrent calls than the gate lets through each get their own resu
     return got[0] === 2 * i + 1 && got[1] === -2 * i + 1 ? [] : [`call ${i}: ${got}`];
   });
   t.same(wrong, []);
+});
+
+t.test('a call on the calling thread runs before fn returns and holds no place in the gate', async (t) => {
+  const x = pt.vector('x');
+  const total = weft.shared(0, { name: 'total' });
+  const fn = await weft.compile([x], x.sum(), { workers: 0, updates: [[total, total.add(x.sum())]] });
+  const n = CALLS_AT_ONCE + 300;
+  const sum = (n * (n + 1)) / 2;
+  const controller = new AbortController();
+  const calls = Array.from({ length: n }, (_, i) => fn([i, 1], { signal: controller.signal }));
+  // Every call has run (and updated total) already: an abort now stops none of them.
+  t.equal(weft.tolist(total.getValue()), sum, 'every call ran before fn returned');
+  controller.abort();
+  const values = await Promise.all(calls);
+  t.same(values.map((v) => weft.tolist(v)), Array.from({ length: n }, (_, i) => i + 1));
+  await t.rejects(fn([1, 2], { signal: controller.signal }), { name: 'AbortError' }, 'a call whose signal was aborted before it started is refused');
+  t.equal(weft.tolist(total.getValue()), sum, 'and changes nothing');
 });

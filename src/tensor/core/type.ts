@@ -74,6 +74,12 @@ export class TensorType extends Type<NdArray> {
   }
 
   filter(value: unknown, options: FilterOptions = {}): NdArray {
+    // A JS number for a float scalar, the commonest argument of small calls: no shape to walk.
+    if (typeof value === 'number' && this.shape.length === 0 && !options.strict && isFloatDtype(this.dtype)) {
+      const out = empty(this.dtype, []);
+      out.data[0] = value;
+      return out;
+    }
     const where = options.what ?? 'value';
     let nd: NdArray | undefined;
     let source: Dtype | 'literal';
