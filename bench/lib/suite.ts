@@ -88,6 +88,13 @@ export interface Measurement<T> extends RowKey {
   readonly check?: (first: T) => Promise<CheckResult> | CheckResult;
   /** Fewer runs for this row (each field is capped by the suite's counts). */
   readonly counts?: Partial<Counts>;
+  /**
+   * Warm-up runs continue until this many milliseconds have passed (capped by the mode's time
+   * budget): for rows whose figure is a steady state only once the JIT has settled, given to
+   * every system of the group alike (W6's scalar calls: 10k or more calls, and a default pool's
+   * workers starting on the same cores).
+   */
+  readonly warmupMs?: number;
   readonly reference?: boolean;
   readonly goals?: readonly Goal[];
   readonly note?: string;
@@ -159,7 +166,10 @@ export class Suite {
         this.#push({ ...base, status: 'mismatch', check: verdict.detail, note: `wrong numbers, not timed: ${verdict.detail}`, info: runner.info });
         return;
       }
-      for (let i = 1; i < counts.warmup; i++) await runner.run();
+      const warmupMs = Math.min(m.warmupMs ?? 0, c.budgetMs);
+      const warming = performance.now();
+      let warmups = 1;
+      for (; warmups < counts.warmup || performance.now() - warming < warmupMs; warmups++) await runner.run();
       const samples: number[] = [];
       const started = performance.now();
       while (samples.length < counts.runs && (samples.length < counts.minRuns || performance.now() - started < counts.budgetMs)) {
@@ -172,7 +182,7 @@ export class Suite {
         status: 'ok',
         value: m.figure(median(samples)),
         samplesMs: samples,
-        warmup: counts.warmup,
+        warmup: warmups,
         check: verdict?.detail,
         note: m.note,
         info: runner.info,

@@ -128,6 +128,8 @@ async function scalarCall(suite: Suite): Promise<void> {
     unit: 'µs/call' as const,
     figure: (ms: number) => (ms * 1000) / CALLS,
     check: (got: number) => compare('f(a, b, c)', [got], [want], { rtol: 1e-5 }),
+    // Latency in steady state: each system's calls take 10k or more before the JIT settles.
+    warmupMs: 4000,
   };
 
   await suite.measure({
