@@ -340,7 +340,10 @@ function build(
   protectOutputs(fg);
   const modeRuntime = original && mode.makeRuntime?.({ fgraph: fg, original, name: fnLabel });
   const profile = options.profile ? new FunctionProfile(options.name ?? 'weft function', rewrites.profile) : undefined;
-  const onTask = profile && ((n: Apply, a: number, b: number, thread: number) => profile.recordNode(n, profile.fromEpoch(a), profile.fromEpoch(b), thread));
+  const onTask =
+    profile &&
+    ((task: Apply | string, a: number, b: number, thread: number) =>
+      typeof task === 'string' ? profile.recordCopy(task, profile.fromEpoch(a), profile.fromEpoch(b), thread) : profile.recordNode(task, profile.fromEpoch(a), profile.fromEpoch(b), thread));
   const workers = options.workers ?? options.pool?.size;
   // The pool the executor runs on, once it asked for one: a closed explicit pool rejects every
   // call; a closed default pool is replaced by a new default pool (weft.shutdown() promises it).

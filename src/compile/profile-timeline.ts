@@ -2,7 +2,29 @@
 // calling thread and one per worker that ran tasks, each task a bar coloured by its op (a legend
 // names the colours), the time a thread spent without a task inside a call drawn as a hatched
 // wait span (a pixel wide at least; each lane's title sums them all), and a time axis in ms. Hand-written SVG: no browser or library needed.
-import type { TraceEvent } from './profile.js';
+import type { CopyEvent, TraceEvent } from './profile.js';
+
+/** A bar of the timeline: a node's task (named by its op) or a copy task (one name for all copies). */
+interface Bar {
+  /** The legend's entry, which sets the colour. */
+  readonly name: string;
+  /** The bar's tooltip after its name. */
+  readonly detail: string;
+  readonly start: number;
+  readonly duration: number;
+  readonly call: number;
+  readonly thread: number;
+}
+
+/** The legend's name for the copies of large arguments and results. */
+export const COPIES_NAME = 'copies of arguments and results';
+
+function barsOf(events: readonly TraceEvent[], copies: readonly CopyEvent[]): Bar[] {
+  return [
+    ...events.map((e) => ({ name: String(e.node.op), detail: String(e.node), start: e.start, duration: e.duration, call: e.call, thread: e.thread })),
+    ...copies.map((e) => ({ name: COPIES_NAME, detail: e.label, start: e.start, duration: e.duration, call: e.call, thread: e.thread })),
+  ];
+}
 
 export interface TimelineOptions {
   /** Only this call's events (0-based, as TraceEvent.call); all kept events when omitted. */
@@ -60,21 +82,23 @@ function gaps(busy: ReadonlyArray<readonly [number, number]>, from: number, to: 
 
 /**
  * The timeline as an SVG document. Lanes: `<g class="lane">` (the calling thread first, then
- * workers by thread id); bars: `<rect class="task">` with a `<title>` naming the node; waits:
- * `<rect class="wait">`; legend entries: `<g class="legend-entry">`.
+ * workers by thread id); bars: `<rect class="task">` with a `<title>` naming the node (copy tasks:
+ * `<rect class="task copy">`, named by the copy); waits: `<rect class="wait">`; legend entries:
+ * `<g class="legend-entry">`.
  */
-export function timelineSvg(name: string, allEvents: readonly TraceEvent[], options: TimelineOptions = {}): string {
+export function timelineSvg(name: string, allEvents: readonly TraceEvent[], options: TimelineOptions = {}, allCopies: readonly CopyEvent[] = []): string {
   const width = options.width ?? 960;
   if (!(Number.isFinite(width) && width >= 200)) throw new RangeError(`toSvgTimeline: width must be a number of pixels >= 200, got ${width}`);
   if (options.call !== undefined && !(Number.isInteger(options.call) && options.call >= 0)) {
     throw new RangeError(`toSvgTimeline: call must be a call's 0-based index, got ${options.call}`);
   }
-  const events = options.call === undefined ? allEvents : allEvents.filter((e) => e.call === options.call);
+  const everyBar = barsOf(allEvents, allCopies);
+  const events = options.call === undefined ? everyBar : everyBar.filter((e) => e.call === options.call);
   const threads = [0, ...[...new Set(events.map((e) => e.thread))].filter((t) => t !== 0).sort((a, b) => a - b)];
   const laneOf = new Map(threads.map((t, i) => [t, i]));
   // Ops by total time, slowest first: the legend's order and the colours' order.
   const opTime = new Map<string, number>();
-  for (const e of events) opTime.set(String(e.node.op), (opTime.get(String(e.node.op)) ?? 0) + e.duration);
+  for (const e of events) opTime.set(e.name, (opTime.get(e.name) ?? 0) + e.duration);
   const ops = [...opTime.entries()].sort((a, b) => b[1] - a[1]).map(([op]) => op);
   const colour = new Map(ops.map((op, k) => [op, colourOf(k)]));
 
@@ -133,10 +157,10 @@ export function timelineSvg(name: string, allEvents: readonly TraceEvent[], opti
     const lane = [`<g class="lane" data-thread="${thread}">`, `<text x="${left - 8}" y="${px(y + laneHeight / 2 + 4)}" font-size="11" text-anchor="end">${xmlEscape(label)}<title>${xmlEscape(summary)}</title></text>`];
     lane.push(`<line x1="${left}" x2="${left + plot}" y1="${px(y + laneHeight)}" y2="${px(y + laneHeight)}" stroke="#dee2e6"/>`, ...spans);
     for (const e of mine) {
-      const op = String(e.node.op);
-      const tip = `${op}\n${String(e.node)}\ncall ${e.call}: ${(e.start - start).toFixed(3)} ms + ${e.duration.toFixed(3)} ms`;
+      const op = e.name;
+      const tip = `${op}\n${e.detail}\ncall ${e.call}: ${(e.start - start).toFixed(3)} ms + ${e.duration.toFixed(3)} ms`;
       lane.push(
-        `<rect class="task" x="${px(x(e.start))}" y="${px(y + 4)}" width="${px(Math.max(0.5, x(e.start + e.duration) - x(e.start)))}" height="${laneHeight - 8}" fill="${colour.get(op)}" stroke="white" stroke-width="0.5"><title>${xmlEscape(tip)}</title></rect>`,
+        `<rect class="${op === COPIES_NAME ? 'task copy' : 'task'}" x="${px(x(e.start))}" y="${px(y + 4)}" width="${px(Math.max(0.5, x(e.start + e.duration) - x(e.start)))}" height="${laneHeight - 8}" fill="${colour.get(op)}" stroke="white" stroke-width="0.5"><title>${xmlEscape(tip)}</title></rect>`,
       );
     }
     lane.push('</g>');

@@ -1,6 +1,7 @@
 // FunctionProfile: what `profile: true` records for a compiled function: compile time and the
 // rewrite profile (time, calls and applications per rewriter), then for every call the time of
-// each node, summed per node and per op, and a timeline that toChromeTrace() exports as Trace
+// each node, summed per node and per op (and of the copies of large arguments and results, which
+// are no nodes), and a timeline that toChromeTrace() exports as Trace
 // Event JSON (open it in Perfetto or chrome://tracing to see which thread ran what) and
 // toSvgTimeline() draws as a picture (profile-timeline.ts).
 import type { Apply } from '../graph/apply.js';
@@ -24,6 +25,22 @@ export interface TraceEvent {
   readonly thread: number;
 }
 
+/**
+ * A task that copied part of a call's large argument into its region, or of a result out of it
+ * (src/scheduler/plan/argument-copies.ts): calling-thread work beside the nodes' tasks, no node.
+ */
+export interface CopyEvent {
+  /** Which copy ("copy of argument 0 into the region"). */
+  readonly label: string;
+  /** Milliseconds since the profile was created. */
+  readonly start: number;
+  readonly duration: number;
+  /** Which call of the function (0-based). */
+  readonly call: number;
+  /** Where it ran (0: the calling thread). */
+  readonly thread: number;
+}
+
 export class FunctionProfile {
   /** Milliseconds spent compiling (building the graph, rewriting, planning). */
   compileTime = 0;
@@ -32,6 +49,10 @@ export class FunctionProfile {
   callTime = 0;
   readonly nodes = new Map<Apply, NodeStats>();
   readonly events: TraceEvent[] = [];
+  /** The copy tasks of calls with large arguments or results (kept up to maxEvents too). */
+  readonly copies: CopyEvent[] = [];
+  /** Milliseconds in copy tasks over all calls. */
+  copyTime = 0;
   readonly #origin = performance.now();
 
   constructor(
@@ -67,6 +88,11 @@ export class FunctionProfile {
     }
   }
 
+  recordCopy(label: string, start: number, end: number, thread = 0): void {
+    this.copyTime += end - start;
+    if (this.copies.length < this.maxEvents) this.copies.push({ label, start, duration: end - start, call: this.calls, thread });
+  }
+
   recordCall(ms: number): void {
     this.calls += 1;
     this.callTime += ms;
@@ -99,6 +125,7 @@ export class FunctionProfile {
       ...[...this.nodes]
         .sort((a, b) => b[1].time - a[1].time)
         .map(([n, s]) => `${s.time.toFixed(3).padStart(10)} ${String(s.calls).padStart(8)}  ${n}`),
+      ...(this.copies.length > 0 ? ['', `copies of large arguments and results: ${this.copyTime.toFixed(3)} ms in ${this.copies.length} tasks`] : []),
       '',
       this.rewrites.toString(),
     ];
@@ -110,12 +137,12 @@ export class FunctionProfile {
    * tasks, tasks as bars coloured by op (with a legend), waits inside calls hatched, a time axis.
    */
   toSvgTimeline(options?: TimelineOptions): string {
-    return timelineSvg(this.name, this.events, options);
+    return timelineSvg(this.name, this.events, options, this.copies);
   }
 
   /** Trace Event JSON (complete events, one thread per worker) for Perfetto or chrome://tracing. */
   toChromeTrace(): string {
-    const threads = new Set(this.events.map((e) => e.thread));
+    const threads = new Set([...this.events, ...this.copies].map((e) => e.thread));
     threads.add(0);
     const meta = [...threads].map((tid) => ({
       name: 'thread_name',
@@ -134,6 +161,16 @@ export class FunctionProfile {
       dur: Math.max(1, Math.round(e.duration * 1000)),
       args: { node: String(e.node), call: e.call },
     }));
-    return JSON.stringify({ traceEvents: [...meta, ...events], displayTimeUnit: 'ms', otherData: { function: this.name } });
+    const copies = this.copies.map((e) => ({
+      name: 'copy',
+      cat: 'copy',
+      ph: 'X',
+      pid: 1,
+      tid: e.thread,
+      ts: Math.round(e.start * 1000),
+      dur: Math.max(1, Math.round(e.duration * 1000)),
+      args: { copy: e.label, call: e.call },
+    }));
+    return JSON.stringify({ traceEvents: [...meta, ...events, ...copies], displayTimeUnit: 'ms', otherData: { function: this.name } });
   }
 }

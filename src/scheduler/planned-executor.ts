@@ -60,7 +60,11 @@ class MemberDied extends Error {
 /** Times a member's job is sent again after the thread that held it died before it joined. */
 const RESENDS = 2;
 
-export type TaskObserver = (node: Apply, start: number, end: number, thread: number) => void;
+/**
+ * What a profile hears of each task: a node's (its Apply), or a copy of a large argument or result
+ * (the copy's label: it is no node of the graph), with its start and end and the thread that ran it.
+ */
+export type TaskObserver = (task: Apply | string, start: number, end: number, thread: number) => void;
 
 interface Region {
   readonly block: { offset: number; size: number };
@@ -87,6 +91,10 @@ interface StoredPlan {
   readonly plan: Plan;
   readonly text: { offset: number; length: number };
   readonly regions: Region[];
+  /** The calling thread runs tasks of nodes (ops without a worker kernel), not only copies. */
+  readonly servesNodes: boolean;
+  /** Some output is copied out of the region and large enough to be pre-touched (see touchedTargets). */
+  readonly touchesOutputs: boolean;
 }
 
 let nextPlanId = 0;
@@ -238,7 +246,14 @@ export class PlannedExecutor implements IdleHolder {
       const plan = buildPlan(this.fgraph, inputs, this.host, ++nextPlanId, innerPlanning, { argumentCopies: { borrowedOutputs: this.options.borrowedOutputs } });
       const text = this.arena.storeText(planToText(plan.descriptor));
       this.#holdings.blocks.add(text);
-      stored = { plan, text, regions: [] };
+      const d = plan.descriptor;
+      stored = {
+        plan,
+        text,
+        regions: [],
+        servesNodes: d.calls.some((c, i) => c.main && plan.callNodes[i]),
+        touchesOutputs: plan.outputs.some((o) => o.kind === 'view' && sizeOf(d.views[o.view]!.shape) * bytesPerElement(d.views[o.view]!.dtype) >= TOUCH_BYTES),
+      };
       this.#plans.set(key, stored);
     }
     return stored;
@@ -426,8 +441,7 @@ export class PlannedExecutor implements IdleHolder {
         // when it has a core of its own (with the workers on every core it only slowed them:
         // W9's forward on 2 workers, 2 cores) and no node's tasks to serve (after the copies in,
         // which runMainTasks takes first).
-        const servesNodes = d.calls.some((c, i) => c.main && plan.callNodes[i]);
-        if (!servesNodes && team < pool.cores) touched = await touchedTargets(plan, this.options.borrowedOutputs, outputMemory);
+        if (stored.touchesOutputs && !stored.servesNodes && team < pool.cores) touched = await touchedTargets(plan, this.options.borrowedOutputs, outputMemory);
         const settled = await all;
         const crashed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
         if (crashed) {
@@ -479,7 +493,8 @@ export class PlannedExecutor implements IdleHolder {
         for (const [t, a, b] of r.trace ?? []) {
           const c = d.tasks[t]!.call;
           const node = plan.callNodes[c];
-          if (node && d.calls[c]!.kernel !== BARRIER_KERNEL) onTask(node, a, b, r.thread ?? 0);
+          if (!node) onTask(d.calls[c]!.label, a, b, r.thread ?? 0);
+          else if (d.calls[c]!.kernel !== BARRIER_KERNEL) onTask(node, a, b, r.thread ?? 0);
         }
       }
     }

@@ -6,7 +6,6 @@
 // cannot watch the ring (job-ring.ts's BROKEN), the jobs no worker took go as messages instead.
 import { JobRing, SLOT } from './job-ring.js';
 import type { TeamJob, TeamResult } from './protocol.js';
-import { waitAsyncAlive } from './wait-alive.js';
 
 interface Entry {
   readonly job: TeamJob;
@@ -115,6 +114,7 @@ export class RingQueue {
   async #reap(): Promise<void> {
     if (this.#reaping) return;
     this.#reaping = true;
+    let alive: ReturnType<typeof setInterval> | undefined;
     try {
       while (!this.#closed) {
         const seen = this.ring.finished;
@@ -143,9 +143,15 @@ export class RingQueue {
         }
         if (out === 0) return;
         const [cell, index] = this.ring.finishedCell;
-        await waitAsyncAlive(cell, index, seen, WAIT_MS);
+        // One timer for the whole reap, rather than one per wait (a wait came every few calls of
+        // a stream of small ones, W8): it keeps the process alive while jobs are out, and wakes
+        // the wait every WAIT_MS should a notify have come between the look and the wait (see
+        // waitAsyncAlive).
+        alive ??= setInterval(() => Atomics.notify(cell, index), WAIT_MS);
+        await Atomics.waitAsync(cell, index, seen).value;
       }
     } finally {
+      clearInterval(alive);
       this.#reaping = false;
     }
   }

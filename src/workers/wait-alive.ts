@@ -1,6 +1,7 @@
 // The calling thread's wait on shared memory that does not block its event loop and still keeps
-// the process alive while something is awaited (region.ts waits for calling-thread tasks,
-// ring-queue.ts for jobs the workers answer).
+// the process alive while something is awaited (region.ts waits for calling-thread tasks with it;
+// ring-queue.ts, which waits many times in a row for jobs the workers answer, holds one timer
+// for all its waits instead).
 
 /**
  * Atomics.waitAsync that keeps the process alive until it settles, and that ends by `ms` + 5 at

@@ -1,8 +1,10 @@
 // fn.profile.toSvgTimeline(), read back as XML: for real profiled calls on a 2-worker pool, a lane
-// for the calling thread and one per worker, one bar per trace event in the lane of its thread,
+// for the calling thread and one per worker, one bar per trace event (and per copy task of a large
+// argument) in the lane of its thread,
 // bars and waits that fill each lane across the call, a time axis from 0 ms; one lane for calls
 // on the calling thread; escaped names; clear errors for bad options.
 import t from 'tap';
+import { COPIES_NAME } from '../../src/compile/profile-timeline.js';
 import { pt, weft } from '../helpers.js';
 import { findAll, hasClass, parseSvg, textOf, type XmlElement } from '../svg-xml.js';
 
@@ -25,9 +27,14 @@ t.test('a 2-worker pool: three lanes, a bar per task event in its thread\'s lane
   const pool = weft.createPool({ workers: 2 });
   t.teardown(() => pool.close());
   const profile = await profiledOnTwoWorkers(pool);
-  const events = profile.events;
+  // Every bar's task: the nodes' and the copies of the 8 MiB arguments (named as one legend entry).
+  const events = [
+    ...profile.events.map((e) => ({ thread: e.thread, call: e.call, name: String(e.node.op) })),
+    ...profile.copies.map((e) => ({ thread: e.thread, call: e.call, name: COPIES_NAME })),
+  ];
   const workerThreads = [...new Set(events.map((e) => e.thread))].filter((th) => th !== 0).sort((a, b) => a - b);
   t.equal(workerThreads.length, 2, 'both workers ran tasks');
+  t.ok(profile.copies.length > 0 && profile.copies.every((c) => c.thread === 0), 'the arguments were copied by calling-thread tasks');
 
   const root = parseSvg(t, profile.toSvgTimeline());
   const lanes = byClass(root, 'g', 'lane');
@@ -41,7 +48,8 @@ t.test('a 2-worker pool: three lanes, a bar per task event in its thread\'s lane
     t.equal(byClass(lane, 'rect', 'task').length, events.filter((e) => e.thread === thread).length, `thread ${thread}: its events' bars`);
   });
   const opsNamed = new Set(bars.map((b) => textOf(b.children.find((c) => c.tag === 'title')!).split('\n')[0]));
-  t.same([...opsNamed].sort(), [...new Set(events.map((e) => String(e.node.op)))].sort(), 'each bar names its op');
+  t.same([...opsNamed].sort(), [...new Set(events.map((e) => e.name))].sort(), 'each bar names its op (or says it is a copy)');
+  t.equal(byClass(root, 'rect', 'copy').length, profile.copies.length, 'copy bars are marked as such');
 
   // One call alone: in every lane, bars and waits together span the call's band.
   const one = parseSvg(t, profile.toSvgTimeline({ call: 2 }));
@@ -66,7 +74,7 @@ t.test('a 2-worker pool: three lanes, a bar per task event in its thread\'s lane
   const values = ticks.map((s) => Number(s.replace(' ms', '')));
   t.ok(values.every((v, i) => i === 0 || v > values[i - 1]!), `ticks increase: ${ticks.join(', ')}`);
   const legend = byClass(one, 'g', 'legend-entry').map(textOf);
-  t.equal(legend.length, new Set(events.filter((e) => e.call === 2).map((e) => String(e.node.op))).size, 'a legend entry per op');
+  t.equal(legend.length, new Set(events.filter((e) => e.call === 2).map((e) => e.name)).size, 'a legend entry per op, and one for the copies');
 });
 
 t.test('a call on the calling thread: one lane; names are escaped; bad options are named', async (t) => {

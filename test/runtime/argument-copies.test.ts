@@ -128,7 +128,7 @@ t.test('values through copy tasks on 0 and 2 workers: plain arrays, pool arrays,
   fn.dispose();
 });
 
-t.test('outputs copied out by tasks: released memory is reused, borrowed outputs stay views, profiles name nodes only', async (t) => {
+t.test('outputs copied out by tasks: released memory is reused, borrowed outputs stay views, profiles keep copies apart from nodes', async (t) => {
   const pool = weft.createPool({ workers: 2 });
   t.teardown(() => pool.close());
   dropKept();
@@ -163,7 +163,20 @@ t.test('outputs copied out by tasks: released memory is reused, borrowed outputs
   const out = (await profiled(filled(Float32Array, N, (k) => k))) as weft.NdArray;
   t.equal(wrongElements(out.data, (k) => 4 * k), 0, 'a profiled call: every element');
   const events = profiled.profile!.events;
-  t.ok(events.length > 0 && events.every((e) => e.node !== undefined && profiled.fgraph.toposort().includes(e.node)), 'its timeline has the graph\'s nodes only (copies are not nodes)');
+  t.ok(events.length > 0 && events.every((e) => e.node !== undefined && profiled.fgraph.toposort().includes(e.node)), 'its node events are the graph\'s nodes (copies are not nodes)');
+  const copies = profiled.profile!.copies;
+  const plan = profiled.planInfo(filled(Float32Array, N, (k) => k));
+  t.ok(copies.length > 1, `its copy tasks are recorded apart (${copies.length})`);
+  const labels = ['copy of argument 0 into the region', 'copy of output 0 out of the region'];
+  t.ok(copies.every((c) => c.thread === 0 && c.call === 0 && labels.includes(c.label) && c.duration >= 0), 'on the calling thread, named by what they copy');
+  t.same(new Set(copies.map((c) => c.label)), new Set(labels), 'the argument\'s copy in and the result\'s copy out (8 MiB)');
+  t.ok(copies.length + events.length <= plan.tasks, 'no more events than the plan has tasks');
+  const trace = JSON.parse(profiled.profile!.toChromeTrace()) as { traceEvents: Array<{ cat?: string; tid?: number; args?: { copy?: string } }> };
+  t.equal(trace.traceEvents.filter((e) => e.cat === 'copy').length, copies.length, 'the Chrome trace has them, on the calling thread');
+  t.ok(trace.traceEvents.filter((e) => e.cat === 'copy').every((e) => e.tid === 0 && labels.includes(e.args?.copy ?? '')));
+  const svg = profiled.profile!.toSvgTimeline();
+  t.equal(svg.split('class="task copy"').length - 1, copies.length, 'the SVG timeline draws a bar for each');
+  t.match(String(profiled.profile), /copies of large arguments and results: [\d.]+ ms in \d+ tasks/, 'the summary counts them');
   profiled.dispose();
 });
 
