@@ -41,6 +41,11 @@ export interface CopyEvent {
   readonly thread: number;
 }
 
+/** A Trace Event "complete" event (ph X, microseconds) for a task's span. */
+function completeEvent(name: string, cat: string, e: { readonly thread: number; readonly start: number; readonly duration: number }, args: Record<string, unknown>) {
+  return { name, cat, ph: 'X', pid: 1, tid: e.thread, ts: Math.round(e.start * 1000), dur: Math.max(1, Math.round(e.duration * 1000)), args };
+}
+
 export class FunctionProfile {
   /** Milliseconds spent compiling (building the graph, rewriting, planning). */
   compileTime = 0;
@@ -151,26 +156,8 @@ export class FunctionProfile {
       tid,
       args: { name: tid === 0 ? 'calling thread' : `worker ${tid}` },
     }));
-    const events = this.events.map((e) => ({
-      name: String(e.node.op),
-      cat: 'node',
-      ph: 'X',
-      pid: 1,
-      tid: e.thread,
-      ts: Math.round(e.start * 1000),
-      dur: Math.max(1, Math.round(e.duration * 1000)),
-      args: { node: String(e.node), call: e.call },
-    }));
-    const copies = this.copies.map((e) => ({
-      name: 'copy',
-      cat: 'copy',
-      ph: 'X',
-      pid: 1,
-      tid: e.thread,
-      ts: Math.round(e.start * 1000),
-      dur: Math.max(1, Math.round(e.duration * 1000)),
-      args: { copy: e.label, call: e.call },
-    }));
+    const events = this.events.map((e) => completeEvent(String(e.node.op), 'node', e, { node: String(e.node), call: e.call }));
+    const copies = this.copies.map((e) => completeEvent('copy', 'copy', e, { copy: e.label, call: e.call }));
     return JSON.stringify({ traceEvents: [...meta, ...events, ...copies], displayTimeUnit: 'ms', otherData: { function: this.name } });
   }
 }
