@@ -500,6 +500,9 @@ function store(p: Part, a: number, d: ProgramDtype, address: () => void): void {
 }
 
 /** Elements per SIMD iteration: two when every value is float64 or bool, else four. */
+/** SIMD blocks per iteration of the loop. */
+const UNROLL = 2;
+
 function blockOf(program: ElemwiseProgram): 2 | 4 {
   const dtypes = [...program.inputs, ...program.steps.map((s) => s.dtype)];
   return dtypes.every((d) => d === 'float64' || d === 'bool') ? 2 : 4;
@@ -569,7 +572,17 @@ function loopBody(program: ElemwiseProgram, access: readonly WasmAccess[], modul
     store(p, nin + program.steps.length - 1, out, address(OUT, out));
   };
   body.get(START).set(i);
-  // SIMD: while i + block <= end.
+  // SIMD, UNROLL blocks an iteration while i + UNROLL block <= end: fewer of the loop's branches
+  // and counter updates, and the blocks' independent work side by side.
+  body.block().loop();
+  body.get(i).i32(UNROLL * block).i32Add().get(END).op('i32.gt_s').brIf(1);
+  for (let u = 0; u < UNROLL; u++) {
+    run(simd);
+    body.get(i).i32(block).i32Add().set(i);
+  }
+  body.br(0);
+  body.end().end();
+  // SIMD: while i + block <= end (one block at most).
   body.block().loop();
   body.get(i).i32(block).i32Add().get(END).op('i32.gt_s').brIf(1);
   run(simd);
