@@ -76,8 +76,6 @@ interface Region {
    */
   copySources?: ReadonlyArray<NdArray | undefined>;
   copyDestinations?: ReadonlyArray<TypedArray | undefined>;
-  /** Its header, records and queues (see #stateOf). */
-  state?: RegionState;
 }
 
 /** A call opened in a region: its id, the inputs read in place and the outputs' own memory. */
@@ -318,17 +316,16 @@ export class PlannedExecutor implements IdleHolder {
     return this.lastRanInline ? this.#runInline(stored, inputs, undefined) : undefined;
   }
 
-  /** The call's region state, made once per region (and again if the memory's views were remade). */
-  #stateOf(region: Region, d: PlanDescriptor): RegionState {
-    const h = this.arena.views.i32;
-    if (region.state?.h !== h) region.state = new RegionState(h, region.block.offset, d);
-    return region.state;
+  /** The region's plan, bound on its first call, and its state (the one the calling thread's team loop uses too). */
+  #stateOf(region: Region, plan: Plan): RegionState {
+    region.bound ??= new BoundPlan(plan.descriptor, region.block.offset, this.arena.views, this.#mainKernels(plan, region));
+    return region.bound.stateIn(this.arena.views);
   }
 
   /**
    * Starts a call in `region`: inputs in (read in place where they live in this arena, large ones
    * left to the copy tasks, the others copied now), the outputs' own memory made, and the call
-   * opened; the region's plan bound on its first call.
+   * opened.
    */
   #begin(stored: StoredPlan, region: Region, state: RegionState, inputs: readonly NdArray[], inline: boolean): OpenCall {
     const { plan } = stored;
@@ -360,7 +357,6 @@ export class PlannedExecutor implements IdleHolder {
     region.copyDestinations = copyDestinations(plan, outputMemory);
     const callId = ++nextCallId;
     state.open(callId);
-    region.bound ??= new BoundPlan(d, base, memory, this.#mainKernels(plan, region));
     return { callId, external, outputMemory };
   }
 
@@ -368,7 +364,7 @@ export class PlannedExecutor implements IdleHolder {
   #runInline(stored: StoredPlan, inputs: readonly NdArray[], onTask: TaskObserver | undefined): NdArray[] {
     const region = this.#acquire(stored);
     this.#running += 1;
-    const state = this.#stateOf(region, stored.plan.descriptor);
+    const state = this.#stateOf(region, stored.plan);
     try {
       const call = this.#begin(stored, region, state, inputs, true);
       const result = runTeam(region.bound!, this.arena.views, call.callId, { trace: onTask !== undefined, main: true, external: call.external, outputMemory: call.outputMemory });
@@ -387,7 +383,7 @@ export class PlannedExecutor implements IdleHolder {
     await this.#enter(pool.size * (2 * MAX_BATCH + 1));
     const region = this.#acquire(stored);
     this.#running += 1;
-    const state = this.#stateOf(region, d);
+    const state = this.#stateOf(region, plan);
     let healthy = true;
     try {
       const call = this.#begin(stored, region, state, inputs, false);
