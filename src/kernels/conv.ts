@@ -4,6 +4,7 @@
 // filter's group and the filter's taps; 'conv2dGradInputs' (the gradient with respect to the
 // input) over the outputs whose windows cover the element; 'conv2dGradFilters' over the batch
 // and the output positions. Chunked by elements, so the same bits come on any number of workers.
+import { convDirect } from './conv-wasm.js';
 import { registerKernel } from './registry.js';
 import { sizeOf, type TensorView } from './view.js';
 
@@ -33,6 +34,12 @@ export function convPadding(p: ConvParams, kh: number, kw: number): [number, num
 /** The output rows (or columns) of a convolution: floor((n + 2 pad - span) / stride) + 1, span = (k - 1) d + 1. */
 export function convLength(n: number, k: number, pad: number, stride: number, dilation: number): number {
   return Math.floor((n + 2 * pad - ((k - 1) * dilation + 1)) / stride) + 1;
+}
+
+/** Whether the convolution reads its image as the WebAssembly kernel does: unit strides and dilation, no padding. */
+export function isDirect(p: ConvParams, kh: number, kw: number): boolean {
+  const [ph, pw] = convPadding(p, kh, kw);
+  return p.stride[0] === 1 && p.stride[1] === 1 && p.dilation[0] === 1 && p.dilation[1] === 1 && ph === 0 && pw === 0;
 }
 
 /** Element [a, b, c, d] of a 4-d view. */
@@ -65,7 +72,10 @@ registerKernel('conv2d', ([x, w], [out], params, range) => {
   const [ph, pw] = convPadding(p, KH, KW);
   const [sh, sw] = p.stride;
   const [dh, dw] = p.dilation;
-  eachElement(out!, range?.start ?? 0, range?.end ?? sizeOf(out!.shape), (_e, n, o, i, j) => {
+  const start = range?.start ?? 0;
+  const end = range?.end ?? sizeOf(out!.shape);
+  if (isDirect(p, KH, KW) && convDirect(x!, w!, out!, p.groups, p.flip, start, end)) return;
+  eachElement(out!, start, end, (_e, n, o, i, j) => {
     const c0 = Math.floor(o / perGroup) * Cg;
     let acc = 0;
     for (let c = 0; c < Cg; c++) {

@@ -198,3 +198,46 @@ t.test('shapes that do not fit, and bad options: the exact errors', async (t) =>
 });
 
 t.teardown(() => weft.shutdown());
+
+t.test('float32 with unit strides and no padding: the direct WebAssembly kernel, against the definition; the bits of im2col + gemm on 0, 1 and 2 workers', async (t) => {
+  const pool = weft.createPool({ workers: 2 });
+  t.teardown(() => pool.close());
+  // Leftover filters (O not a multiple of 4), column tails (WO not a multiple of 8 or 4), groups,
+  // cross-correlation, several channels, explicit zero padding.
+  const cases: readonly Case[] = [
+    { x: [3, 1, 12, 12], w: [6, 1, 5, 5], border: 'valid' },
+    { x: [2, 3, 9, 14], w: [5, 3, 3, 2], border: 'valid', flip: false },
+    { x: [2, 4, 7, 11], w: [8, 2, 2, 3], border: [0, 0], groups: 2 },
+    { x: [1, 2, 6, 6], w: [4, 2, 6, 6], border: 'valid' },
+  ];
+  for (const c of cases) {
+    const label = JSON.stringify(c);
+    const xv = r.normal([...c.x]);
+    const wv = r.normal([...c.w]);
+    const want = reference(xv.data as Float64Array, c.x, wv.data as Float64Array, c.w, c);
+    const x32 = pool.from(weft.ndarray(Float32Array.from(xv.data as Float64Array), [...c.x]));
+    const w32 = pool.from(weft.ndarray(Float32Array.from(wv.data as Float64Array), [...c.w]));
+    const x = pt.tensor4('x', 'float32');
+    const w = pt.tensor4('w', 'float32');
+    const runs: Float32Array[] = [];
+    for (const workers of [0, 1, 2]) {
+      const fn = await weft.compile([x, w], pt.conv2d(x, w, options(c)), { pool, workers });
+      t.ok(opNames(fn).includes('Conv2d') && !opNames(fn).includes('Im2Col'), `${label}: the direct kernel`);
+      runs.push(((await fn(x32, w32)) as weft.NdArray).data as Float32Array);
+    }
+    const unpooled = await weft.compile([x, w], pt.conv2d(x, w, options(c)), { workers: 0 });
+    runs.push(((await unpooled(x32, w32)) as weft.NdArray).data as Float32Array);
+    const bad = want.data.filter((v, k) => Math.abs(v - runs[0]![k]!) > 1e-5 * Math.max(1, Math.abs(v))).length;
+    t.equal(bad, 0, `${label}: values`);
+    runs.forEach((run, k) => t.ok(run.every((e, i) => Object.is(e, runs[0]![i])), `${label}: run ${k}, equal bits`));
+    // im2col + gemm by hand, as local_abstractconv_gemm writes it: the same sums in the same order.
+    const [O, Cg, KH, KW] = c.w as [number, number, number, number];
+    const groups = c.groups ?? 1;
+    const cols = new Im2Col('valid', [0, 0], [1, 1], [1, 1], groups, c.flip ?? true).call(x, w) as TV;
+    const byGemm = pt.reshape(pt.matmul(pt.reshape(w, [groups, O / groups, Cg * KH * KW]), cols), want.shape);
+    const gemmFn = await weft.compile([x, w], byGemm, { pool, workers: 2 });
+    const viaGemm = ((await gemmFn(x32, w32)) as weft.NdArray).data;
+    // (A product with one column, as the last case's, is not the SIMD gemm's: its sums are float64.)
+    if (want.shape[3]! > 1) t.ok(viaGemm.every((e, i) => Object.is(e, runs[0]![i])), `${label}: the bits of im2col + gemm`);
+  }
+});
