@@ -129,6 +129,19 @@ t.test('EquilibriumRewriter: two rewrites that undo each other are stopped with 
   t.equal(new RewriteCycleError('m').name, 'RewriteCycleError');
 });
 
+t.test('EquilibriumRewriter: the budget follows the graph as it grows (one node expanded into twelve, each rewritten once)', async (t) => {
+  const x = pt.scalar('x');
+  const fg = graph([x], [pt.log(x)]);
+  const expand = nodeRewriter('expand', [ops.log], (node) => {
+    let v = node.inputs[0] as weft.pt.TensorVariable;
+    for (let k = 0; k < 12; k++) v = pt.exp(v);
+    return [v];
+  });
+  const eq = new EquilibriumRewriter('grow', [expand, opSub(ops.exp, ops.tanh, 'exp_to_tanh')]);
+  t.equal(eq.apply(fg, new RewriteContext()), 13, 'the expansion, then twelve rewrites: more than 8 x the one node it began with');
+  t.equal(countOps(fg, 'Elemwise{tanh}'), 12);
+});
+
 t.test('MergeRewriter: equal nodes become one', async (t) => {
   const x = pt.scalar('x');
   const y = pt.scalar('y');

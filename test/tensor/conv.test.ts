@@ -241,3 +241,20 @@ t.test('float32 with unit strides and no padding: the direct WebAssembly kernel,
     if (want.shape[3]! > 1) t.ok(viaGemm.every((e, i) => Object.is(e, runs[0]![i])), `${label}: the bits of im2col + gemm`);
   }
 });
+
+t.test('filters of a static shape: conv2d and its gradients compile (the rewrite budget follows the graph that im2col expands) and give the values', async (t) => {
+  // Before, the budget was 8 rewrites per node of the one-node graph, and folding the shape
+  // arithmetic of the patches exceeded it: a RewriteCycleError for any fully known filter shape.
+  const c: Case = { x: [2, 3, 8, 7], w: [2, 3, 3, 2], border: 'half' };
+  const x = pt.tensor4('x');
+  const w = pt.tensor({ shape: [...c.w], dtype: 'float64', name: 'w' });
+  const y = pt.conv2d(x, w, options(c));
+  const [gx, gw] = weft.grad(y.mul(y).sum(), [x, w]) as TV[];
+  const fn = await weft.compile([x, w], [y, gx!, gw!]);
+  t.ok(opNames(fn).includes('Im2Col'), 'im2col + gemm');
+  const xv = r.normal([...c.x]);
+  const wv = r.normal([...c.w]);
+  const want = reference(xv.data as Float64Array, c.x, wv.data as Float64Array, c.w, c);
+  const [got] = (await fn(xv, wv)) as weft.NdArray[];
+  t.equal(want.data.filter((v, k) => Math.abs(v - got!.data[k]!) > 1e-12 * Math.max(1, Math.abs(v))).length, 0, 'values');
+});

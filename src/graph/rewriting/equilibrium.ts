@@ -40,7 +40,10 @@ export class EquilibriumRewriter implements GraphRewriter {
   }
 
   apply(fg: FunctionGraph, ctx: RewriteContext): number {
-    const limit = this.maxUseRatio * Math.max(fg.applyNodes.size, 1);
+    // The budget follows the largest graph seen: a rewrite that expands one node into many (a
+    // convolution into im2col, a product and shape arithmetic) gives the others more to do.
+    // Rewrites that undo each other do not grow the graph, and still exhaust it.
+    let peak = Math.max(fg.applyNodes.size, 1);
     const uses = new Map<string, number>();
     // The rewrites that applied in this pass and the one before: those of a cycle among them.
     let lastPass = new Set<string>();
@@ -51,6 +54,8 @@ export class EquilibriumRewriter implements GraphRewriter {
       thisPass.add(name);
       const used = (uses.get(name) ?? 0) + n;
       uses.set(name, used);
+      peak = Math.max(peak, fg.applyNodes.size);
+      const limit = this.maxUseRatio * peak;
       if (used > limit) {
         const recent = [...new Set([...lastPass, ...thisPass])].join(', ');
         throw new RewriteCycleError(
