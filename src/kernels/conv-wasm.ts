@@ -1,8 +1,9 @@
 // The float32 convolution with unit strides and dilation and no padding, in WebAssembly SIMD,
-// read straight from the image: no patches matrix. Blocks of 4 filters x 8 (or 4, or 1) output
-// columns are summed in f32x4 accumulators, one product at a time over the taps in the filters'
-// stored order (channel, row, column), a multiply rounded and then an add: the order and the
-// roundings of the SIMD gemm over im2col's patches, so both paths give the same bits.
+// read straight from the image: no patches matrix. Blocks of 4 filters x 8 output columns (or 1
+// filter x 16; then 4 columns, the last ones overlapping) are summed in f32x4 accumulators, one
+// product at a time over the taps in the filters' stored order (channel, row, column), a multiply
+// rounded and then an add: the order and the roundings of the SIMD gemm over im2col's patches, so
+// both paths give the same bits. Padded convolutions reach it padded (rewriting/conv-direct.ts).
 import { Body, F32, I32, ModuleBuilder, V128 } from './wasm-emit.js';
 import { attachedMemoryOf, threadBlockOf } from './gemm-wasm.js';
 import type { TensorView } from './view.js';
@@ -35,7 +36,7 @@ function rectBody(s: ConvShape, rows: number): Body {
   const [i, j, xRow, xp, wp, c, op, xTap, fa, xb, fbLeft] = [...Array(11)].map(() => f.local(I32));
   const wRow = Array.from({ length: rows }, () => f.local(I32));
   // One block: acc[r][v] over every channel and tap, then stored into the rows' outputs.
-  const block = (width: 8 | 4 | 1): void => {
+  const block = (width: 16 | 8 | 4 | 1): void => {
     const simd = width > 1;
     const vecs = simd ? width / 4 : 1;
     const acc = Array.from({ length: rows }, () => Array.from({ length: vecs }, () => f.local(simd ? V128 : F32)));
@@ -104,7 +105,7 @@ function rectBody(s: ConvShape, rows: number): Body {
     f.get(j).i32(width).i32Add().set(j);
   };
   // Blocks while `width` more columns fit before j1.
-  const blocks = (width: 8 | 4 | 1): void => {
+  const blocks = (width: 16 | 8 | 4 | 1): void => {
     f.block().loop();
     f.get(j).i32(width).i32Add().get(PJ1).op('i32.gt_s').brIf(1);
     block(width);
@@ -117,9 +118,20 @@ function rectBody(s: ConvShape, rows: number): Body {
   f.get(i).get(PI1).op('i32.ge_s').brIf(1);
   f.get(PX).get(i).i32(s.W * 4).op('i32.mul').i32Add().set(xRow);
   f.get(PJ0).set(j);
+  // One filter has 16 columns a block, so that four accumulators, not two, hide the adds' latency.
+  if (rows === 1) blocks(16);
   blocks(8);
   blocks(4);
+  // The last 1-3 columns: a block of 4 ending at j1, which computes 1-3 columns again (the same
+  // sums, the same bits) inside this rect, when it is 4 wide; one column at a time otherwise.
+  f.get(j).get(PJ1).op('i32.lt_s').if();
+  f.get(PJ1).get(PJ0).i32Sub().i32(4).op('i32.ge_s').if();
+  f.get(PJ1).i32(4).i32Sub().set(j);
+  block(4);
+  f.else();
   blocks(1);
+  f.end();
+  f.end();
   f.get(i).i32(1).i32Add().set(i).br(0);
   f.end().end();
   f.end();

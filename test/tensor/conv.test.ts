@@ -199,16 +199,20 @@ t.test('shapes that do not fit, and bad options: the exact errors', async (t) =>
 
 t.teardown(() => weft.shutdown());
 
-t.test('float32 with unit strides and no padding: the direct WebAssembly kernel, against the definition; the bits of im2col + gemm on 0, 1 and 2 workers', async (t) => {
+t.test('float32 with unit strides: the direct WebAssembly kernel (padded first where the border asks), against the definition; the bits of im2col + gemm on 0, 1 and 2 workers', async (t) => {
   const pool = weft.createPool({ workers: 2 });
   t.teardown(() => pool.close());
-  // Leftover filters (O not a multiple of 4), column tails (WO not a multiple of 8 or 4), groups,
-  // cross-correlation, several channels, explicit zero padding.
+  // Leftover filters (O not a multiple of 4), column tails (WO not a multiple of 8 or 4, or under 4),
+  // groups, cross-correlation, several channels, every border mode (padded, then valid).
   const cases: readonly Case[] = [
     { x: [3, 1, 12, 12], w: [6, 1, 5, 5], border: 'valid' },
     { x: [2, 3, 9, 14], w: [5, 3, 3, 2], border: 'valid', flip: false },
     { x: [2, 4, 7, 11], w: [8, 2, 2, 3], border: [0, 0], groups: 2 },
     { x: [1, 2, 6, 6], w: [4, 2, 6, 6], border: 'valid' },
+    { x: [2, 3, 10, 9], w: [6, 3, 3, 3], border: 'half' },
+    { x: [2, 2, 5, 7], w: [4, 2, 2, 3], border: 'full', flip: false },
+    { x: [3, 2, 8, 5], w: [5, 2, 3, 3], border: [1, 2] },
+    { x: [2, 1, 4, 5], w: [3, 1, 3, 3], border: 'valid' },
   ];
   for (const c of cases) {
     const label = JSON.stringify(c);
@@ -223,6 +227,8 @@ t.test('float32 with unit strides and no padding: the direct WebAssembly kernel,
     for (const workers of [0, 1, 2]) {
       const fn = await weft.compile([x, w], pt.conv2d(x, w, options(c)), { pool, workers });
       t.ok(opNames(fn).includes('Conv2d') && !opNames(fn).includes('Im2Col'), `${label}: the direct kernel`);
+      const conv = fn.fgraph.toposort().find((n) => n.op instanceof Conv2d)!.op as Conv2d;
+      if (c.border !== 'valid' && String(c.border) !== '0,0') t.ok(conv.border === 'explicit' && conv.pad.every((p) => p === 0) && opNames(fn).includes('Alloc'), `${label}: over the image padded with zeros`);
       runs.push(((await fn(x32, w32)) as weft.NdArray).data as Float32Array);
     }
     const unpooled = await weft.compile([x, w], pt.conv2d(x, w, options(c)), { workers: 0 });
@@ -233,7 +239,8 @@ t.test('float32 with unit strides and no padding: the direct WebAssembly kernel,
     // im2col + gemm by hand, as local_abstractconv_gemm writes it: the same sums in the same order.
     const [O, Cg, KH, KW] = c.w as [number, number, number, number];
     const groups = c.groups ?? 1;
-    const cols = new Im2Col('valid', [0, 0], [1, 1], [1, 1], groups, c.flip ?? true).call(x, w) as TV;
+    const explicit = typeof c.border !== 'string';
+    const cols = new Im2Col(explicit ? 'explicit' : (c.border as 'valid'), explicit ? (c.border as [number, number]) : [0, 0], [1, 1], [1, 1], groups, c.flip ?? true).call(x, w) as TV;
     const byGemm = pt.reshape(pt.matmul(pt.reshape(w, [groups, O / groups, Cg * KH * KW]), cols), want.shape);
     const gemmFn = await weft.compile([x, w], byGemm, { pool, workers: 2 });
     const viaGemm = ((await gemmFn(x32, w32)) as weft.NdArray).data;
@@ -257,4 +264,30 @@ t.test('filters of a static shape: conv2d and its gradients compile (the rewrite
   const want = reference(xv.data as Float64Array, c.x, wv.data as Float64Array, c.w, c);
   const [got] = (await fn(xv, wv)) as weft.NdArray[];
   t.equal(want.data.filter((v, k) => Math.abs(v - got!.data[k]!) > 1e-12 * Math.max(1, Math.abs(v))).length, 0, 'values');
+});
+
+t.test('float32 over a view (NHWC images transposed to NCHW): the view copied for the direct kernel, the bits of im2col + gemm', async (t) => {
+  const pool = weft.createPool({ workers: 2 });
+  t.teardown(() => pool.close());
+  const nhwc = pt.tensor4('nhwc', 'float32');
+  const w = pt.tensor4('w', 'float32');
+  const x = nhwc.dimshuffle(0, 3, 1, 2);
+  const xv = r.normal([2, 9, 11, 3]);
+  const wv = r.normal([5, 3, 3, 4]);
+  const x32 = weft.ndarray(Float32Array.from(xv.data as Float64Array), [2, 9, 11, 3]);
+  const w32 = weft.ndarray(Float32Array.from(wv.data as Float64Array), [5, 3, 3, 4]);
+  const direct = await weft.compile([nhwc, w], pt.conv2d(x, w), { pool });
+  const ops = direct.fgraph.toposort().map((n) => String(n.op));
+  t.ok(ops.some((o) => o.startsWith('SetSubtensor')) && ops.at(-1)!.startsWith('Conv2d'), `a copy, then the direct kernel: ${ops.join(', ')}`);
+  const cols = new Im2Col('valid', [0, 0], [1, 1], [1, 1], 1, true).call(x, w) as TV;
+  const byGemm = pt.reshape(pt.matmul(pt.reshape(w, [1, 5, 36]), cols), [2, 5, 7, 8]);
+  const [a, b] = [(await direct(x32, w32)) as weft.NdArray, (await (await weft.compile([nhwc, w], byGemm, { pool }))(x32, w32)) as weft.NdArray];
+  t.same(a.shape, [2, 5, 7, 8]);
+  t.ok(a.data.every((e, i) => Object.is(e, b.data[i])), 'the bits of im2col + gemm');
+  const nchw = Float64Array.from({ length: 2 * 3 * 9 * 11 }, (_, k) => {
+    const [n, c, i, j] = [Math.floor(k / 297), Math.floor(k / 99) % 3, Math.floor(k / 11) % 9, k % 11];
+    return (xv.data as Float64Array)[((n * 9 + i) * 11 + j) * 3 + c]!;
+  });
+  const want = reference(nchw, [2, 3, 9, 11], wv.data as Float64Array, [5, 3, 3, 4], { x: [2, 3, 9, 11], w: [5, 3, 3, 4], border: 'valid' });
+  t.equal(want.data.filter((v, k) => Math.abs(v - a.data[k]!) > 1e-5 * Math.max(1, Math.abs(v))).length, 0, 'values');
 });

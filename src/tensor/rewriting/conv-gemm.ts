@@ -14,10 +14,10 @@ import { sum } from '../elemwise/reduce.js';
 import { matmul } from '../linalg/linalg.js';
 import { Conv2d, Conv2dGradFilters, Conv2dGradInputs, type ConvOp } from '../nnet/conv.js';
 import { col2im, im2col } from '../nnet/im2col.js';
-import { isDirect } from '../../kernels/conv.js';
 import { swapaxes } from '../shape/axes.js';
 import { reshape } from '../shape/reshape.js';
 import { shapeI, shapeOf } from '../shape/shape.js';
+import { takesDirectKernel } from './conv-direct.js';
 import { asTypeOf, lengthsOf } from './like.js';
 
 /** The filters [O, Cg, KH, KW] as one matrix per group: [groups, O / groups, Cg * KH * KW]. */
@@ -35,24 +35,11 @@ function replacing(v: TensorVariable, out: TensorVariable, fg: FunctionGraph): T
   return r ? [r] : false;
 }
 
-/**
- * Whether the forward convolution is left to its own kernel: in float32, with unit strides and
- * dilation and no padding, the WebAssembly kernel reads the image in place (conv-wasm.ts), with
- * neither the patches nor the gemm's packing of them. Bench W9's forward (25 taps): 0.75-1.2 ->
- * 0.46 ms inline, 0.96-1.14 -> 0.52-0.57 ms on 2 workers. With many taps too (8 images of 32
- * channels through 64 filters of 3 x 3): 7.5 -> 5.8 ms inline, the same on workers.
- */
-function readsImageDirectly(op: Conv2d, x: TensorVariable, w: TensorVariable): boolean {
-  if (x.type.dtype !== 'float32' || w.type.dtype !== 'float32') return false;
-  const [, , kh, kw] = w.type.shape;
-  const sized = op.params.border === 'valid' || op.params.border === 'explicit';
-  return (sized || (kh != null && kw != null)) && isDirect(op.params, kh ?? 1, kw ?? 1);
-}
-
 const convGemm = nodeRewriter('local_abstractconv_gemm', [Conv2d], (node, fg) => {
   const op = node.op as Conv2d;
   const [x, w] = node.inputs as TensorVariable[];
-  if (readsImageDirectly(op, x!, w!)) return false;
+  // float32 with unit strides and dilation: the direct kernel's (conv-direct.ts), padded if need be.
+  if (takesDirectKernel(op, x!, w!)) return false;
   const out = node.outputs[0] as TensorVariable;
   const dims = lengthsOf(out, fg);
   if (!dims) return false;

@@ -5,6 +5,7 @@ import './canonicalize.js';
 import './stabilize.js';
 import './subtensor-lift.js';
 import './specialize.js';
+import './conv-direct.js';
 import './conv-gemm.js';
 import './linalg.js';
 import './fusion.js';
