@@ -5,6 +5,8 @@
 // those that land in its part, so no two chunks write one element and the order of the additions
 // (hence the bits) is the same on any number of workers.
 import { copyView } from './copy.js';
+import { gatherRowsFor } from './gather-wasm.js';
+import { attachedMemoryOf } from './gemm-wasm.js';
 import { registerKernel } from './registry.js';
 import { isContiguous, positionOf, sizeOf, type TensorView } from './view.js';
 
@@ -129,22 +131,57 @@ function eachRow(x: TensorView, indices: readonly TensorView[], params: GatherPa
   }
 }
 
-registerKernel('gather', ([x, ...indices], [out], params, range) => {
-  const p = params as unknown as GatherParams;
-  const rows = rowsOf(x!, indices, p, broadcastIndexShapes(indices.map((v) => v.shape), p.op));
+/** Elements [start, end) of the gathered output, element by element. */
+function gatherElements(x: TensorView, indices: readonly TensorView[], p: GatherParams, rows: Rows, o: TensorView, start: number, end: number): void {
   const { rowLength: n, inner } = rows;
-  const o = out!;
-  const [start, end] = [range?.start ?? 0, range?.end ?? sizeOf(o.shape)];
-  if (end <= start || n === 0) return;
   // The output is a new, contiguous buffer: element e is row floor(e / n), offset e % n.
-  const [src, dst] = [x!.data, o.data];
-  eachRow(x!, indices, p, rows, Math.floor(start / n), Math.ceil(end / n), (at, k) => {
+  const [src, dst] = [x.data, o.data];
+  eachRow(x, indices, p, rows, Math.floor(start / n), Math.ceil(end / n), (at, k) => {
     const t0 = Math.max(0, start - k * n);
     const t1 = Math.min(n, end - k * n);
     const base = o.offset + k * n;
     if (inner) for (let t = t0; t < t1; t++) dst[base + t] = src[at + inner[t]!]!;
     else for (let t = t0; t < t1; t++) dst[base + t] = src[at + t]!;
   });
+}
+
+/**
+ * The whole rows [k0, k1) by WebAssembly's row copies, when one contiguous int32 index array picks
+ * contiguous rows of x's first axis and x, the index and the output share an attached memory;
+ * false (nothing written) otherwise.
+ */
+function gatherWholeRows(x: TensorView, indices: readonly TensorView[], p: GatherParams, rows: Rows, o: TensorView, k0: number, k1: number): boolean {
+  const index = indices[0]!;
+  if (indices.length !== 1 || p.axis !== 0 || rows.inner || !(index.data instanceof Int32Array) || !isContiguous(index)) return false;
+  const memory = attachedMemoryOf(x.data.buffer);
+  if (!memory || attachedMemoryOf(index.data.buffer) !== memory || attachedMemoryOf(o.data.buffer) !== memory) return false;
+  const size = x.data.BYTES_PER_ELEMENT;
+  const n = rows.rowLength;
+  const length = x.shape[0]!;
+  const bad = gatherRowsFor(memory)(x.data.byteOffset + x.offset * size, x.stride[0]! * size, length, index.data.byteOffset + index.offset * 4, k0, k1, o.data.byteOffset + (o.offset + k0 * n) * size, n * size);
+  if (bad >= 0) throw new RangeError(`${p.op}: index ${index.data[index.offset + bad]} is out of bounds for axis 0 with length ${length}`);
+  return true;
+}
+
+registerKernel('gather', ([x, ...indices], [out], params, range) => {
+  const p = params as unknown as GatherParams;
+  const rows = rowsOf(x!, indices, p, broadcastIndexShapes(indices.map((v) => v.shape), p.op));
+  const n = rows.rowLength;
+  const o = out!;
+  const [start, end] = [range?.start ?? 0, range?.end ?? sizeOf(o.shape)];
+  if (end <= start || n === 0) return;
+  // The partial rows at the chunk's ends element by element, the whole rows between as rows.
+  const [k0, k1] = [Math.ceil(start / n), Math.floor(end / n)];
+  if (k0 < k1 && n * x!.data.BYTES_PER_ELEMENT >= 16) {
+    if (start < k0 * n) gatherElements(x!, indices, p, rows, o, start, k0 * n);
+    if (gatherWholeRows(x!, indices, p, rows, o, k0, k1)) {
+      if (k1 * n < end) gatherElements(x!, indices, p, rows, o, k1 * n, end);
+      return;
+    }
+    gatherElements(x!, indices, p, rows, o, k0 * n, end);
+    return;
+  }
+  gatherElements(x!, indices, p, rows, o, start, end);
 });
 
 /** y broadcast (right-aligned) onto the gathered shape: its element steps along the outer axes, and its row offsets. */
@@ -153,6 +190,36 @@ function yLayout(y: TensorView, outer: readonly number[], innerShape: readonly n
   const lead = shape.length - y.shape.length;
   const steps = shape.map((_, d) => (d < lead || y.shape[d - lead] === 1 ? 0 : y.stride[d - lead]!));
   return { step: steps.slice(0, outer.length), inner: offsetsOf(innerShape, steps.slice(outer.length)) ?? Int32Array.from({ length: sizeOf(innerShape) }, (_, t) => t) };
+}
+
+/**
+ * The common case of scatter, one contiguous index array on the first axis and contiguous updates
+ * y of shape [...index, ...row] (an embedding's gradient), with no walk per update: each index
+ * read in a tight loop, and only the rows that land in [start, end) touched, in the same order
+ * as the general walk (so the same bits). False (nothing done) when it does not apply.
+ */
+function scatterRows(y: TensorView, indices: readonly TensorView[], p: ScatterParams, o: TensorView, start: number, end: number): boolean {
+  const index = indices[0]!;
+  if (indices.length !== 1 || p.axis !== 0 || p.asBool || !isContiguous(index) || !isContiguous(y)) return false;
+  const rowShape = o.shape.slice(1);
+  if (y.shape.length !== index.shape.length + rowShape.length || ![...index.shape, ...rowShape].every((d, k) => d === y.shape[k])) return false;
+  const n = sizeOf(rowShape);
+  const length = o.shape[0]!;
+  const [ids, ys, data] = [index.data, y.data, o.data];
+  const count = sizeOf(index.shape);
+  const [rowFrom, rowTo] = [Math.floor(start / n), Math.ceil(end / n)];
+  for (let k = 0; k < count; k++) {
+    let i = Number(ids[index.offset + k]);
+    if (i < -length || i >= length) throw new RangeError(`${p.op}: index ${i} is out of bounds for axis 0 with length ${length}`);
+    if (i < 0) i += length;
+    if (i < rowFrom || i >= rowTo) continue;
+    const first = i * n;
+    const t1 = Math.min(n, end - first);
+    const [at, from] = [o.offset + first, y.offset + k * n];
+    if (p.set) for (let t = Math.max(0, start - first); t < t1; t++) data[at + t] = ys[from + t]!;
+    else for (let t = Math.max(0, start - first); t < t1; t++) data[at + t] = data[at + t]! + ys[from + t]!;
+  }
+  return true;
 }
 
 registerKernel('scatter', ([x, y, ...indices], [out], params, range) => {
@@ -164,6 +231,7 @@ registerKernel('scatter', ([x, y, ...indices], [out], params, range) => {
   // This chunk's part of x, then the updates that land in it, row by row in C order. The output
   // is a new, contiguous buffer, so an element's flat index is its position less the offset.
   copyView(x!, o, { start, end });
+  if (scatterRows(y!, indices, p, o, start, end)) return;
   const rows = rowsOf(o, indices, p, broadcastIndexShapes(indices.map((v) => v.shape), p.op));
   const n = rows.rowLength;
   const yl = yLayout(y!, rows.outer, o.shape.slice(p.axis + p.count));

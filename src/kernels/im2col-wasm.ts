@@ -81,16 +81,7 @@ function rowBody(size: 4 | 8): Body {
   b.get(line);
   bytes(in0);
   b.i32Add().set(src);
-  b.block().loop();
-  b.get(e).get(d).i32Sub().i32(16).op('i32.lt_s').brIf(1);
-  b.get(d).get(src).v128Load().v128Store();
-  b.get(d).i32(16).i32Add().set(d).get(src).i32(16).i32Add().set(src).br(0);
-  b.end().end();
-  b.block().loop();
-  b.get(d).get(e).op('i32.ge_u').brIf(1);
-  b.get(d).get(src).mem(load).mem(store);
-  b.get(d).i32(size).i32Add().set(d).get(src).i32(size).i32Add().set(src).br(0);
-  b.end().end();
+  b.copyRun(d, src, e, size);
   b.else();
   b.get(in0).set(j).block().loop();
   b.get(j).get(in1).op('i32.ge_s').brIf(1);

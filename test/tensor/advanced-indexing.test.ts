@@ -121,6 +121,53 @@ t.test('on 2 workers: the bits of the calling thread (gather and accumulating sc
   t.equal(a1!.data[32 * 3 + 5], values[32 * picks[3]! + 5], 'row 3 is table[ids[3]]');
 });
 
+t.test('whole rows by WebAssembly row copies (int32 indices, negative ones, rows of 37 floats, chunks that split rows): values, equal bits on 0 and 2 workers, an index out of bounds', async (t) => {
+  const pool = weft.createPool({ workers: 2 });
+  t.teardown(() => pool.close());
+  const table = pt.matrix('table', 'float32');
+  const ids = pt.vector('ids', 'int32');
+  const values = Float32Array.from(r.normal([300 * 37]).data as Float64Array);
+  const picks = Int32Array.from({ length: 5000 }, (_, k) => ((k * 7919) % 600) - 300);
+  const tv = pool.from(weft.ndarray(values, [300, 37]));
+  const iv = pool.from(weft.ndarray(picks, [5000]));
+  const runs: Float32Array[] = [];
+  for (const workers of [0, 2]) {
+    const fn = await weft.compile([table, ids], table.get(ids), { pool, workers });
+    runs.push(((await fn(tv, iv)) as weft.NdArray).data as Float32Array);
+  }
+  const want = Float32Array.from({ length: 5000 * 37 }, (_, e) => values[(picks[Math.floor(e / 37)]! + 300) % 300 * 37 + (e % 37)]!);
+  t.ok(runs[0]!.every((v, e) => Object.is(v, want[e])), 'row k is table[ids[k]], negative ids from the end');
+  t.ok(runs[1]!.every((v, e) => Object.is(v, runs[0]![e])), 'equal bits on 2 workers');
+  const bad = Int32Array.from(picks);
+  bad[3000] = 300;
+  const fn = await weft.compile([table, ids], table.get(ids), { pool, workers: 2 });
+  await t.rejects(fn(tv, pool.from(weft.ndarray(bad, [5000]))), { message: 'AdvancedSubtensor{axis=0, count=1}: index 300 is out of bounds for axis 0 with length 300' });
+  t.ok((((await fn(tv, iv)) as weft.NdArray).data as Float32Array).every((v, e) => Object.is(v, want[e])), 'and the pool still works');
+
+  // The scatters of whole rows (one index array on the first axis, updates of [ids, row]):
+  // repeated indices add in order (np.add.at) or the last one wins (set), on 0 and 2 workers.
+  const u = pt.matrix('u', 'float32');
+  const updates = Float32Array.from(r.normal([5000 * 37]).data as Float64Array);
+  const uv = pool.from(weft.ndarray(updates, [5000, 37]));
+  const added = Float32Array.from(values);
+  const assigned = Float32Array.from(values);
+  picks.forEach((i, k) => {
+    const row = (i + 300) % 300;
+    for (let c = 0; c < 37; c++) {
+      added[row * 37 + c] = Math.fround(added[row * 37 + c]! + updates[k * 37 + c]!);
+      assigned[row * 37 + c] = updates[k * 37 + c]!;
+    }
+  });
+  for (const workers of [0, 2]) {
+    const both = await weft.compile([table, ids, u], [pt.incSubtensor(table.get(ids), u), pt.setSubtensor(table.get(ids), u)], { pool, workers });
+    const [inc, set] = (await both(tv, iv, uv)) as weft.NdArray[];
+    t.ok(inc!.data.every((v, e) => Object.is(v, added[e])), `incSubtensor: the additions in order (workers ${workers})`);
+    t.ok(set!.data.every((v, e) => Object.is(v, assigned[e])), `setSubtensor: the last one wins (workers ${workers})`);
+    // Either scatter may fail first on the workers.
+    await t.rejects(both(tv, pool.from(weft.ndarray(bad, [5000])), uv), { message: /^Advanced(Inc|Set)Subtensor\{axis=0, count=1\}: index 300 is out of bounds for axis 0 with length 300\n/ });
+  }
+});
+
 t.test('DebugMode: kernels against perform, whole and in chunks, on shared memory; inferShape; declared views', async (t) => {
   const m = pt.matrix('m');
   const i = pt.vector('i', 'int32');
