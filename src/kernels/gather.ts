@@ -5,7 +5,7 @@
 // those that land in its part, so no two chunks write one element and the order of the additions
 // (hence the bits) is the same on any number of workers.
 import { copyView } from './copy.js';
-import { gatherRowsFor } from './gather-wasm.js';
+import { gatherRowsFor, scatterRowsFor } from './gather-wasm.js';
 import { attachedMemoryOf } from './gemm-wasm.js';
 import { registerKernel } from './registry.js';
 import { isContiguous, positionOf, sizeOf, type TensorView } from './view.js';
@@ -205,9 +205,28 @@ function scatterRows(y: TensorView, indices: readonly TensorView[], p: ScatterPa
   if (y.shape.length !== index.shape.length + rowShape.length || ![...index.shape, ...rowShape].every((d, k) => d === y.shape[k])) return false;
   const n = sizeOf(rowShape);
   const length = o.shape[0]!;
+  // Rows of 4-byte elements in WebAssembly (float32 for adds), one pass over the indices.
+  const memory = attachedMemoryOf(o.data.buffer);
+  const wasm = memory && index.data instanceof Int32Array && o.data.BYTES_PER_ELEMENT === 4 && (p.set || o.data instanceof Float32Array) && attachedMemoryOf(y.data.buffer) === memory && attachedMemoryOf(index.data.buffer) === memory;
+  if (!wasm) {
+    scatterRowsIn(y, index, p, o, start, end);
+    return true;
+  }
+  const rows = scatterRowsFor(memory)[p.set ? 'set' : 'add'];
+  const [rowFrom, rowTo] = [Math.floor(start / n), Math.ceil(end / n)];
+  const [head, tail] = [(start - rowFrom * n) * 4, (end - (rowTo - 1) * n) * 4];
+  const bad = rows(o.data.byteOffset + o.offset * 4, rowFrom, rowTo, head, tail, length, index.data.byteOffset + index.offset * 4, sizeOf(index.shape), y.data.byteOffset + y.offset * 4, n * 4);
+  if (bad >= 0) throw new RangeError(`${p.op}: index ${index.data[index.offset + bad]} is out of bounds for axis 0 with length ${length}`);
+  return true;
+}
+
+/** scatterRows in JS: other element types, or memory that is not attached. */
+function scatterRowsIn(y: TensorView, index: TensorView, p: ScatterParams, o: TensorView, start: number, end: number): void {
+  const n = sizeOf(o.shape.slice(1));
+  const [rowFrom, rowTo] = [Math.floor(start / n), Math.ceil(end / n)];
+  const length = o.shape[0]!;
   const [ids, ys, data] = [index.data, y.data, o.data];
   const count = sizeOf(index.shape);
-  const [rowFrom, rowTo] = [Math.floor(start / n), Math.ceil(end / n)];
   for (let k = 0; k < count; k++) {
     let i = Number(ids[index.offset + k]);
     if (i < -length || i >= length) throw new RangeError(`${p.op}: index ${i} is out of bounds for axis 0 with length ${length}`);
@@ -219,26 +238,22 @@ function scatterRows(y: TensorView, indices: readonly TensorView[], p: ScatterPa
     if (p.set) for (let t = Math.max(0, start - first); t < t1; t++) data[at + t] = ys[from + t]!;
     else for (let t = Math.max(0, start - first); t < t1; t++) data[at + t] = data[at + t]! + ys[from + t]!;
   }
-  return true;
 }
 
-registerKernel('scatter', ([x, y, ...indices], [out], params, range) => {
-  const p = params as unknown as ScatterParams;
-  const o = out!;
-  const total = sizeOf(o.shape);
-  const [start, end] = [range?.start ?? 0, range?.end ?? total];
+/** Scatter into `o`: x's part [start, end) copied first unless `o` is x's own memory (inplace). */
+function scatterInto(x: TensorView, y: TensorView, indices: readonly TensorView[], o: TensorView, p: ScatterParams, start: number, end: number, inplace: boolean): void {
   if (end <= start) return;
   // This chunk's part of x, then the updates that land in it, row by row in C order. The output
   // is a new, contiguous buffer, so an element's flat index is its position less the offset.
-  copyView(x!, o, { start, end });
-  if (scatterRows(y!, indices, p, o, start, end)) return;
+  if (!inplace) copyView(x, o, { start, end });
+  if (scatterRows(y, indices, p, o, start, end)) return;
   const rows = rowsOf(o, indices, p, broadcastIndexShapes(indices.map((v) => v.shape), p.op));
   const n = rows.rowLength;
-  const yl = yLayout(y!, rows.outer, o.shape.slice(p.axis + p.count));
-  const ys = y!.data;
+  const yl = yLayout(y, rows.outer, o.shape.slice(p.axis + p.count));
+  const ys = y.data;
   const data = o.data;
   eachRow(o, indices, p, rows, 0, sizeOf(rows.outer), (pos, k) => {
-    const q = positionOf(rows.outer, yl.step, y!.offset, k);
+    const q = positionOf(rows.outer, yl.step, y.offset, k);
     const first = pos - o.offset;
     const t0 = Math.max(0, start - first);
     const t1 = Math.min(n, end - first);
@@ -250,5 +265,14 @@ registerKernel('scatter', ([x, y, ...indices], [out], params, range) => {
       else data[e] = data[e]! + v;
     }
   });
+}
+
+registerKernel('scatter', ([x, y, ...indices], [out], params, range) => {
+  scatterInto(x!, y!, indices, out!, params as unknown as ScatterParams, range?.start ?? 0, range?.end ?? sizeOf(out!.shape), false);
+});
+
+/** As 'scatter', with out being x's own memory: only the updates are written. */
+registerKernel('scatterInplace', ([, y, ...indices], [out], params, range) => {
+  scatterInto(out!, y!, indices, out!, params as unknown as ScatterParams, range?.start ?? 0, range?.end ?? sizeOf(out!.shape), true);
 });
 

@@ -168,6 +168,39 @@ t.test('whole rows by WebAssembly row copies (int32 indices, negative ones, rows
   }
 });
 
+t.test('the gradient of a lookup scatters into its zeros in place (inplace_advanced_incsubtensor), and not into zeros another output still reads', async (t) => {
+  const pool = weft.createPool({ workers: 2 });
+  t.teardown(() => pool.close());
+  const table = pt.matrix('table', 'float32');
+  const ids = pt.vector('ids', 'int32');
+  const g = weft.grad(pt.tanh(table.get(ids)).sum(), table) as TV;
+  const values = Float32Array.from(r.normal([300 * 37]).data as Float64Array);
+  const picks = Int32Array.from({ length: 5000 }, (_, k) => ((k * 7919) % 600) - 300);
+  const want = new Float32Array(300 * 37);
+  picks.forEach((i, k) => {
+    const row = (i + 300) % 300;
+    for (let c = 0; c < 37; c++) want[row * 37 + c] = Math.fround(want[row * 37 + c]! + Math.fround(1 - Math.tanh(values[row * 37 + c]!) ** 2));
+  });
+  for (const workers of [0, 2]) {
+    const fn = await weft.compile([table, ids], g, { pool, workers });
+    const ops = fn.fgraph.toposort().map((n) => String(n.op));
+    t.ok(ops.includes('AdvancedIncSubtensor{axis=0, count=1, inplace}') && ops.includes('Alloc'), `into the Alloc's zeros (workers ${workers})`);
+    const got = ((await fn(pool.from(weft.ndarray(values, [300, 37])), pool.from(weft.ndarray(picks, [5000])))) as weft.NdArray).data as Float32Array;
+    const bad = Array.from(want).filter((v, e) => Math.abs(v - got[e]!) > 1e-4 * Math.max(1, Math.abs(v))).length;
+    t.equal(bad, 0, `values (workers ${workers})`);
+  }
+  // Zeros that a second output reads after the scatter are not written into.
+  const zeros = pt.zerosLike(table);
+  const u = pt.matrix('u', 'float32');
+  const both = await weft.compile([table, ids, u], [pt.incSubtensor(zeros.get(ids), u), zeros.add(1)], { pool, workers: 2 });
+  const updates = Float32Array.from({ length: 5000 * 37 }, () => 1);
+  const [scattered, ones] = (await both(weft.ndarray(values, [300, 37]), picks, weft.ndarray(updates, [5000, 37]))) as weft.NdArray[];
+  t.ok(ones!.data.every((v) => v === 1), 'the other reader sees zeros');
+  const counts = new Float32Array(300);
+  picks.forEach((i) => (counts[(i + 300) % 300]! += 1));
+  t.ok(scattered!.data.every((v, e) => v === counts[Math.floor(e / 37)]), 'the scatter counts each row');
+});
+
 t.test('DebugMode: kernels against perform, whole and in chunks, on shared memory; inferShape; declared views', async (t) => {
   const m = pt.matrix('m');
   const i = pt.vector('i', 'int32');

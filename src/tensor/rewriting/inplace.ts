@@ -1,7 +1,8 @@
 // The inplace rewrites (Theano's inplace optimizers), late in the pipeline: after fusion, a node
 // writes its output into one of its inputs when that value is needed by nothing else afterwards,
 // so the output needs no memory of its own. Elemwise and Composite write into an input of their
-// output's dtype and shape, IncSubtensor into x, Gemm into z; an Alloc that the next node writes
+// output's dtype and shape, IncSubtensor into x, an index-array scatter into the zeros of an Alloc,
+// Gemm into z; an Alloc that the next node writes
 // entirely becomes an AllocEmpty first. The destroy handler judges legality (a vetoed change is
 // undone and the next candidate tried); these rules add that an overwrite must cost no
 // parallelism: every other reader of the value already runs before the node.
@@ -17,6 +18,7 @@ import { Alloc, allocEmpty } from '../shape/alloc.js';
 import { Elemwise } from '../elemwise/elemwise.js';
 import { Gemm } from '../linalg/gemm.js';
 import { Shape, ShapeI } from '../shape/shape.js';
+import { AdvancedIncSubtensor } from '../shape/advanced-subtensor.js';
 import { IncSubtensor } from '../shape/subtensor.js';
 import { isHostValueType, TensorType } from '../core/type.js';
 import type { TensorVariable } from '../core/variable.js';
@@ -211,6 +213,21 @@ export const inplaceIncSubtensor = inplaceRewriter({
 });
 
 /**
+ * An index-array scatter into an Alloc (a gradient's zeros: an embedding's gradient) writes into
+ * it: the zeros are not copied. Only into an Alloc, whose memory is a new C-order array, as the
+ * kernel's chunks by flat elements need.
+ */
+export const inplaceAdvancedIncSubtensor = inplaceRewriter({
+  name: 'inplace_advanced_incsubtensor',
+  applies: (node) => node.op instanceof AdvancedIncSubtensor && !node.op.inplace && node.inputs[0]!.owner?.op instanceof Alloc,
+  candidates: () => [0],
+  make: (node, _i, inputs) => {
+    const op = node.op as AdvancedIncSubtensor;
+    return remade(node, new AdvancedIncSubtensor(op.axis, op.count, op.set, true), inputs);
+  },
+});
+
+/**
  * An Alloc whose only reader writes every element before reading any becomes an AllocEmpty: a
  * Gemm with b = 0 (z is never read) and a setSubtensor over the whole of x. The inplace rules
  * then write into it, so its fill disappears and so does the copy.
@@ -233,5 +250,6 @@ export const allocEmptyForOverwrite = nodeRewriter('alloc_empty', [Alloc], (node
 const TAGS = ['fast_run', 'inplace'];
 inplaceDB.register('alloc_empty', allocEmptyForOverwrite, { tags: TAGS, position: 0 });
 inplaceDB.register('inplace_incsubtensor', inplaceIncSubtensor, { tags: TAGS, position: 1 });
+inplaceDB.register('inplace_advanced_incsubtensor', inplaceAdvancedIncSubtensor, { tags: TAGS, position: 1.5 });
 inplaceDB.register('inplace_gemm', inplaceGemm, { tags: TAGS, position: 2 });
 inplaceDB.register('inplace_elemwise', inplaceElemwise, { tags: TAGS, position: 3 });
