@@ -188,6 +188,8 @@ export function convDirect(x: TensorView, w: TensorView, out: TensorView, groups
   const [O, Cg, KH, KW] = w.shape as [number, number, number, number];
   const [, , HO, WO] = out.shape as [number, number, number, number];
   const P = HO * WO;
+  // No channels: every sum is empty, and the JS loop writes the zeros.
+  if (Cg === 0) return false;
   let stage: Stage | undefined;
   if (attachedMemoryOf(out.data.buffer) !== memory) {
     const block = threadBlockOf(memory);

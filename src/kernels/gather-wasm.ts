@@ -1,7 +1,7 @@
 // Gathering whole rows in WebAssembly: for each int32 index, the row it picks is copied 16 bytes
 // at a time into the next row of the output (an embedding lookup). The JS loop of gather.ts copied
 // element by element at about 3 ns each; rows of 512 bytes move at memory speed here. Bits are
-// copied as they are, so any element type works.
+// copied as they are, so any element type works whose rows are a multiple of 4 bytes.
 import { Body, I32, ModuleBuilder } from './wasm-emit.js';
 import { instanceFor } from './wasm-instances.js';
 

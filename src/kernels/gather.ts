@@ -172,7 +172,8 @@ registerKernel('gather', ([x, ...indices], [out], params, range) => {
   if (end <= start || n === 0) return;
   // The partial rows at the chunk's ends element by element, the whole rows between as rows.
   const [k0, k1] = [Math.ceil(start / n), Math.floor(end / n)];
-  if (k0 < k1 && n * x!.data.BYTES_PER_ELEMENT >= 16) {
+  // Row copies go 16 bytes, then 4, at a time: rows of 16 bytes or more, a multiple of 4.
+  if (k0 < k1 && n * x!.data.BYTES_PER_ELEMENT >= 16 && (n * x!.data.BYTES_PER_ELEMENT) % 4 === 0) {
     if (start < k0 * n) gatherElements(x!, indices, p, rows, o, start, k0 * n);
     if (gatherWholeRows(x!, indices, p, rows, o, k0, k1)) {
       if (k1 * n < end) gatherElements(x!, indices, p, rows, o, k1 * n, end);

@@ -142,6 +142,19 @@ t.test('EquilibriumRewriter: the budget follows the graph as it grows (one node 
   t.equal(countOps(fg, 'Elemwise{tanh}'), 12);
 });
 
+t.test('EquilibriumRewriter: a rewrite that grows the graph without end still stops with RewriteCycleError (the budget grows at most 32 times)', async (t) => {
+  const x = pt.scalar('x');
+  const fg = graph([x], [pt.exp(x)]);
+  // exp(v) -> exp(-v) applies again to its own result, one node more each time.
+  const grows = nodeRewriter('exp_grows', [ops.exp], (node) => [pt.exp(pt.neg(node.inputs[0] as weft.pt.TensorVariable))]);
+  await throwsExactly(
+    t,
+    () => new EquilibriumRewriter('grow', [grows]).apply(fg, new RewriteContext()),
+    RewriteCycleError,
+    'grow: rewrite exp_grows was applied 257 times, more than 256 (8 per node of the graph); the rewrites applied in the last passes (exp_grows) probably undo each other',
+  );
+});
+
 t.test('MergeRewriter: equal nodes become one', async (t) => {
   const x = pt.scalar('x');
   const y = pt.scalar('y');

@@ -201,6 +201,28 @@ t.test('the gradient of a lookup scatters into its zeros in place (inplace_advan
   t.ok(scattered!.data.every((v, e) => v === counts[Math.floor(e / 37)]), 'the scatter counts each row');
 });
 
+t.test('rows that are not a multiple of 4 bytes (uint8 rows of 17) are gathered element by element; the inplace scatter into an Alloc of a value agrees with perform (DebugMode)', async (t) => {
+  const pool = weft.createPool({ workers: 2 });
+  t.teardown(() => pool.close());
+  const bytes = pt.matrix('bytes', 'uint8');
+  const ids = pt.vector('ids', 'int32');
+  const table = Uint8Array.from({ length: 20 * 17 }, (_, e) => (e * 37) % 251);
+  const picks = Int32Array.from({ length: 4000 }, (_, k) => (k * 13) % 20);
+  for (const workers of [0, 2]) {
+    const fn = await weft.compile([bytes, ids], bytes.get(ids), { pool, workers });
+    const got = ((await fn(pool.from(weft.ndarray(table, [20, 17])), pool.from(weft.ndarray(picks, [4000])))) as weft.NdArray).data;
+    t.ok(got.every((v, e) => v === table[picks[Math.floor(e / 17)]! * 17 + (e % 17)]), `uint8 rows (workers ${workers})`);
+  }
+  const v = pt.scalar('v', 'float32');
+  const i = pt.vector('i', 'int32');
+  const y = pt.matrix('y', 'float32');
+  const z = pt.incSubtensor(pt.alloc(v, 5, 3).get(i), y);
+  const debug = await weft.compile([v, i, y], z, { mode: 'DebugMode' });
+  t.ok(debug.fgraph.toposort().some((n) => String(n.op) === 'AdvancedIncSubtensor{axis=0, count=1, inplace}'), 'the inplace form');
+  const out = (await debug(2, [4, 0, 4], weft.ndarray(Float32Array.from([1, 2, 3, 4, 5, 6, 7, 8, 9]), [3, 3]))) as weft.NdArray;
+  t.same(weft.tolist(out), [[6, 7, 8], [2, 2, 2], [2, 2, 2], [2, 2, 2], [10, 12, 14]], 'x is the Alloc of 2, not zeros');
+});
+
 t.test('DebugMode: kernels against perform, whole and in chunks, on shared memory; inferShape; declared views', async (t) => {
   const m = pt.matrix('m');
   const i = pt.vector('i', 'int32');

@@ -233,6 +233,9 @@ t.test('float32 with unit strides: the direct WebAssembly kernel (padded first w
     }
     const unpooled = await weft.compile([x, w], pt.conv2d(x, w, options(c)), { workers: 0 });
     runs.push(((await unpooled(x32, w32)) as weft.NdArray).data as Float32Array);
+    // DebugMode's perform runs the JS loop on arrays outside the pool's memory: the same sums.
+    const debug = await weft.compile([x, w], pt.conv2d(x, w, options(c)), { mode: 'DebugMode' });
+    runs.push(((await debug(weft.ndarray(Float32Array.from(xv.data as Float64Array), [...c.x]), weft.ndarray(Float32Array.from(wv.data as Float64Array), [...c.w]))) as weft.NdArray).data as Float32Array);
     const bad = want.data.filter((v, k) => Math.abs(v - runs[0]![k]!) > 1e-5 * Math.max(1, Math.abs(v))).length;
     t.equal(bad, 0, `${label}: values`);
     runs.forEach((run, k) => t.ok(run.every((e, i) => Object.is(e, runs[0]![i])), `${label}: run ${k}, equal bits`));
@@ -290,4 +293,17 @@ t.test('float32 over a view (NHWC images transposed to NCHW): the view copied fo
   });
   const want = reference(nchw, [2, 3, 9, 11], wv.data as Float64Array, [5, 3, 3, 4], { x: [2, 3, 9, 11], w: [5, 3, 3, 4], border: 'valid' });
   t.equal(want.data.filter((v, k) => Math.abs(v - a.data[k]!) > 1e-5 * Math.max(1, Math.abs(v))).length, 0, 'values');
+});
+
+t.test('float32 with no input channels: the direct path leaves it to the loop, which writes zeros', async (t) => {
+  const pool = weft.createPool({ workers: 2 });
+  t.teardown(() => pool.close());
+  const x = pt.tensor4('x', 'float32');
+  const w = pt.tensor4('w', 'float32');
+  for (const workers of [0, 2]) {
+    const fn = await weft.compile([x, w], pt.conv2d(x, w), { pool, workers });
+    const out = (await fn(pool.from(weft.ndarray(new Float32Array(0), [1, 0, 5, 5])), pool.from(weft.ndarray(new Float32Array(0), [4, 0, 3, 3])))) as weft.NdArray;
+    t.same(out.shape, [1, 4, 3, 3]);
+    t.ok(out.data.every((v) => v === 0), `zeros (workers ${workers})`);
+  }
 });

@@ -6,6 +6,9 @@ import type { RewriteContext } from './context.js';
 import { applyGraphRewriter, type GraphRewriter, type NodeRewriter, type Rewriter } from './rewriter.js';
 import { walkOnce } from './walk.js';
 
+/** How many times its first size a graph's rewrite budget may grow with it (see apply). */
+const GROWTH = 32;
+
 export class RewriteCycleError extends Error {
   constructor(message: string) {
     super(message);
@@ -40,10 +43,12 @@ export class EquilibriumRewriter implements GraphRewriter {
   }
 
   apply(fg: FunctionGraph, ctx: RewriteContext): number {
-    // The budget follows the largest graph seen: a rewrite that expands one node into many (a
-    // convolution into im2col, a product and shape arithmetic) gives the others more to do.
-    // Rewrites that undo each other do not grow the graph, and still exhaust it.
-    let peak = Math.max(fg.applyNodes.size, 1);
+    // The budget follows the largest graph seen, up to GROWTH times the first: a rewrite that
+    // expands one node into many (a convolution into im2col, a product and shape arithmetic)
+    // gives the others more to do. Rewrites that undo each other do not grow the graph, and
+    // still exhaust it; one that grows the graph without end exhausts the capped budget.
+    const first = Math.max(fg.applyNodes.size, 1);
+    let peak = first;
     const uses = new Map<string, number>();
     // The rewrites that applied in this pass and the one before: those of a cycle among them.
     let lastPass = new Set<string>();
@@ -54,7 +59,7 @@ export class EquilibriumRewriter implements GraphRewriter {
       thisPass.add(name);
       const used = (uses.get(name) ?? 0) + n;
       uses.set(name, used);
-      peak = Math.max(peak, fg.applyNodes.size);
+      peak = Math.min(Math.max(peak, fg.applyNodes.size), GROWTH * first);
       const limit = this.maxUseRatio * peak;
       if (used > limit) {
         const recent = [...new Set([...lastPass, ...thisPass])].join(', ');

@@ -5,7 +5,8 @@
 // the output; the scatter is race-free and gives the same bits on any number of workers).
 import { isIntDtype } from '../../kernels/dtype.js';
 import { broadcastIndexShapes, gatheredShape, type GatherParams, type ScatterParams } from '../../kernels/gather.js';
-import type { TensorView } from '../../kernels/view.js';
+import { getKernel } from '../../kernels/registry.js';
+import { isContiguous, type TensorView } from '../../kernels/view.js';
 import { Apply } from '../../graph/apply.js';
 import { disconnected } from '../../graph/gradient.js';
 import type { IndexMap, KernelCall, SymbolicShape } from '../../graph/op.js';
@@ -14,6 +15,7 @@ import { registerOpCodec } from '../../graph/op-codecs.js';
 import { propKinds } from '../../graph/prop-kinds.js';
 import { asTensorArgs, asTensorVariable, constant } from '../core/as-tensor.js';
 import { canCastSafely } from '../core/dtype.js';
+import { empty, type NdArray } from '../core/ndarray.js';
 import { TensorOp } from '../core/op.js';
 import { tensorPropKinds } from '../core/prop-kinds.js';
 import { TensorType, type StaticShape } from '../core/type.js';
@@ -162,6 +164,21 @@ export class AdvancedIncSubtensor extends IndexArrayOp {
     // Each task reads every index to find the updates that land in it: fewer, longer tasks than
     // an element-wise op's (W10's 64k updates in 64 tasks spent most of the call on the indices).
     return { name: this.inplace ? 'scatterInplace' : 'scatter', params: { ...params }, chunking: { by: 'elements' }, taskWork: SCATTER_TASK_WORK };
+  }
+
+  /** Inplace, the result is x itself when x is in C order (the kernel's chunks are flat elements); else a new array. */
+  override perform(node: Apply, values: readonly unknown[]): unknown[] {
+    const inputs = values as readonly NdArray[];
+    const x = inputs[0]!;
+    const call = this.kernel(node);
+    if (!this.inplace || !isContiguous(x)) {
+      const out = empty((node.outputs[0]!.type as TensorType).dtype, this.outputShapes(node, inputs)[0]!);
+      getKernel('scatter')(inputs, [out], call.params);
+      return [out];
+    }
+    this.outputShapes(node, inputs);
+    getKernel(call.name)(inputs, [x], call.params);
+    return [x];
   }
 
   override outputShapes(_node: Apply, [x, y, ...indices]: readonly TensorView[]): number[][] {
