@@ -10,28 +10,29 @@ import type { TensorView } from './view.js';
 import { instanceFor } from './wasm-instances.js';
 
 /**
- * rect(x, w, out, channels, i0, i1, j0, j1, filterBytes, outPlaneBytes): outputs [i0, i1) x [j0, j1)
- * of `rows` filters (4 or 1), where x is the byte address of the image's first channel, w of the
- * first filter (the next ones filterBytes apart) and out of the first filter's output plane (the
- * next ones outPlaneBytes apart).
+ * rect(x, w, out, channels, i0, i1, j0, j1, filterBytes, outPlaneBytes, xRowBytes, xPlaneBytes,
+ * outRowBytes): outputs [i0, i1) x [j0, j1) of `rows` filters (4 or 1), where x is the byte
+ * address of the image's first channel (its rows xRowBytes apart, its channels xPlaneBytes), w of
+ * the first filter (the next ones filterBytes apart) and out of the first filter's output plane
+ * (its rows outRowBytes apart, the next filters' planes outPlaneBytes).
  */
-export type ConvRect = (x: number, w: number, out: number, channels: number, i0: number, i1: number, j0: number, j1: number, filterBytes: number, outPlaneBytes: number) => void;
+export type ConvRect = (
+  x: number, w: number, out: number, channels: number, i0: number, i1: number, j0: number, j1: number,
+  filterBytes: number, outPlaneBytes: number, xRowBytes: number, xPlaneBytes: number, outRowBytes: number,
+) => void;
 
-/** What a module is generated for: the image's and filters' spatial shape, and the flip. */
+/** What a module is generated for: the filters' taps and the flip (the rest are arguments). */
 export interface ConvShape {
-  readonly H: number;
-  readonly W: number;
   readonly KH: number;
   readonly KW: number;
   readonly flip: boolean;
 }
 
-const [PX, PW, POUT, PCH, PI0, PI1, PJ0, PJ1, PFB, POB] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9] as const;
+const [PX, PW, POUT, PCH, PI0, PI1, PJ0, PJ1, PFB, POB, PXROW, PXPLANE, POROW] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12] as const;
 
 /** The rect function for `rows` filters: per output row, blocks of 8 columns, then 4, then 1. */
 function rectBody(s: ConvShape, rows: number): Body {
-  const f = new Body(Array<typeof I32>(10).fill(I32));
-  const wo = s.W - s.KW + 1;
+  const f = new Body(Array<typeof I32>(13).fill(I32));
   const taps = s.KH * s.KW;
   const [i, j, xRow, xp, wp, c, op, xTap, fa, xb, fbLeft] = [...Array(11)].map(() => f.local(I32));
   const wRow = Array.from({ length: rows }, () => f.local(I32));
@@ -59,7 +60,7 @@ function rectBody(s: ConvShape, rows: number): Body {
     }
     // The filter rows fa in a loop (the image row a = fa, or KH - 1 - fa flipped), their taps unrolled.
     f.get(xp);
-    if (s.flip) f.i32((s.KH - 1) * s.W * 4).i32Add();
+    if (s.flip) f.get(PXROW).i32(s.KH - 1).op('i32.mul').i32Add();
     f.set(xTap).i32(s.KH).set(fa);
     f.loop();
     f.get(xTap);
@@ -85,15 +86,15 @@ function rectBody(s: ConvShape, rows: number): Body {
     f.get(xb).i32(s.flip ? -4 : 4).i32Add().set(xb);
     f.get(fbLeft).i32(1).i32Sub().tee(fbLeft).brIf(0);
     f.end();
-    f.get(xTap).i32((s.flip ? -1 : 1) * s.W * 4).i32Add().set(xTap);
+    f.get(xTap).get(PXROW).op(s.flip ? 'i32.sub' : 'i32.add').set(xTap);
     f.get(fa).i32(1).i32Sub().tee(fa).brIf(0);
     f.end();
-    f.get(xp).i32(s.H * s.W * 4).i32Add().set(xp);
+    f.get(xp).get(PXPLANE).i32Add().set(xp);
     f.get(wp).i32(taps * 4).i32Add().set(wp);
     f.get(c).i32(1).i32Sub().tee(c).brIf(0);
     f.end();
     // op: output (i, j) of the first filter.
-    f.get(POUT).get(i).i32(wo).op('i32.mul').get(j).i32Add().i32(2).op('i32.shl').i32Add().set(op);
+    f.get(POUT).get(i).get(POROW).op('i32.mul').i32Add().get(j).i32(2).op('i32.shl').i32Add().set(op);
     for (let r = 0; r < rows; r++) {
       for (let v = 0; v < vecs; v++) {
         f.get(op).get(acc[r]![v]!);
@@ -116,7 +117,7 @@ function rectBody(s: ConvShape, rows: number): Body {
   f.get(PI0).set(i);
   f.block().loop();
   f.get(i).get(PI1).op('i32.ge_s').brIf(1);
-  f.get(PX).get(i).i32(s.W * 4).op('i32.mul').i32Add().set(xRow);
+  f.get(PX).get(i).get(PXROW).op('i32.mul').i32Add().set(xRow);
   f.get(PJ0).set(j);
   // One filter has 16 columns a block, so that four accumulators, not two, hide the adds' latency.
   if (rows === 1) blocks(16);
@@ -140,7 +141,7 @@ function rectBody(s: ConvShape, rows: number): Body {
 
 /** The rect functions for 4 filters and for 1, over `memory`, for images and filters of shape `s`. */
 export function convRectsFor(memory: WebAssembly.Memory, s: ConvShape): { readonly four: ConvRect; readonly one: ConvRect } {
-  const key = `conv:${s.H}x${s.W}:${s.KH}x${s.KW}:${s.flip ? 'flip' : 'corr'}`;
+  const key = `conv:${s.KH}x${s.KW}:${s.flip ? 'flip' : 'corr'}`;
   return instanceFor(
     memory,
     key,
@@ -173,18 +174,19 @@ interface Stage {
 
 /**
  * Elements [start, end) of conv2d's output [N, O, HO, WO] from the image x [N, C, H, W] and the
- * filters w [O, C / groups, KH, KW], when x and w are float32 in C order in one attached memory
- * and the convolution has unit strides and dilation and no padding; false (nothing written)
- * otherwise. Whole planes of 4 filters of one group go in one call, the rest filter by filter.
+ * filters w [O, C / groups, KH, KW], when x (rows of consecutive elements) and w (in C order) are
+ * float32 in one attached memory and the convolution has unit strides and dilation and no
+ * padding; false (nothing written) otherwise. Whole planes of 4 filters of one group go in one call, the rest filter by filter.
  * An output outside the memory is computed in this thread's scratch, a band of rows at a time,
  * and copied out.
  */
 export function convDirect(x: TensorView, w: TensorView, out: TensorView, groups: number, flip: boolean, start: number, end: number): boolean {
   if (!(x.data instanceof Float32Array && w.data instanceof Float32Array && out.data instanceof Float32Array)) return false;
-  if (!contiguous(x) || !contiguous(w) || !contiguous(out)) return false;
+  // The image may be any view whose rows are runs (its row and channel strides are arguments).
+  if ((x.stride[3] !== 1 && x.shape[3]! > 1) || !contiguous(w) || !contiguous(out)) return false;
   const memory = attachedMemoryOf(x.data.buffer);
   if (!memory || attachedMemoryOf(w.data.buffer) !== memory) return false;
-  const [, C, H, W] = x.shape as [number, number, number, number];
+  const [sx0, sx1, sx2] = x.stride as [number, number, number];
   const [O, Cg, KH, KW] = w.shape as [number, number, number, number];
   const [, , HO, WO] = out.shape as [number, number, number, number];
   const P = HO * WO;
@@ -197,7 +199,8 @@ export function convDirect(x: TensorView, w: TensorView, out: TensorView, groups
     stage = { ...block, memoryBuffer: x.data.buffer };
   }
   if (P === 0 || end <= start) return true;
-  const { four, one } = convRectsFor(memory, { H, W, KH, KW, flip });
+  const { four, one } = convRectsFor(memory, { KH, KW, flip });
+  const [xRowBytes, xPlaneBytes, outRowBytes] = [sx2 * 4, sx1 * 4, WO * 4];
   const perGroup = O / groups;
   const filterBytes = Cg * KH * KW * 4;
   const planeBytes = P * 4;
@@ -205,7 +208,7 @@ export function convDirect(x: TensorView, w: TensorView, out: TensorView, groups
   /** Rows [i0, i1) x columns [j0, j1) of `rows` filters from plane q on. */
   const rect = (fn: ConvRect, rows: number, xAt: number, wAt: number, q: number, i0: number, i1: number, j0: number, j1: number): void => {
     if (!stage) {
-      fn(xAt, wAt, data.byteOffset + (out.offset + q * P) * 4, Cg, i0, i1, j0, j1, filterBytes, planeBytes);
+      fn(xAt, wAt, data.byteOffset + (out.offset + q * P) * 4, Cg, i0, i1, j0, j1, filterBytes, planeBytes, xRowBytes, xPlaneBytes, outRowBytes);
       return;
     }
     const band = Math.floor(stage.bytes / (rows * WO * 4));
@@ -213,7 +216,7 @@ export function convDirect(x: TensorView, w: TensorView, out: TensorView, groups
       const b1 = Math.min(i1, b0 + band);
       const bandBytes = (b1 - b0) * WO * 4;
       // Element (i, j) of filter r lands at address + r bandBytes + ((i - b0) WO + j) 4.
-      fn(xAt, wAt, stage.address - b0 * WO * 4, Cg, b0, b1, j0, j1, filterBytes, bandBytes);
+      fn(xAt, wAt, stage.address - b0 * WO * 4, Cg, b0, b1, j0, j1, filterBytes, bandBytes, xRowBytes, xPlaneBytes, outRowBytes);
       for (let r = 0; r < rows; r++) {
         const staged = new Float32Array(stage.memoryBuffer, stage.address + r * bandBytes, (b1 - b0) * WO);
         const at = out.offset + (q + r) * P + b0 * WO;
@@ -226,7 +229,7 @@ export function convDirect(x: TensorView, w: TensorView, out: TensorView, groups
     const n = Math.floor(q / O);
     const o = q % O;
     const g = Math.floor(o / perGroup);
-    const xAt = x.data.byteOffset + (x.offset + (n * C + g * Cg) * H * W) * 4;
+    const xAt = x.data.byteOffset + (x.offset + n * sx0 + g * Cg * sx1) * 4;
     const wAt = w.data.byteOffset + (w.offset + o * Cg * KH * KW) * 4;
     const s = Math.max(start, q * P) - q * P;
     const e = Math.min(end, (q + 1) * P) - q * P;
