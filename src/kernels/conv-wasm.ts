@@ -6,7 +6,7 @@
 // both paths give the same bits. Padded convolutions reach it padded (rewriting/conv-direct.ts).
 import { Body, F32, I32, ModuleBuilder, V128 } from './wasm-emit.js';
 import { attachedMemoryOf, threadBlockOf } from './gemm-wasm.js';
-import type { TensorView } from './view.js';
+import { isContiguous, type TensorView } from './view.js';
 import { instanceFor } from './wasm-instances.js';
 
 /**
@@ -30,7 +30,7 @@ export interface ConvShape {
 
 const [PX, PW, POUT, PCH, PI0, PI1, PJ0, PJ1, PFB, POB, PXROW, PXPLANE, POROW] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12] as const;
 
-/** The rect function for `rows` filters: per output row, blocks of 8 columns, then 4, then 1. */
+/** The rect function for `rows` filters: per output row, blocks of 16 columns (one filter), 8, 4, then the last columns. */
 function rectBody(s: ConvShape, rows: number): Body {
   const f = new Body(Array<typeof I32>(13).fill(I32));
   const taps = s.KH * s.KW;
@@ -155,16 +155,6 @@ export function convRectsFor(memory: WebAssembly.Memory, s: ConvShape): { readon
   );
 }
 
-/** Whether `v` is laid out in C order (any offset). */
-function contiguous(v: TensorView): boolean {
-  let step = 1;
-  for (let d = v.shape.length - 1; d >= 0; d--) {
-    if (v.shape[d]! > 1 && v.stride[d] !== step) return false;
-    step *= v.shape[d]!;
-  }
-  return true;
-}
-
 /** The bytes a kernel writes to, when the output lives outside the memory: this thread's scratch. */
 interface Stage {
   readonly address: number;
@@ -176,14 +166,14 @@ interface Stage {
  * Elements [start, end) of conv2d's output [N, O, HO, WO] from the image x [N, C, H, W] and the
  * filters w [O, C / groups, KH, KW], when x (rows of consecutive elements) and w (in C order) are
  * float32 in one attached memory and the convolution has unit strides and dilation and no
- * padding; false (nothing written) otherwise. Whole planes of 4 filters of one group go in one call, the rest filter by filter.
- * An output outside the memory is computed in this thread's scratch, a band of rows at a time,
- * and copied out.
+ * padding; false (nothing written) otherwise. Whole planes of 4 filters of one group go in one
+ * call, the rest filter by filter. An output outside the memory is computed in this thread's
+ * scratch, a band of rows at a time, and copied out.
  */
 export function convDirect(x: TensorView, w: TensorView, out: TensorView, groups: number, flip: boolean, start: number, end: number): boolean {
   if (!(x.data instanceof Float32Array && w.data instanceof Float32Array && out.data instanceof Float32Array)) return false;
   // The image may be any view whose rows are runs (its row and channel strides are arguments).
-  if ((x.stride[3] !== 1 && x.shape[3]! > 1) || !contiguous(w) || !contiguous(out)) return false;
+  if ((x.stride[3] !== 1 && x.shape[3]! > 1) || !isContiguous(w) || !isContiguous(out)) return false;
   const memory = attachedMemoryOf(x.data.buffer);
   if (!memory || attachedMemoryOf(w.data.buffer) !== memory) return false;
   const [sx0, sx1, sx2] = x.stride as [number, number, number];

@@ -75,40 +75,20 @@ registerKernel('conv2d', ([x, w], [out], params, range) => {
   const start = range?.start ?? 0;
   const end = range?.end ?? sizeOf(out!.shape);
   if (isDirect(p, KH, KW) && convDirect(x!, w!, out!, p.groups, p.flip, start, end)) return;
-  if (out!.data instanceof Float32Array) {
-    // float32: the WebAssembly kernel's sums (conv-wasm.ts), so that a thread that cannot run it
-    // gives the same bits: taps in the filters' order, each product and sum rounded to float32.
-    const f32 = Math.fround;
-    eachElement(out!, start, end, (_e, n, o, i, j) => {
-      const c0 = Math.floor(o / perGroup) * Cg;
-      let acc = 0;
-      for (let c = 0; c < Cg; c++) {
-        for (let fa = 0; fa < KH; fa++) {
-          const y = i * sh + (p.flip ? KH - 1 - fa : fa) * dh - ph;
-          if (y < 0 || y >= H) continue;
-          for (let fb = 0; fb < KW; fb++) {
-            const z = j * sw + (p.flip ? KW - 1 - fb : fb) * dw - pw;
-            if (z < 0 || z >= W) continue;
-            acc = f32(acc + f32(X(n, c0 + c, y, z) * F(o, c, fa, fb)));
-          }
-        }
-      }
-      return acc;
-    });
-    return;
-  }
+  // The taps in the filters' order; for float32 each product and sum rounded as the WebAssembly
+  // kernel rounds them (conv-wasm.ts), so that a thread that cannot run it gives the same bits.
+  const round = out!.data instanceof Float32Array ? Math.fround : (v: number): number => v;
   eachElement(out!, start, end, (_e, n, o, i, j) => {
     const c0 = Math.floor(o / perGroup) * Cg;
     let acc = 0;
     for (let c = 0; c < Cg; c++) {
-      for (let a = 0; a < KH; a++) {
-        const y = i * sh + a * dh - ph;
+      for (let fa = 0; fa < KH; fa++) {
+        const y = i * sh + (p.flip ? KH - 1 - fa : fa) * dh - ph;
         if (y < 0 || y >= H) continue;
-        const fa = p.flip ? KH - 1 - a : a;
-        for (let b = 0; b < KW; b++) {
-          const z = j * sw + b * dw - pw;
+        for (let fb = 0; fb < KW; fb++) {
+          const z = j * sw + (p.flip ? KW - 1 - fb : fb) * dw - pw;
           if (z < 0 || z >= W) continue;
-          acc += X(n, c0 + c, y, z) * F(o, c, fa, p.flip ? KW - 1 - b : b);
+          acc = round(acc + round(X(n, c0 + c, y, z) * F(o, c, fa, fb)));
         }
       }
     }

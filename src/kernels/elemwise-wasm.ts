@@ -499,10 +499,10 @@ function store(p: Part, a: number, d: ProgramDtype, address: () => void): void {
   b.i32(1).op('i8x16.splat', 'v128.and').memLane(p.block === 4 ? 'v128.store32_lane' : 'v128.store16_lane', 0);
 }
 
-/** Elements per SIMD iteration: two when every value is float64 or bool, else four. */
 /** SIMD blocks per iteration of the loop. */
 const UNROLL = 2;
 
+/** Elements per SIMD iteration: two when every value is float64 or bool, else four. */
 function blockOf(program: ElemwiseProgram): 2 | 4 {
   const dtypes = [...program.inputs, ...program.steps.map((s) => s.dtype)];
   return dtypes.every((d) => d === 'float64' || d === 'bool') ? 2 : 4;

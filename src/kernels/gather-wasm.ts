@@ -1,5 +1,6 @@
-// Gathering whole rows in WebAssembly: for each int32 index, the row it picks is copied 16 bytes
-// at a time into the next row of the output (an embedding lookup). The JS loop of gather.ts copied
+// Whole rows by int32 indices in WebAssembly: the gather copies the row each index picks, 16 bytes
+// at a time, into the next row of the output (an embedding lookup); the scatter adds (float32) or
+// sets each update row into the row its index picks (the lookup's gradient). The JS loop of gather.ts copied
 // element by element at about 3 ns each; rows of 512 bytes move at memory speed here. Bits are
 // copied as they are, so any element type works whose rows are a multiple of 4 bytes.
 import { Body, I32, ModuleBuilder } from './wasm-emit.js';
@@ -43,23 +44,6 @@ function rowsBody(): Body {
   f.end().end();
   f.i32(-1);
   return f;
-}
-
-let bytesCache: Uint8Array<ArrayBuffer> | undefined;
-
-/** The row gatherer over `memory`. */
-export function gatherRowsFor(memory: WebAssembly.Memory): GatherRows {
-  return instanceFor(
-    memory,
-    'gather-rows',
-    () => {
-      if (bytesCache) return bytesCache;
-      const m = new ModuleBuilder();
-      m.export('rows', m.add(rowsBody()));
-      return (bytesCache = m.bytes());
-    },
-    (e) => e['rows'] as GatherRows,
-  );
 }
 
 /**
@@ -110,20 +94,18 @@ function scatterBody(add: boolean): Body {
   return f;
 }
 
-let scatterBytes: Uint8Array<ArrayBuffer> | undefined;
-
-/** The whole-row scatters over `memory`: float32 adds, and sets of 4-byte elements. */
-export function scatterRowsFor(memory: WebAssembly.Memory): { readonly add: ScatterRows; readonly set: ScatterRows } {
+/** The row kernels over `memory`: the gather, the float32 adds and the sets of 4-byte elements. */
+export function rowKernelsFor(memory: WebAssembly.Memory): { readonly gather: GatherRows; readonly add: ScatterRows; readonly set: ScatterRows } {
   return instanceFor(
     memory,
-    'scatter-rows',
+    'index-rows',
     () => {
-      if (scatterBytes) return scatterBytes;
       const m = new ModuleBuilder();
+      m.export('gather', m.add(rowsBody()));
       m.export('add', m.add(scatterBody(true)));
       m.export('set', m.add(scatterBody(false)));
-      return (scatterBytes = m.bytes());
+      return m.bytes();
     },
-    (e) => ({ add: e['add'] as ScatterRows, set: e['set'] as ScatterRows }),
+    (e) => ({ gather: e['gather'] as GatherRows, add: e['add'] as ScatterRows, set: e['set'] as ScatterRows }),
   );
 }

@@ -5,7 +5,7 @@
 // those that land in its part, so no two chunks write one element and the order of the additions
 // (hence the bits) is the same on any number of workers.
 import { copyView } from './copy.js';
-import { gatherRowsFor, scatterRowsFor } from './gather-wasm.js';
+import { rowKernelsFor } from './gather-wasm.js';
 import { attachedMemoryOf } from './gemm-wasm.js';
 import { registerKernel } from './registry.js';
 import { isContiguous, positionOf, sizeOf, type TensorView } from './view.js';
@@ -146,21 +146,23 @@ function gatherElements(x: TensorView, indices: readonly TensorView[], p: Gather
 }
 
 /**
- * The whole rows [k0, k1) by WebAssembly's row copies, when one contiguous int32 index array picks
- * contiguous rows of x's first axis and x, the index and the output share an attached memory;
- * false (nothing written) otherwise.
+ * The copier of whole rows [k0, k1) in WebAssembly, when one contiguous int32 index array picks
+ * contiguous rows of x's first axis, of 16 bytes or more and a multiple of 4 (the copies go 16
+ * bytes, then 4, at a time), and x, the index and the output share an attached memory.
  */
-function gatherWholeRows(x: TensorView, indices: readonly TensorView[], p: GatherParams, rows: Rows, o: TensorView, k0: number, k1: number): boolean {
+function wholeRowCopier(x: TensorView, indices: readonly TensorView[], p: GatherParams, rows: Rows, o: TensorView): ((k0: number, k1: number) => void) | undefined {
   const index = indices[0]!;
-  if (indices.length !== 1 || p.axis !== 0 || rows.inner || !(index.data instanceof Int32Array) || !isContiguous(index)) return false;
-  const memory = attachedMemoryOf(x.data.buffer);
-  if (!memory || attachedMemoryOf(index.data.buffer) !== memory || attachedMemoryOf(o.data.buffer) !== memory) return false;
   const size = x.data.BYTES_PER_ELEMENT;
-  const n = rows.rowLength;
+  const rowBytes = rows.rowLength * size;
+  if (indices.length !== 1 || p.axis !== 0 || rows.inner || rowBytes < 16 || rowBytes % 4 !== 0 || !(index.data instanceof Int32Array) || !isContiguous(index)) return undefined;
+  const memory = attachedMemoryOf(x.data.buffer);
+  if (!memory || attachedMemoryOf(index.data.buffer) !== memory || attachedMemoryOf(o.data.buffer) !== memory) return undefined;
   const length = x.shape[0]!;
-  const bad = gatherRowsFor(memory)(x.data.byteOffset + x.offset * size, x.stride[0]! * size, length, index.data.byteOffset + index.offset * 4, k0, k1, o.data.byteOffset + (o.offset + k0 * n) * size, n * size);
-  if (bad >= 0) throw new RangeError(`${p.op}: index ${index.data[index.offset + bad]} is out of bounds for axis 0 with length ${length}`);
-  return true;
+  const ids = index.data;
+  return (k0, k1) => {
+    const bad = rowKernelsFor(memory).gather(x.data.byteOffset + x.offset * size, x.stride[0]! * size, length, ids.byteOffset + index.offset * 4, k0, k1, o.data.byteOffset + (o.offset + k0 * rows.rowLength) * size, rowBytes);
+    if (bad >= 0) throw new RangeError(`${p.op}: index ${ids[index.offset + bad]} is out of bounds for axis 0 with length ${length}`);
+  };
 }
 
 registerKernel('gather', ([x, ...indices], [out], params, range) => {
@@ -172,17 +174,14 @@ registerKernel('gather', ([x, ...indices], [out], params, range) => {
   if (end <= start || n === 0) return;
   // The partial rows at the chunk's ends element by element, the whole rows between as rows.
   const [k0, k1] = [Math.ceil(start / n), Math.floor(end / n)];
-  // Row copies go 16 bytes, then 4, at a time: rows of 16 bytes or more, a multiple of 4.
-  if (k0 < k1 && n * x!.data.BYTES_PER_ELEMENT >= 16 && (n * x!.data.BYTES_PER_ELEMENT) % 4 === 0) {
-    if (start < k0 * n) gatherElements(x!, indices, p, rows, o, start, k0 * n);
-    if (gatherWholeRows(x!, indices, p, rows, o, k0, k1)) {
-      if (k1 * n < end) gatherElements(x!, indices, p, rows, o, k1 * n, end);
-      return;
-    }
-    gatherElements(x!, indices, p, rows, o, k0 * n, end);
+  const copyRows = k0 < k1 ? wholeRowCopier(x!, indices, p, rows, o) : undefined;
+  if (!copyRows) {
+    gatherElements(x!, indices, p, rows, o, start, end);
     return;
   }
-  gatherElements(x!, indices, p, rows, o, start, end);
+  if (start < k0 * n) gatherElements(x!, indices, p, rows, o, start, k0 * n);
+  copyRows(k0, k1);
+  if (k1 * n < end) gatherElements(x!, indices, p, rows, o, k1 * n, end);
 });
 
 /** y broadcast (right-aligned) onto the gathered shape: its element steps along the outer axes, and its row offsets. */
@@ -213,7 +212,7 @@ function scatterRows(y: TensorView, indices: readonly TensorView[], p: ScatterPa
     scatterRowsIn(y, index, p, o, start, end);
     return true;
   }
-  const rows = scatterRowsFor(memory)[p.set ? 'set' : 'add'];
+  const rows = rowKernelsFor(memory)[p.set ? 'set' : 'add'];
   const [rowFrom, rowTo] = [Math.floor(start / n), Math.ceil(end / n)];
   const [head, tail] = [(start - rowFrom * n) * 4, (end - (rowTo - 1) * n) * 4];
   const bad = rows(o.data.byteOffset + o.offset * 4, rowFrom, rowTo, head, tail, length, index.data.byteOffset + index.offset * 4, sizeOf(index.shape), y.data.byteOffset + y.offset * 4, n * 4);
