@@ -293,6 +293,9 @@ function emitStep(p: Part, program: ElemwiseProgram, step: ProgramStep, a: numbe
         return;
       case 'neg':
       case 'abs':
+        if (isSimd(p)) b.signOp(step.op, prefix as 'f32x4' | 'f64x2');
+        else b.op(`${prefix}.${step.op}` as Op);
+        return;
       case 'sqrt':
       case 'floor':
       case 'ceil':
@@ -388,7 +391,10 @@ function emitLimitCheck(p: Part, d: 'float32' | 'float64', x: readonly number[],
   const prefix = isSimd(p) ? SIMD_PREFIX[d] : SCALAR_PREFIX[d];
   const magnitude = b.local(isSimd(p) ? V128 : SCALAR[d]);
   x.forEach((l, k) => {
-    b.get(l).op(`${prefix}.abs` as Op).tee(magnitude);
+    b.get(l);
+    if (isSimd(p)) b.signOp('abs', prefix as 'f32x4' | 'f64x2');
+    else b.op(`${prefix}.abs` as Op);
+    b.tee(magnitude);
     splatConst(p, d, bound);
     b.op(`${prefix}.ge` as Op);
     b.get(magnitude);

@@ -18,22 +18,34 @@ const LN2_LO = Math.fround(-2.1219444005469057e-4);
  */
 const Q = [0.4999999403953552, 0.1666651964187622, 0.04166839271783829, 0.008368780836462975, 0.0013814467238262296];
 
-/** float32 arithmetic with one more operation: a product with a power of two built from its bits. */
+/**
+ * float32 arithmetic with three more operations. The first two take k as `shifted`, the float
+ * k + 1.5 * 2^23 (MAGIC32) that rounding found it by: its low bits are k's, so that no second
+ * conversion is needed.
+ */
 export interface Float32Ops<F, M> extends FloatOps<F, M> {
-  /** p * 2^k for an integer-valued k in [-126, 127]: one exact power-of-two product. */
-  pow2Scale(p: F, k: F): F;
+  /**
+   * p * 2^k for p in [0.5, 2) and k in [-29, 29]: p's exponent field plus k, exact (the result
+   * is normal). Not for NaN p: the bits of a NaN `shifted` could turn p into a number.
+   */
+  pow2Scale(p: F, shifted: F): F;
+  /** p * 2^k for k in [-160, 160], in two exact power-of-two products (so gradual underflow and overflow). */
+  scaleShifted(p: F, shifted: F): F;
+  /** v, which is +0 or more (or NaN), with x's sign: copysign for a v whose sign bit is clear. */
+  signedLike(v: F, x: F): F;
 }
 
 /**
  * e^x for x in [-110, 100] (no test of range): k = round(x / ln 2), r = x - k ln 2 in two steps,
- * e^r = 1 + (r + r^2 Q(r)), and 2^k put on by `scaleBy` (one or two power-of-two products).
+ * e^r = 1 + (r + r^2 Q(r)), and 2^k put on by `scaleBy` from k + MAGIC32 (see Float32Ops).
  */
-function expCore32<F, M>(o: Float32Ops<F, M>, x: F, scaleBy: (p: F, k: F) => F): F {
-  const k = o.sub(o.add(o.mul(x, o.c(INV_LN2)), o.c(MAGIC32)), o.c(MAGIC32));
+function expCore32<F, M>(o: Float32Ops<F, M>, x: F, scaleBy: (p: F, shifted: F) => F): F {
+  const shifted = o.add(o.mul(x, o.c(INV_LN2)), o.c(MAGIC32));
+  const k = o.sub(shifted, o.c(MAGIC32));
   const r = o.sub(o.sub(x, o.mul(k, o.c(LN2_HI))), o.mul(k, o.c(LN2_LO)));
   let q = o.c(Q[Q.length - 1]!);
   for (let j = Q.length - 2; j >= 0; j--) q = o.add(o.c(Q[j]!), o.mul(r, q));
-  return scaleBy(o.add(o.c(1), o.add(r, o.mul(o.mul(r, r), q))), k);
+  return scaleBy(o.add(o.c(1), o.add(r, o.mul(o.mul(r, r), q))), shifted);
 }
 
 /**
@@ -42,7 +54,7 @@ function expCore32<F, M>(o: Float32Ops<F, M>, x: F, scaleBy: (p: F, k: F) => F):
  * NaN goes through every step as NaN (its payload may differ).
  */
 export function exp32Of<F, M>(o: Float32Ops<F, M>, x: F): F {
-  return expCore32(o, o.max(o.min(x, o.c(100)), o.c(-110)), (p, k) => o.scale(p, k));
+  return expCore32(o, o.max(o.min(x, o.c(100)), o.c(-110)), (p, shifted) => o.scaleShifted(p, shifted));
 }
 /**
  * tanh a = a + a z P(z), z = a^2, for a < 0.55, P of degree 4: a minimax fit for the relative
@@ -51,9 +63,13 @@ export function exp32Of<F, M>(o: Float32Ops<F, M>, x: F): F {
  */
 const T = [-0.33333316445350647, 0.13332585990428925, -0.05385231599211693, 0.021071700379252434, -0.006274267099797726];
 
+/** The float32 below 0.55: a > SERIES_BELOW is a >= 0.55 for a float32 a, and false for NaN. */
+const SERIES_BELOW = 0.5499999523162842;
+
 /**
- * tanh x in float32 arithmetic: the odd series below 0.55, 1 - 2/(e^(2a) + 1) above (with 2a held
- * to 20, where tanh is 1 in float32, so 2^k needs one product); x's sign put back.
+ * tanh x in float32 arithmetic: the odd series below 0.55, 1 - 2/(e^(2a) + 1) from 0.55 on (with
+ * 2a held to 20, where tanh is 1 in float32, so 2^k goes on p's exponent); x's sign put back. A
+ * NaN takes the series, which keeps it NaN.
  */
 export function tanh32Of<F, M>(o: Float32Ops<F, M>, x: F): F {
   const a = o.abs(x);
@@ -61,9 +77,9 @@ export function tanh32Of<F, M>(o: Float32Ops<F, M>, x: F): F {
   let p = o.c(T[T.length - 1]!);
   for (let j = T.length - 2; j >= 0; j--) p = o.add(o.c(T[j]!), o.mul(z, p));
   const small = o.add(a, o.mul(a, o.mul(z, p)));
-  const e = expCore32(o, o.min(o.add(a, a), o.c(20)), (q, k) => o.pow2Scale(q, k));
+  const e = expCore32(o, o.min(o.add(a, a), o.c(20)), (q, shifted) => o.pow2Scale(q, shifted));
   const large = o.sub(o.c(1), o.div(o.c(2), o.add(e, o.c(1))));
-  return o.copysign(o.sel(o.lt(a, o.c(0.55)), small, large), x);
+  return o.signedLike(o.sel(o.gt(a, o.c(SERIES_BELOW)), large, small), x);
 }
 
 const f32 = Math.fround;
@@ -92,7 +108,9 @@ export const js32Ops: Float32Ops<number, boolean> = {
     const half = Math.floor(k / 2);
     return f32(f32(p * pow2(half)) * pow2(k - half));
   },
-  pow2Scale: (p, k) => (k !== k ? NaN : f32(p * pow2(k))),
+  scaleShifted: (p, shifted) => js32Ops.scale(p, shifted - MAGIC32),
+  pow2Scale: (p, shifted) => (shifted !== shifted ? NaN : f32(p * pow2(shifted - MAGIC32))),
+  signedLike: (v, x) => (x < 0 || Object.is(x, -0) ? -v : v),
 };
 
 /** A float32 value in a local (v128 of four lanes, or an f32). */
@@ -141,6 +159,22 @@ export function lanes32Ops(body: Body, simd: boolean): Float32Ops<F32Value | num
     if (simd) body.i32x4(127).op('i32x4.add').i32(23).op('i32x4.shl');
     else body.i32(127).op('i32.add').i32(23).op('i32.shl').op('f32.reinterpret_i32');
   };
+  /** p * 2^n in two products (n halved), n the integer lanes `pushN` leaves on the stack. */
+  function scaleBy(p: F32Value | number, pushN: () => void): F32Value {
+    const n = body.local(simd ? V128 : I32);
+    const half = body.local(simd ? V128 : I32);
+    pushN();
+    body.tee(n);
+    body.i32(1).op(simd ? 'i32x4.shr_s' : 'i32.shr_s').set(half);
+    push(p);
+    body.get(half);
+    pow2Of();
+    body.op(op('mul'));
+    body.get(n).get(half).op(simd ? 'i32x4.sub' : 'i32.sub');
+    pow2Of();
+    body.op(op('mul'));
+    return keep();
+  }
   return {
     c: (x) => Math.fround(x),
     add: bin('add'),
@@ -152,7 +186,8 @@ export function lanes32Ops(body: Body, simd: boolean): Float32Ops<F32Value | num
     max: simd ? bin('pmax') : bin('max'),
     abs: (a) => {
       push(a);
-      body.op(op('abs'));
+      if (simd) body.signOp('abs', 'f32x4');
+      else body.op('f32.abs');
       return keep();
     },
     sqrt: (a) => {
@@ -183,32 +218,35 @@ export function lanes32Ops(body: Body, simd: boolean): Float32Ops<F32Value | num
       body.i32x4(-0x80000000).op('v128.and').op('v128.or');
       return keep();
     },
-    pow2Scale: (p, k) => {
-      // The bits of k + 1.5 * 2^23 are those of 1.5 * 2^23 plus k: with 127 - those, 2^k's exponent.
+    pow2Scale: (p, shifted) => {
+      // The bits of k + 1.5 * 2^23 are those of 1.5 * 2^23 plus k, and 1.5 * 2^23's bits end in
+      // nine zeros: shifted left by 23 they are k << 23, added to p's exponent field.
       push(p);
-      push(k);
-      if (simd) body.f32x4(MAGIC32).op('f32x4.add').i32x4(127 - MAGIC32_BITS).op('i32x4.add').i32(23).op('i32x4.shl');
-      else body.f32(MAGIC32).op('f32.add', 'i32.reinterpret_f32').i32(127 - MAGIC32_BITS).op('i32.add').i32(23).op('i32.shl', 'f32.reinterpret_i32');
-      body.op(op('mul'));
+      if (!simd) body.op('i32.reinterpret_f32');
+      push(shifted);
+      if (simd) body.i32(23).op('i32x4.shl', 'i32x4.add');
+      else body.op('i32.reinterpret_f32').i32(23).op('i32.shl', 'i32.add', 'f32.reinterpret_i32');
       return keep();
     },
-    scale: (p, k) => {
-      // k as integers (an integer-valued float of magnitude at most 160), halved: the bits of
+    scaleShifted: (p, shifted) => scaleBy(p, () => {
+      push(shifted);
+      if (simd) body.i32x4(MAGIC32_BITS).op('i32x4.sub');
+      else body.op('i32.reinterpret_f32').i32(MAGIC32_BITS).op('i32.sub');
+    }),
+    scale: (p, k) => scaleBy(p, () => {
+      // k as integers (an integer-valued float of magnitude at most 160): the bits of
       // k + 1.5 * 2^23 less those of 1.5 * 2^23 are k (cheaper than a saturating conversion).
-      const n = body.local(simd ? V128 : I32);
-      const half = body.local(simd ? V128 : I32);
       push(k);
       if (simd) body.f32x4(MAGIC32).op('f32x4.add').i32x4(MAGIC32_BITS).op('i32x4.sub');
       else body.f32(MAGIC32).op('f32.add', 'i32.reinterpret_f32').i32(MAGIC32_BITS).op('i32.sub');
-      body.tee(n);
-      body.i32(1).op(simd ? 'i32x4.shr_s' : 'i32.shr_s').set(half);
-      push(p);
-      body.get(half);
-      pow2Of();
-      body.op(op('mul'));
-      body.get(n).get(half).op(simd ? 'i32x4.sub' : 'i32.sub');
-      pow2Of();
-      body.op(op('mul'));
+    }),
+    signedLike: (v, x) => {
+      // v's sign bit is clear: x's sign bit or'ed in.
+      push(v);
+      if (!simd) body.op('i32.reinterpret_f32');
+      push(x);
+      if (simd) body.i32x4(-0x80000000).op('v128.and', 'v128.or');
+      else body.op('i32.reinterpret_f32').i32(-0x80000000).op('i32.and', 'i32.or', 'f32.reinterpret_i32');
       return keep();
     },
   };
@@ -216,8 +254,8 @@ export function lanes32Ops(body: Body, simd: boolean): Float32Ops<F32Value | num
 
 // The JS kernels call exp32: exp32Of over js32Ops written out by hand, the same operations in the
 // same order (test/kernels/vmath.test.ts checks they agree bit for bit). tanh32 takes one branch
-// and scales 2^k in two products where tanh32Of uses one: the same bits, because 2a is held to
-// [1.1, 20] there, so k is in [2, 29] and every one of those products is exact.
+// and scales 2^k in two products where tanh32Of adds k to the exponent field: the same bits,
+// because 2a is held to [1.1, 20] there, so k is in [2, 29] and every one of those products is exact.
 
 const POW2_32 = Float32Array.from({ length: 161 }, (_, i) => pow2(i - 80));
 

@@ -121,8 +121,14 @@ export class Lanes {
     return this.#newF();
   }
 
-  abs(a: FArg): F { return this.#un('abs', a); }
-  neg(a: FArg): F { return this.#un('neg', a); }
+  abs(a: FArg): F { return this.#sign('abs', a); }
+  neg(a: FArg): F { return this.#sign('neg', a); }
+  #sign(op: 'abs' | 'neg', a: FArg): F {
+    if (!this.simd) return this.#un(op, a);
+    this.#pushF(a);
+    this.body.signOp(op, 'f64x2');
+    return this.#newF();
+  }
   sqrt(a: FArg): F { return this.#un('sqrt', a); }
   /** Round to the nearest integer, ties to even. */
   nearest(a: FArg): F { return this.#un('nearest', a); }
