@@ -7,7 +7,7 @@ import type { Apply } from '../graph/apply.js';
 import { DestroyHandler, destroyedInputs } from '../graph/destroy-handler.js';
 import { FunctionGraph, MissingInputError } from '../graph/fgraph.js';
 import { cloneReplace } from '../graph/clone.js';
-import { SharedVariable } from '../graph/shared.js';
+import { SharedVariable, wasLent } from '../graph/shared.js';
 import { ancestors, graphInputs } from '../graph/traversal.js';
 import type { FilterOptions, Type } from '../graph/type.js';
 import { isConstant, Variable } from '../graph/variable.js';
@@ -17,6 +17,7 @@ import { CallGate, CALLS_AT_ONCE } from './call-gate.js';
 import { FunctionOutput } from './function-output.js';
 import { StagedExecutor } from '../scheduler/staged-executor.js';
 import type { PlanInfo } from '../scheduler/plan-info.js';
+import { retire, startReading, stopReading } from '../scheduler/resident-values.js';
 import { PoolClosedError } from '../workers/pool.js';
 import { getDefaultPool, type Pool } from './pool.js';
 import { deepCopy } from '../tensor/shape/basic-ops.js';
@@ -352,11 +353,14 @@ function build(
   // pool.from are read there in place), without a pool otherwise (no default pool is made).
   const given = options.pool;
   const poolOf = workers === 0 ? (given ? () => (bound = given) : undefined) : () => (bound = options.pool ?? getDefaultPool());
+  // The new values of tensor shared variables stay in the pool's memory, where the next call reads them.
+  const residentOutputs = [...outList.map(() => false), ...updates.map(([s]) => isTensorVariable(s))];
   const makeExecutor = (graph: FunctionGraph): StagedExecutor =>
     new StagedExecutor(graph, poolOf, {
       workers: workers ?? Number.MAX_SAFE_INTEGER,
       label: fnLabel,
       ...(borrowedOutputs.some(Boolean) ? { borrowedOutputs } : {}),
+      ...(residentOutputs.some(Boolean) ? { residentOutputs } : {}),
     });
   const graphExecutor = new GraphExecutor(fg, makeExecutor, fnLabel);
   const checkPool = (): void => {
@@ -426,11 +430,15 @@ function build(
     return gate.run(() => runCall(values, signal), signal);
   };
 
-  /** The values a call runs on: its arguments, then the shared variables' values now. */
+  /**
+   * The values a call runs on: its arguments, then the shared variables' values now. Until
+   * `stopReading(values)`, no value kept in the pool's memory among them is given back.
+   */
   const startCall = (values: NdArray[]): NdArray[] => {
     if (disposed) throw new Error(`${fnLabel} was disposed`);
     checkPool();
-    for (const s of sharedInputs) values.push(s.getValue({ borrow: true }));
+    for (const s of sharedInputs) values.push(s.currentValue());
+    startReading(values);
     return values;
   };
 
@@ -438,7 +446,13 @@ function build(
   const endCall = (results: readonly NdArray[], callStarted: number | undefined): NdArray | NdArray[] => {
     // Every new value is checked before any is stored, so that updates apply all or not at all.
     const newValues = updated.map((s, k) => s.type.filter(results[nOut + k], { what: `the update of ${s} by ${fnLabel}` }));
-    updated.forEach((s, k) => s.setValue(newValues[k], { borrow: true }));
+    updated.forEach((s, k) => {
+      const old = s.currentValue();
+      s.setValue(newValues[k], { borrow: true });
+      // A value this function kept in the pool's memory goes back once no call reads it, unless
+      // someone was given it (getValue({ borrow: true })): then it stays theirs.
+      if (old !== newValues[k] && !wasLent(old)) retire(old);
+    });
     const outs = results.slice(0, nOut).map((v, j) => (copiedOutputs[j] ? (fg.outputs[j]!.type.copyValue(v) as NdArray) : v));
     if (profile && callStarted !== undefined) profile.recordCall(performance.now() - callStarted);
     return single ? outs[0]! : outs;
@@ -446,8 +460,12 @@ function build(
 
   const runCall = async (values: NdArray[], signal: AbortSignal | undefined): Promise<NdArray | NdArray[]> => {
     startCall(values);
-    const callStarted = performance.now();
-    return endCall(await execute(values, signal), callStarted);
+    try {
+      const callStarted = performance.now();
+      return endCall(await execute(values, signal), callStarted);
+    } finally {
+      stopReading(values);
+    }
   };
 
   /**
@@ -457,12 +475,14 @@ function build(
   const runNow = (values: NdArray[]): NdArray | NdArray[] | undefined => {
     const explicitCount = values.length;
     startCall(values);
-    const results = graphExecutor.runNow(values);
-    if (!results) {
-      values.length = explicitCount;
-      return undefined;
+    let results: NdArray[] | undefined;
+    try {
+      results = graphExecutor.runNow(values);
+      return results && endCall(results, undefined);
+    } finally {
+      stopReading(values);
+      if (!results) values.length = explicitCount;
     }
-    return endCall(results, undefined);
   };
 
   /** The plan a call with these values runs (the shared variables' current values included). */
@@ -471,7 +491,7 @@ function build(
     if (modeRuntime) throw new Error(`${fnLabel} has no plan: its calls run in ${mode} (every node checked on the calling thread)`);
     checkPool();
     const values = checkedValues(args);
-    for (const s of sharedInputs) values.push(s.getValue({ borrow: true }));
+    for (const s of sharedInputs) values.push(s.currentValue());
     return graphExecutor.planInfo(values);
   };
 

@@ -5,6 +5,14 @@
 import type { FilterOptions, Type } from './type.js';
 import { Variable } from './variable.js';
 
+/** Values handed out by getValue({ borrow: true }): whoever holds one may read it at any time. */
+const lent = new WeakSet<object>();
+
+/** Whether `value` was handed out by a shared variable's getValue({ borrow: true }). */
+export function wasLent(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && lent.has(value);
+}
+
 export class SharedVariable<T extends Type = Type, V = unknown> extends Variable<T> {
   #value: V;
   #defaultUpdate: Variable | undefined;
@@ -16,7 +24,17 @@ export class SharedVariable<T extends Type = Type, V = unknown> extends Variable
 
   /** The current value: a copy, unless `borrow` is true. */
   getValue(options: { borrow?: boolean } = {}): V {
-    return options.borrow ? this.#value : (this.type.copyValue(this.#value) as V);
+    if (!options.borrow) return this.type.copyValue(this.#value) as V;
+    if (typeof this.#value === 'object' && this.#value !== null) lent.add(this.#value);
+    return this.#value;
+  }
+
+  /**
+   * The current value itself, as compiled functions read it at the start of a call; unlike
+   * getValue({ borrow: true }), it is not counted as lent out (see wasLent).
+   */
+  currentValue(): V {
+    return this.#value;
   }
 
   /** Replaces the value (checked and converted by the type; copied unless `borrow` is true). */

@@ -25,6 +25,7 @@ import { BoundPlan, type MemoryViews } from '../workers/bound-plan.js';
 import { runMainTasks, runTeam } from '../workers/team.js';
 import type { Kernel } from '../kernels/registry.js';
 import { HostValues } from './host-values.js';
+import { residentArray } from './resident-values.js';
 import { buildPlan, type Plan } from './plan.js';
 import { hasWorkerTasks, planInfoOf, type PlanInfo } from './plan-info.js';
 
@@ -137,6 +138,12 @@ export interface PlannedExecutorOptions {
    * borrow): no copy and no fresh memory, overwritten when a later call reuses the region.
    */
   readonly borrowedOutputs?: readonly boolean[];
+  /**
+   * Per graph output: whether its value goes into a block of the arena of its own (the new value
+   * of a shared variable, which the next call reads there in place or copies by tasks) rather
+   * than into memory of the caller's (resident-values.ts gives the block back).
+   */
+  readonly residentOutputs?: readonly boolean[];
   /** The function, as errors name it (e.g. "function 'step'"). */
   readonly label?: string;
 }
@@ -163,6 +170,7 @@ export class PlannedExecutor implements IdleHolder {
   ) {
     this.#pool = pool?.();
     this.arena = this.#pool?.arena ?? inlineArena();
+    this.#notOwnMemory = notOwnMemory(options);
     this.host = new HostValues(fgraph);
     this.#holdings = { arena: this.arena, blocks: new Set() };
     collected.register(this, this.#holdings, this);
@@ -180,6 +188,14 @@ export class PlannedExecutor implements IdleHolder {
 
   get #borrows(): boolean {
     return this.options.borrowedOutputs?.some(Boolean) ?? false;
+  }
+
+  /** Per graph output: borrowed or kept in the arena, so never written into memory of its own (ownOutputMemory) or touched ahead. */
+  readonly #notOwnMemory: readonly boolean[] | undefined;
+
+  /** The array output `j`'s value is copied into: a block of the arena for a resident output, else memory the caller owns. */
+  #outputArray(dtype: Dtype, n: number, j: number): TypedArray {
+    return this.options.residentOutputs?.[j] ? residentArray(this.arena, dtype, n) : unzeroedArray(dtype, n);
   }
 
   #releaseRegions(): void {
@@ -333,7 +349,7 @@ export class PlannedExecutor implements IdleHolder {
     const memory = this.arena.views;
     const base = region.block.offset;
     const external = inPlaceInputs(this.arena, d, plan.inputViews, inputs);
-    const outputMemory = ownOutputMemory(d, inline ? 'local' : 'shared', this.options.borrowedOutputs);
+    const outputMemory = ownOutputMemory(d, inline ? 'local' : 'shared', this.#notOwnMemory);
     const inPlace = external.length === 0 ? undefined : new Set(external.filter((_, k) => k % 2 === 0));
     let copySources: Array<NdArray | undefined> | undefined;
     const inputViews = plan.inputViews;
@@ -347,14 +363,16 @@ export class PlannedExecutor implements IdleHolder {
       const v = d.views[view]!;
       // A large contiguous argument in memory of its own is copied by the plan's copy tasks,
       // chunk by chunk, while the first tasks already run (plan/argument-copies.ts); the others
-      // now. Shared memory may be the pool's (a borrowed output passed back in): this call's
-      // tasks, or another call's, could overwrite it before its last chunk is copied.
-      if (plan.copies.inputs.has(i) && !(x.data.buffer instanceof SharedArrayBuffer) && isContiguous(x) && x.data.constructor === STORAGE[v.dtype]) {
+      // now. Other shared memory may be a region's (a borrowed output passed back in): this
+      // call's tasks, or another call's, could overwrite it before its last chunk is copied. An
+      // array of this arena's own (pool.from, a shared variable's value) no task writes.
+      const ownMemory = !(x.data.buffer instanceof SharedArrayBuffer) || this.arena.offsetOf(x.data) !== undefined;
+      if (plan.copies.inputs.has(i) && ownMemory && isContiguous(x) && x.data.constructor === STORAGE[v.dtype]) {
         (copySources ??= [])[i] = x;
       } else copyBlock(x, viewAt(memory, base, v));
     }
     region.copySources = copySources;
-    region.copyDestinations = copyDestinations(plan, outputMemory);
+    region.copyDestinations = copyDestinations(plan, outputMemory, (dtype, n, j) => this.#outputArray(dtype, n, j));
     const callId = ++nextCallId;
     state.open(callId);
     return { callId, external, outputMemory };
@@ -437,7 +455,7 @@ export class PlannedExecutor implements IdleHolder {
         // when it has a core of its own (with the workers on every core it only slowed them:
         // W9's forward on 2 workers, 2 cores) and no node's tasks to serve (after the copies in,
         // which runMainTasks takes first).
-        if (stored.touchesOutputs && !stored.servesNodes && team < pool.cores) touched = await touchedTargets(plan, this.options.borrowedOutputs, outputMemory);
+        if (stored.touchesOutputs && !stored.servesNodes && team < pool.cores) touched = await touchedTargets(plan, this.#notOwnMemory, outputMemory);
         const settled = await all;
         const crashed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
         if (crashed) {
@@ -518,7 +536,7 @@ export class PlannedExecutor implements IdleHolder {
       if (buffer) return makeNdArray(new STORAGE[v.dtype](buffer as ArrayBuffer, 0, sizeOf(v.shape)), v.shape);
       const copied = region.copyDestinations?.[j];
       if (copied) return makeNdArray(copied, v.shape);
-      const out = makeNdArray(touched?.[j] ?? unzeroedArray(v.dtype, sizeOf(v.shape)), v.shape);
+      const out = makeNdArray(touched?.[j] ?? this.#outputArray(v.dtype, sizeOf(v.shape), j), v.shape);
       copyBlock(viewAt(memory, base, v), out);
       return out;
     });
@@ -648,14 +666,14 @@ async function touchedTargets(plan: Plan, borrowed: readonly boolean[] | undefin
  * call (their first touch then happens in the copy tasks, beside the workers), by graph output;
  * none for the outputs written straight into memory of their own.
  */
-function copyDestinations(plan: Plan, outputMemory: OutputMemory): Array<TypedArray | undefined> | undefined {
+function copyDestinations(plan: Plan, outputMemory: OutputMemory, arrayFor: (dtype: Dtype, n: number, output: number) => TypedArray): Array<TypedArray | undefined> | undefined {
   if (plan.copies.outputs.size === 0) return undefined;
   const targets: Array<TypedArray | undefined> = [];
   for (const j of plan.copies.outputs.keys()) {
     const o = plan.outputs[j]!;
     if (o.kind !== 'view' || outputMemory.some(([output]) => output === j)) continue;
     const v = plan.descriptor.views[o.view]!;
-    targets[j] = unzeroedArray(v.dtype, sizeOf(v.shape));
+    targets[j] = arrayFor(v.dtype, sizeOf(v.shape), j);
   }
   return targets;
 }
@@ -668,6 +686,13 @@ function copyChunk(from: TensorView | undefined, into: TensorView | TypedArray |
   const source = (from.data as Float64Array).subarray(from.offset + start, from.offset + end);
   if (ArrayBuffer.isView(into)) (into as Float64Array).set(source, start);
   else (into.data as Float64Array).set(source, into.offset + start);
+}
+
+/** Per graph output: whether it is borrowed or resident (PlannedExecutorOptions); undefined when none is. */
+function notOwnMemory(options: PlannedExecutorOptions): readonly boolean[] | undefined {
+  const { borrowedOutputs: borrowed, residentOutputs: resident } = options;
+  if (!borrowed?.some(Boolean) && !resident?.some(Boolean)) return undefined;
+  return Array.from({ length: Math.max(borrowed?.length ?? 0, resident?.length ?? 0) }, (_, j) => Boolean(borrowed?.[j] || resident?.[j]));
 }
 
 /** Copies of at most this many elements are element loops (see copyBlock). */

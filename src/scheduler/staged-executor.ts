@@ -133,8 +133,9 @@ export class StagedExecutor {
     const alone = boundary.kind === 'unknown' || firstNodes.length === 0 ? b : undefined;
     const restInputs = [...fg.inputs, ...crossing, ...(alone ? alone.outputs : [])];
     const restOutputs = fg.outputs.filter((v) => !produced.has(v) && !(alone && alone.outputs.includes(v)));
-    // Stages have outputs of their own: borrowing (by the whole graph's output index) stays here.
-    const options = { ...this.options, borrowedOutputs: undefined };
+    // Stages have outputs of their own: borrowing and keeping in the pool's memory (by the whole
+    // graph's output index) stay here.
+    const options = { ...this.options, borrowedOutputs: undefined, residentOutputs: undefined };
     const first = new StagedExecutor(stage(fg, fg.inputs, crossing, []), this.pool, options);
     const rest = new StagedExecutor(stage(fg, restInputs, restOutputs, [...crossing, ...(alone ? alone.outputs : [])]), this.pool, options);
     const outputs = fg.outputs.map((v) => {

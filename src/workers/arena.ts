@@ -90,8 +90,10 @@ export interface IdleHolder {
 export class Arena {
   readonly memory: WebAssembly.Memory;
   readonly views: MemoryViews;
-  /** Arrays handed out by `array`, and the blocks behind them (given back when collected). */
+  /** Arrays handed out by `array` and `ownedArray`, and the blocks behind them (given back when collected). */
   readonly #owned = new WeakMap<object, Block>();
+  /** Arrays of `ownedArray` whose block their owner has not given back yet. */
+  readonly #ownerHeld = new WeakSet<object>();
   readonly #collected = new FinalizationRegistry<Block>((block) => this.release(block));
   #top = FIRST_BLOCK;
   readonly #free = new Map<number, number[]>();
@@ -211,6 +213,36 @@ export class Arena {
     this.#owned.set(data, block);
     this.#collected.register(data, block);
     return data;
+  }
+
+  /**
+   * A typed array of `length` elements in a block of its own, not zeroed (its owner writes every
+   * element before anyone reads it). Functions on this arena's pool read it in place, as an array
+   * of `array`; its owner gives its block back with `giveBack` as soon as nothing reads it (the
+   * collector does, if the owner never does).
+   */
+  ownedArray(dtype: Dtype, length: number): TypedArray {
+    const block = this.allocate(Math.max(1, length) * bytesPerElement(dtype));
+    const data = new STORAGE[dtype](this.memory.buffer, block.offset, length);
+    this.#owned.set(data, block);
+    this.#collected.register(data, block, data);
+    this.#ownerHeld.add(data);
+    return data;
+  }
+
+  /**
+   * Gives back the block of an array made by `ownedArray` (true), once; false for any other array.
+   * The array still views those bytes: whoever reads it later sees what the block's next owner
+   * writes, so the owner calls this only once nothing reads it.
+   */
+  giveBack(data: object): boolean {
+    const block = this.#owned.get(data);
+    if (!block || !this.#ownerHeld.has(data)) return false;
+    this.#ownerHeld.delete(data);
+    this.#owned.delete(data);
+    this.#collected.unregister(data);
+    this.release(block);
+    return true;
   }
 
   /** The byte offset of `data` in this memory, when it is an array this arena handed out. */
