@@ -7,7 +7,7 @@ import type { Apply } from '../graph/apply.js';
 import { DestroyHandler, destroyedInputs } from '../graph/destroy-handler.js';
 import { FunctionGraph, MissingInputError } from '../graph/fgraph.js';
 import { cloneReplace } from '../graph/clone.js';
-import { SharedVariable, wasLent } from '../graph/shared.js';
+import { currentValue, SharedVariable, wasLent } from '../graph/shared.js';
 import { ancestors, graphInputs } from '../graph/traversal.js';
 import type { FilterOptions, Type } from '../graph/type.js';
 import { isConstant, Variable } from '../graph/variable.js';
@@ -353,14 +353,15 @@ function build(
   // pool.from are read there in place), without a pool otherwise (no default pool is made).
   const given = options.pool;
   const poolOf = workers === 0 ? (given ? () => (bound = given) : undefined) : () => (bound = options.pool ?? getDefaultPool());
-  // The new values of tensor shared variables stay in the pool's memory, where the next call reads them.
+  // The new values of tensor shared variables stay in the pool's memory, where the next call reads
+  // them; not for a graph laid out for sparse outputs, whose outputs are numbered otherwise.
   const residentOutputs = [...outList.map(() => false), ...updates.map(([s]) => isTensorVariable(s))];
   const makeExecutor = (graph: FunctionGraph): StagedExecutor =>
     new StagedExecutor(graph, poolOf, {
       workers: workers ?? Number.MAX_SAFE_INTEGER,
       label: fnLabel,
       ...(borrowedOutputs.some(Boolean) ? { borrowedOutputs } : {}),
-      ...(residentOutputs.some(Boolean) ? { residentOutputs } : {}),
+      ...(residentOutputs.some(Boolean) && graph.outputs.length === residentOutputs.length ? { residentOutputs } : {}),
     });
   const graphExecutor = new GraphExecutor(fg, makeExecutor, fnLabel);
   const checkPool = (): void => {
@@ -437,7 +438,7 @@ function build(
   const startCall = (values: NdArray[]): NdArray[] => {
     if (disposed) throw new Error(`${fnLabel} was disposed`);
     checkPool();
-    for (const s of sharedInputs) values.push(s.currentValue());
+    for (const s of sharedInputs) values.push(currentValue(s));
     startReading(values);
     return values;
   };
@@ -447,7 +448,7 @@ function build(
     // Every new value is checked before any is stored, so that updates apply all or not at all.
     const newValues = updated.map((s, k) => s.type.filter(results[nOut + k], { what: `the update of ${s} by ${fnLabel}` }));
     updated.forEach((s, k) => {
-      const old = s.currentValue();
+      const old = currentValue(s);
       s.setValue(newValues[k], { borrow: true });
       // A value this function kept in the pool's memory goes back once no call reads it, unless
       // someone was given it (getValue({ borrow: true })): then it stays theirs.
@@ -491,7 +492,7 @@ function build(
     if (modeRuntime) throw new Error(`${fnLabel} has no plan: its calls run in ${mode} (every node checked on the calling thread)`);
     checkPool();
     const values = checkedValues(args);
-    for (const s of sharedInputs) values.push(s.currentValue());
+    for (const s of sharedInputs) values.push(currentValue(s));
     return graphExecutor.planInfo(values);
   };
 

@@ -5,12 +5,31 @@
 import type { FilterOptions, Type } from './type.js';
 import { Variable } from './variable.js';
 
-/** Values handed out by getValue({ borrow: true }): whoever holds one may read it at any time. */
+/**
+ * Values handed out by getValue({ borrow: true }), and their `data` (a tensor value's array, which
+ * may come back inside another wrapper): whoever holds one may read it at any time.
+ */
 const lent = new WeakSet<object>();
 
-/** Whether `value` was handed out by a shared variable's getValue({ borrow: true }). */
+const isObject = (x: unknown): x is object => typeof x === 'object' && x !== null;
+const dataOf = (x: object): unknown => (x as { readonly data?: unknown }).data;
+
+/** Whether `value`, or the array it wraps, was handed out by a shared variable's getValue({ borrow: true }). */
 export function wasLent(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && lent.has(value);
+  if (!isObject(value)) return false;
+  const data = dataOf(value);
+  return lent.has(value) || (isObject(data) && lent.has(data));
+}
+
+/** Reads a variable's value itself (for currentValue below). */
+let valueOf: <V>(s: SharedVariable<Type, V>) => V;
+
+/**
+ * The value of `s` itself, as compiled functions read it at the start of a call; unlike
+ * getValue({ borrow: true }), not counted as lent out (see wasLent). Not part of the public API.
+ */
+export function currentValue<V>(s: SharedVariable<Type, V>): V {
+  return valueOf(s);
 }
 
 export class SharedVariable<T extends Type = Type, V = unknown> extends Variable<T> {
@@ -22,19 +41,20 @@ export class SharedVariable<T extends Type = Type, V = unknown> extends Variable
     this.#value = value;
   }
 
+  static {
+    valueOf = (s) => s.#value;
+  }
+
   /** The current value: a copy, unless `borrow` is true. */
   getValue(options: { borrow?: boolean } = {}): V {
     if (!options.borrow) return this.type.copyValue(this.#value) as V;
-    if (typeof this.#value === 'object' && this.#value !== null) lent.add(this.#value);
-    return this.#value;
-  }
-
-  /**
-   * The current value itself, as compiled functions read it at the start of a call; unlike
-   * getValue({ borrow: true }), it is not counted as lent out (see wasLent).
-   */
-  currentValue(): V {
-    return this.#value;
+    const value = this.#value;
+    if (isObject(value)) {
+      lent.add(value);
+      const data = dataOf(value);
+      if (isObject(data)) lent.add(data);
+    }
+    return value;
   }
 
   /** Replaces the value (checked and converted by the type; copied unless `borrow` is true). */

@@ -40,7 +40,9 @@ export function placeNodes(fg: FunctionGraph, inputs: readonly NdArray[], host: 
   const shapes = new Map<Variable, readonly number[]>();
   fg.inputs.forEach((v, i) => {
     shapes.set(v, inputs[i]!.shape);
-    if (hostKnown.has(v)) values.set(v, inputs[i]!);
+    // A copy: the plan outlives the call, and the argument's memory may not (a shared variable's
+    // value in the pool's memory goes back once the variable moves on; resident-values.ts).
+    if (hostKnown.has(v)) values.set(v, (v.type as TensorType).copyValue(inputs[i]!) as NdArray);
   });
   const valueOf = (v: Variable): NdArray | undefined => values.get(v) ?? (isConstant(v) ? (v as Constant<TensorType, NdArray>).data : undefined);
   const shapeOf = (v: Variable): readonly number[] => {
