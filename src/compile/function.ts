@@ -433,13 +433,14 @@ function build(
 
   /**
    * The values a call runs on: its arguments, then the shared variables' values now. Until
-   * `stopReading(values)`, no value kept in the pool's memory among them is given back.
+   * `stopReading(values, explicit.length)`, no shared value kept in the pool's memory is given back.
    */
   const startCall = (values: NdArray[]): NdArray[] => {
     if (disposed) throw new Error(`${fnLabel} was disposed`);
     checkPool();
+    const from = values.length;
     for (const s of sharedInputs) values.push(currentValue(s));
-    startReading(values);
+    startReading(values, from);
     return values;
   };
 
@@ -465,7 +466,7 @@ function build(
       const callStarted = performance.now();
       return endCall(await execute(values, signal), callStarted);
     } finally {
-      stopReading(values);
+      stopReading(values, explicit.length);
     }
   };
 
@@ -481,7 +482,7 @@ function build(
       results = graphExecutor.runNow(values);
       return results && endCall(results, undefined);
     } finally {
-      stopReading(values);
+      stopReading(values, explicit.length);
       if (!results) values.length = explicitCount;
     }
   };

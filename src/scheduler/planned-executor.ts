@@ -193,6 +193,11 @@ export class PlannedExecutor implements IdleHolder {
   /** Per graph output: borrowed or kept in the arena, so never written into memory of its own (ownOutputMemory) or touched ahead. */
   readonly #notOwnMemory: readonly boolean[] | undefined;
 
+  /** Whether a large argument may be copied by the calling thread's copy tasks (see #begin). */
+  #copiedByTasks(x: NdArray): boolean {
+    return !(x.data.buffer instanceof SharedArrayBuffer) || this.arena.offsetOf(x.data) !== undefined;
+  }
+
   /** The array output `j`'s value is copied into: a block of the arena for a resident output, else memory the caller owns. */
   #outputArray(dtype: Dtype, n: number, j: number): TypedArray {
     return this.options.residentOutputs?.[j] ? residentArray(this.arena, dtype, n) : unzeroedArray(dtype, n);
@@ -365,9 +370,9 @@ export class PlannedExecutor implements IdleHolder {
       // chunk by chunk, while the first tasks already run (plan/argument-copies.ts); the others
       // now. Other shared memory may be a region's (a borrowed output passed back in): this
       // call's tasks, or another call's, could overwrite it before its last chunk is copied. An
-      // array of this arena's own (pool.from, a shared variable's value) no task writes.
-      const ownMemory = !(x.data.buffer instanceof SharedArrayBuffer) || this.arena.offsetOf(x.data) !== undefined;
-      if (plan.copies.inputs.has(i) && ownMemory && isContiguous(x) && x.data.constructor === STORAGE[v.dtype]) {
+      // array of this arena's own (pool.from, a shared variable's value) no task writes. (Only
+      // then is `.buffer` read: for a small typed array V8 makes it on the first read, at a cost.)
+      if (plan.copies.inputs.has(i) && this.#copiedByTasks(x) && isContiguous(x) && x.data.constructor === STORAGE[v.dtype]) {
         (copySources ??= [])[i] = x;
       } else copyBlock(x, viewAt(memory, base, v));
     }

@@ -30,17 +30,22 @@ export function isResident(value: NdArray): boolean {
   return residents.has(value.data);
 }
 
-/** A call takes `values` as its arguments: none of their blocks goes back before `stopReading`. */
-export function startReading(values: readonly NdArray[]): void {
-  for (const v of values) {
-    const r = residents.get(v.data);
+/**
+ * A call takes `values` (from index `from` on) as its arguments: none of their blocks goes back
+ * before `stopReading`. (Values handed to the caller are lent out and never go back: a call's
+ * own arguments need no count.)
+ */
+export function startReading(values: readonly NdArray[], from = 0): void {
+  for (let i = from; i < values.length; i++) {
+    const r = residents.get(values[i]!.data);
     if (r) r.readers += 1;
   }
 }
 
-/** The call that took `values` (startReading) is over. */
-export function stopReading(values: readonly NdArray[]): void {
-  for (const v of values) {
+/** The call that took `values` (startReading, from the same index) is over. */
+export function stopReading(values: readonly NdArray[], from = 0): void {
+  for (let i = from; i < values.length; i++) {
+    const v = values[i]!;
     const r = residents.get(v.data);
     if (!r) continue;
     r.readers -= 1;
