@@ -6,6 +6,7 @@
 import type { Queue, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { abortedBy } from '../graph/abort.js';
+import { currentValue } from '../graph/shared.js';
 import { isCallOptions, type CompiledFunction, type WeftFunction } from '../compile/function.js';
 import { isWeftFunction, serialize } from '../compile/serialize-function.js';
 import type { NdArray } from '../tensor/core/ndarray.js';
@@ -127,7 +128,8 @@ export async function connect(fnOrDocument: CompiledFunction | string, options: 
     const values = args.map((a, i) => toWireValue(a, signature.inputWhere[i]!));
     const job: CallJob = { fn: hash, args: frameText(values, `the arguments of ${signature.label}`) };
     if (shared.length === 0) return job;
-    const state = shared.map((s) => ({ kind: 'array' as const, array: s.getValue({ borrow: true }) }));
+    // Encoded at once (frameText): the values are read, not lent out (graph/shared.ts, wasLent).
+    const state = shared.map((s) => ({ kind: 'array' as const, array: currentValue(s) }));
     return { ...job, state: frameText(state, `the shared values of ${signature.label}`) };
   };
 

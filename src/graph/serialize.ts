@@ -6,7 +6,7 @@ import type { FunctionGraph } from './fgraph.js';
 import { DeserializeError, JsonReader, jsonProblem, type Json, type JsonObject } from './json-reader.js';
 import type { Op } from './op.js';
 import { opCodecFor, opCodecNamed, type GraphRef, type OpBuildContext, type OpCodec, type OpDecoder, type OpEncoder, type OpPlan } from './op-codecs.js';
-import { SharedVariable } from './shared.js';
+import { currentValue, SharedVariable } from './shared.js';
 import { ioToposort } from './traversal.js';
 import type { Type } from './type.js';
 import { isConstant, type Variable } from './variable.js';
@@ -242,7 +242,7 @@ export function encodeDocument(types: TypeCodec, inputs: readonly Variable[], ou
     defaults[k] = update === undefined ? undefined : w.defaultUpdate(s, update, main);
   }
   const shared = w.shared.map((s, k): JsonObject => {
-    const entry: Record<string, Json> = { type: types.encodeType(s.type), value: types.encodeValue(s.type, s.getValue({ borrow: true })) };
+    const entry: Record<string, Json> = { type: types.encodeType(s.type), value: types.encodeValue(s.type, currentValue(s)) };
     if (s.name !== undefined) entry.name = s.name;
     if (defaults[k] !== undefined) entry.defaultUpdate = defaults[k];
     return entry;

@@ -212,3 +212,21 @@ t.test('a value that sets shapes, updated by every call, with up to 12 calls at 
   }
   t.equal(wrong, 0, `every output has n elements, each 1 + n, over ${calls} calls, up to 12 at once`);
 });
+
+t.test('serializing a function between its calls does not keep the values it reads from going back', async (t) => {
+  const pool = weft.createPool({ workers: 2 });
+  t.teardown(() => pool.close());
+  const n = 1 << 14;
+  const w = weft.shared(new Float32Array(n).fill(0), { name: 'w', dtype: 'float32' });
+  const fn = await weft.compile([], [], { pool, workers: 2, updates: [[w, w.add(1)]] });
+  for (let i = 0; i < 20; i++) await fn();
+  const early = pool.arena.byteLength;
+  let documents = 0;
+  for (let i = 0; i < 300; i++) {
+    await fn();
+    documents += weft.serialize(fn).length > 0 ? 1 : 0;
+  }
+  t.equal(documents, 300, '300 documents written');
+  t.equal(pool.arena.byteLength, early, `the arena holds ${early} bytes after 20 calls and after 300 more, each serialized`);
+  t.equal(differing(w.getValue().data, new Float32Array(n).fill(320)), 0, 'w has had its 320 updates');
+});
