@@ -438,9 +438,8 @@ function build(
   const startCall = (values: NdArray[]): NdArray[] => {
     if (disposed) throw new Error(`${fnLabel} was disposed`);
     checkPool();
-    const from = values.length;
     for (const s of sharedInputs) values.push(currentValue(s));
-    startReading(values, from);
+    startReading(values, explicit.length);
     return values;
   };
 
@@ -475,7 +474,6 @@ function build(
    * (the shared values it read are taken off again), when it must go through `runCall`.
    */
   const runNow = (values: NdArray[]): NdArray | NdArray[] | undefined => {
-    const explicitCount = values.length;
     startCall(values);
     let results: NdArray[] | undefined;
     try {
@@ -483,7 +481,7 @@ function build(
       return results && endCall(results, undefined);
     } finally {
       stopReading(values, explicit.length);
-      if (!results) values.length = explicitCount;
+      if (!results) values.length = explicit.length;
     }
   };
 

@@ -293,8 +293,7 @@ function emitStep(p: Part, program: ElemwiseProgram, step: ProgramStep, a: numbe
         return;
       case 'neg':
       case 'abs':
-        if (isSimd(p)) b.signOp(step.op, prefix as 'f32x4' | 'f64x2');
-        else b.op(`${prefix}.${step.op}` as Op);
+        b.signOp(step.op, prefix as 'f32' | 'f64' | 'f32x4' | 'f64x2');
         return;
       case 'sqrt':
       case 'floor':
@@ -391,10 +390,7 @@ function emitLimitCheck(p: Part, d: 'float32' | 'float64', x: readonly number[],
   const prefix = isSimd(p) ? SIMD_PREFIX[d] : SCALAR_PREFIX[d];
   const magnitude = b.local(isSimd(p) ? V128 : SCALAR[d]);
   x.forEach((l, k) => {
-    b.get(l);
-    if (isSimd(p)) b.signOp('abs', prefix as 'f32x4' | 'f64x2');
-    else b.op(`${prefix}.abs` as Op);
-    b.tee(magnitude);
+    b.get(l).signOp('abs', prefix).tee(magnitude);
     splatConst(p, d, bound);
     b.op(`${prefix}.ge` as Op);
     b.get(magnitude);

@@ -231,12 +231,13 @@ export class Body {
   /** v128.const with four int32 lanes. */
   i32x4(a: number, b = a, c = a, d = a): this { return this.#v128(bytesOf(new Int32Array([a, b, c, d]))); }
   /**
-   * |x| (`abs`) or -x (`neg`) of the float lanes on the stack, as an and or xor of the sign bit
-   * with a constant mask (hoisted when the body hoists constants): the bits of f32x4.abs and
-   * friends, which V8 spends three instructions on, building the mask at each use.
+   * |x| (`abs`) or -x (`neg`) of the float value on the stack. In lanes, an and or xor of the
+   * sign bit with a constant mask (hoisted when the body hoists constants): the bits of f32x4.abs
+   * and friends, which V8 spends three instructions on, building the mask at each use.
    */
-  signOp(op: 'abs' | 'neg', lanes: 'f32x4' | 'f64x2'): this {
-    const sign = lanes === 'f32x4' ? this.i32x4(op === 'abs' ? 0x7fffffff : -0x80000000) : this.i64x2(op === 'abs' ? 0x7fffffffffffffffn : -0x8000000000000000n);
+  signOp(op: 'abs' | 'neg', type: 'f32' | 'f64' | 'f32x4' | 'f64x2'): this {
+    if (type === 'f32' || type === 'f64') return this.op(`${type}.${op}`);
+    const sign = type === 'f32x4' ? this.i32x4(op === 'abs' ? 0x7fffffff : -0x80000000) : this.i64x2(op === 'abs' ? 0x7fffffffffffffffn : -0x8000000000000000n);
     return sign.op(op === 'abs' ? 'v128.and' : 'v128.xor');
   }
   /** i8x16.shuffle of the two v128 operands: byte i of the result is byte lanes[i] of (a ++ b). */

@@ -626,12 +626,12 @@ function inPlaceInputs(arena: Arena, d: PlanDescriptor, inputViews: readonly num
  * Fresh buffers for the outputs this call's kernels write directly (see OWN_OUTPUT_BYTES): shared
  * when workers write them, plain when only the calling thread does.
  */
-function ownOutputMemory(d: PlanDescriptor, kind: 'shared' | 'local', borrowed: readonly boolean[] | undefined): OutputMemory {
+function ownOutputMemory(d: PlanDescriptor, kind: 'shared' | 'local', notOwnMemory: readonly boolean[] | undefined): OutputMemory {
   let own: Array<OutputMemory[number]> | undefined;
   for (const m of d.movableOutputs) {
     // An output of a length the caller gives back (weft.release) is copied out instead, into
     // memory the caller gave back. (Memory a kernel writes is zeroed: it may leave elements unwritten.)
-    if (m.bytes < OWN_OUTPUT_BYTES || borrowed?.[m.output] || givenBack(m.bytes)) continue;
+    if (m.bytes < OWN_OUTPUT_BYTES || notOwnMemory?.[m.output] || givenBack(m.bytes)) continue;
     (own ??= []).push([m.output, kind === 'shared' ? freshSharedBuffer(m.bytes) : zeroedBuffer(m.bytes)]);
   }
   return own ?? NO_OUTPUT_MEMORY;
@@ -651,11 +651,11 @@ const PAGE_BYTES = 4096;
  * outputs under TOUCH_BYTES), each page written once. It first lets the microtasks queued so
  * far run: the workers are woken in one of them.
  */
-async function touchedTargets(plan: Plan, borrowed: readonly boolean[] | undefined, outputMemory: OutputMemory): Promise<Array<TypedArray | undefined>> {
+async function touchedTargets(plan: Plan, notOwnMemory: readonly boolean[] | undefined, outputMemory: OutputMemory): Promise<Array<TypedArray | undefined>> {
   await undefined;
   const d = plan.descriptor;
   return plan.outputs.map((o, j) => {
-    if (o.kind === 'value' || borrowed?.[j] || outputMemory.some(([output]) => output === j) || plan.copies.outputs.has(j)) return undefined;
+    if (o.kind === 'value' || notOwnMemory?.[j] || outputMemory.some(([output]) => output === j) || plan.copies.outputs.has(j)) return undefined;
     const v = d.views[o.view]!;
     const n = sizeOf(v.shape);
     if (n * bytesPerElement(v.dtype) < TOUCH_BYTES) return undefined;

@@ -92,8 +92,6 @@ export class Arena {
   readonly views: MemoryViews;
   /** Arrays handed out by `array` and `ownedArray`, and the blocks behind them (given back when collected). */
   readonly #owned = new WeakMap<object, Block>();
-  /** Arrays of `ownedArray` whose block their owner has not given back yet. */
-  readonly #ownerHeld = new WeakSet<object>();
   readonly #collected = new FinalizationRegistry<Block>((block) => this.release(block));
   #top = FIRST_BLOCK;
   readonly #free = new Map<number, number[]>();
@@ -206,12 +204,17 @@ export class Arena {
    * read such arrays in place (no copy). Its block returns to the arena when the array is collected.
    */
   array(dtype: Dtype, length: number): TypedArray {
-    const bytes = Math.max(1, length) * bytesPerElement(dtype);
-    const block = this.allocate(bytes);
+    return this.#arrayIn(dtype, length, false).fill(0);
+  }
+
+  /** A typed array over a new block, given back when collected (or by giveBack, for an owner's). */
+  #arrayIn(dtype: Dtype, length: number, owners: boolean): TypedArray {
+    const block = this.allocate(Math.max(1, length) * bytesPerElement(dtype));
     const data = new STORAGE[dtype](this.memory.buffer, block.offset, length);
-    data.fill(0);
     this.#owned.set(data, block);
-    this.#collected.register(data, block);
+    // An owner's array is registered under itself, so that giveBack can take it off (and tell it).
+    if (owners) this.#collected.register(data, block, data);
+    else this.#collected.register(data, block);
     return data;
   }
 
@@ -222,12 +225,7 @@ export class Arena {
    * collector does, if the owner never does).
    */
   ownedArray(dtype: Dtype, length: number): TypedArray {
-    const block = this.allocate(Math.max(1, length) * bytesPerElement(dtype));
-    const data = new STORAGE[dtype](this.memory.buffer, block.offset, length);
-    this.#owned.set(data, block);
-    this.#collected.register(data, block, data);
-    this.#ownerHeld.add(data);
-    return data;
+    return this.#arrayIn(dtype, length, true);
   }
 
   /**
@@ -237,10 +235,8 @@ export class Arena {
    */
   giveBack(data: object): boolean {
     const block = this.#owned.get(data);
-    if (!block || !this.#ownerHeld.has(data)) return false;
-    this.#ownerHeld.delete(data);
+    if (!block || !this.#collected.unregister(data)) return false;
     this.#owned.delete(data);
-    this.#collected.unregister(data);
     this.release(block);
     return true;
   }

@@ -2,7 +2,7 @@
 // their own, resident-values.ts): the next call reads them there, a value no longer current goes
 // back to the arena once no call reads it, a value lent out with getValue({ borrow: true }) is
 // never reused, and concurrent readers and updaters of one variable always see whole values.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import ndarray from 'ndarray';
 import { currentValue } from '../../src/graph/shared.js';
 import { isResident, residentArray, retire, startReading, stopReading } from '../../src/scheduler/resident-values.js';
@@ -13,6 +13,13 @@ function stepOf(w: Float64Array, x: Float64Array, round: (v: number) => number):
   return Float64Array.from(w, (v, k) => round(round(v * 0.5) + x[k % x.length]!));
 }
 
+/** A pool of `workers` closed when the test ends. */
+function poolFor(t: Test, workers = 2): weft.Pool {
+  const pool = weft.createPool({ workers });
+  t.teardown(() => pool.close());
+  return pool;
+}
+
 function differing(got: ArrayLike<number>, want: ArrayLike<number>): number {
   let wrong = 0;
   for (let k = 0; k < want.length; k++) if (got[k] !== want[k]) wrong += 1;
@@ -20,8 +27,7 @@ function differing(got: ArrayLike<number>, want: ArrayLike<number>): number {
 }
 
 t.test('an updated value stays in the pool memory and the next call reads it: 0 and 2 workers, float32 and float64, small and copied by tasks', async (t) => {
-  const pool = weft.createPool({ workers: 2 });
-  t.teardown(() => pool.close());
+  const pool = poolFor(t);
   // 37 x 41 is copied into a call's region before it starts; 640 x 640 float32 (1.6 MB) by the
   // calling thread's copy tasks while the workers start (plan/argument-copies.ts).
   for (const [rows, cols] of [[37, 41], [640, 640]] as const) {
@@ -55,8 +61,7 @@ t.test('an updated value stays in the pool memory and the next call reads it: 0 
 });
 
 t.test('blocks of values no longer current go back: the arena stays the same size over 400 updates', async (t) => {
-  const pool = weft.createPool({ workers: 2 });
-  t.teardown(() => pool.close());
+  const pool = poolFor(t);
   const n = 512;
   const w = weft.shared(ndarray(new Float32Array(n * n).fill(1), [n, n]), { name: 'w', dtype: 'float32' });
   const v = weft.shared(new Float32Array(n * n).fill(2), { name: 'v', dtype: 'float32' });
@@ -69,8 +74,7 @@ t.test('blocks of values no longer current go back: the arena stays the same siz
 });
 
 t.test('a value lent out with getValue({ borrow: true }) keeps its bytes: its block is never given to another value', async (t) => {
-  const pool = weft.createPool({ workers: 2 });
-  t.teardown(() => pool.close());
+  const pool = poolFor(t);
   const n = 300;
   const w = weft.shared(new Float32Array(n).fill(0), { name: 'w', dtype: 'float32' });
   const u = weft.shared(new Float32Array(n).fill(0), { name: 'u', dtype: 'float32' });
@@ -87,8 +91,7 @@ t.test('a value lent out with getValue({ borrow: true }) keeps its bytes: its bl
 });
 
 t.test('a value no longer current keeps its block while a call reads it, and gives it back after', async (t) => {
-  const pool = weft.createPool({ workers: 1 });
-  t.teardown(() => pool.close());
+  const pool = poolFor(t, 1);
   const value = ndarray(residentArray(pool.arena, 'float32', 1000), [1000]);
   value.data.fill(7);
   startReading([value]);
@@ -103,8 +106,7 @@ t.test('a value no longer current keeps its block while a call reads it, and giv
 });
 
 t.test('concurrent readers (in place) and updaters of one variable see whole values', async (t) => {
-  const pool = weft.createPool({ workers: 2 });
-  t.teardown(() => pool.close());
+  const pool = poolFor(t);
   const n = 1 << 20;
   const w = weft.shared(new Float32Array(n).fill(3), { name: 'w', dtype: 'float32' });
   const read = await weft.compile([], w.sum(), { pool, workers: 2 });
@@ -122,8 +124,7 @@ t.test('concurrent readers (in place) and updaters of one variable see whole val
 });
 
 t.test('a failing call leaves the value in place and the pool usable', async (t) => {
-  const pool = weft.createPool({ workers: 2 });
-  t.teardown(() => pool.close());
+  const pool = poolFor(t);
   const n = 4096;
   const w = weft.shared(new Float32Array(n).fill(1), { name: 'w', dtype: 'float32' });
   const table = weft.shared(new Float32Array(8).fill(2), { name: 'table', dtype: 'float32' });
@@ -156,8 +157,7 @@ t.test('a variable updated by functions on two pools: each reads the other pool 
 });
 
 t.test('a variable given another variable value keeps it when the other moves on', async (t) => {
-  const pool = weft.createPool({ workers: 2 });
-  t.teardown(() => pool.close());
+  const pool = poolFor(t);
   const n = 1 << 12;
   const v = weft.shared(new Float32Array(n).fill(1), { name: 'v', dtype: 'float32' });
   const w = weft.shared(new Float32Array(n).fill(0), { name: 'w', dtype: 'float32' });
@@ -172,8 +172,7 @@ t.test('a variable given another variable value keeps it when the other moves on
 });
 
 t.test('an array lent out keeps its bytes when it comes back as another variable value', async (t) => {
-  const pool = weft.createPool({ workers: 2 });
-  t.teardown(() => pool.close());
+  const pool = poolFor(t);
   const n = 256;
   const a = weft.shared(new Float32Array(n).fill(1), { name: 'a', dtype: 'float32' });
   const b = weft.shared(new Float32Array(n).fill(0), { name: 'b', dtype: 'float32' });
@@ -190,8 +189,7 @@ t.test('an array lent out keeps its bytes when it comes back as another variable
 });
 
 t.test('a value that sets shapes, updated by every call, with up to 12 calls at once: every output right', async (t) => {
-  const pool = weft.createPool({ workers: 2 });
-  t.teardown(() => pool.close());
+  const pool = poolFor(t);
   const n = weft.shared(3, { name: 'n', dtype: 'int32' });
   const c = weft.shared(new Float32Array(64).fill(0), { name: 'c', dtype: 'float32' });
   // n sets the output's length (a value the plan is made for) and is read by the sum; each call
@@ -214,8 +212,7 @@ t.test('a value that sets shapes, updated by every call, with up to 12 calls at 
 });
 
 t.test('serializing a function between its calls does not keep the values it reads from going back', async (t) => {
-  const pool = weft.createPool({ workers: 2 });
-  t.teardown(() => pool.close());
+  const pool = poolFor(t);
   const n = 1 << 14;
   const w = weft.shared(new Float32Array(n).fill(0), { name: 'w', dtype: 'float32' });
   const fn = await weft.compile([], [], { pool, workers: 2, updates: [[w, w.add(1)]] });

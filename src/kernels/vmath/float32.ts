@@ -186,8 +186,7 @@ export function lanes32Ops(body: Body, simd: boolean): Float32Ops<F32Value | num
     max: simd ? bin('pmax') : bin('max'),
     abs: (a) => {
       push(a);
-      if (simd) body.signOp('abs', 'f32x4');
-      else body.op('f32.abs');
+      body.signOp('abs', simd ? 'f32x4' : 'f32');
       return keep();
     },
     sqrt: (a) => {

@@ -124,9 +124,8 @@ export class Lanes {
   abs(a: FArg): F { return this.#sign('abs', a); }
   neg(a: FArg): F { return this.#sign('neg', a); }
   #sign(op: 'abs' | 'neg', a: FArg): F {
-    if (!this.simd) return this.#un(op, a);
     this.#pushF(a);
-    this.body.signOp(op, 'f64x2');
+    this.body.signOp(op, this.simd ? 'f64x2' : 'f64');
     return this.#newF();
   }
   sqrt(a: FArg): F { return this.#un('sqrt', a); }

@@ -2,9 +2,10 @@
 // writes its output into one of its inputs when that value is needed by nothing else afterwards,
 // so the output needs no memory of its own. Elemwise and Composite write into an input of their
 // output's dtype and shape, IncSubtensor into x, an index-array scatter into the zeros of an
-// Alloc, Gemm into z; an Alloc that the next node writes entirely becomes an AllocEmpty first. The destroy handler judges legality (a vetoed change is
-// undone and the next candidate tried); these rules add that an overwrite must cost no
-// parallelism: every other reader of the value already runs before the node.
+// Alloc, Gemm into z; an Alloc that the next node writes entirely becomes an AllocEmpty first.
+// The destroy handler judges legality (a vetoed change is undone and the next candidate tried);
+// these rules add that an overwrite must cost no parallelism: every other reader of the value
+// already runs before the node.
 import { Apply } from '../../graph/apply.js';
 import { DestroyHandler } from '../../graph/destroy-handler.js';
 import { InconsistencyError } from '../../graph/feature.js';

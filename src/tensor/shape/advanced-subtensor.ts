@@ -176,7 +176,7 @@ export class AdvancedIncSubtensor extends IndexArrayOp {
       getKernel('scatter')(inputs, [out], call.params);
       return [out];
     }
-    this.outputShapes(node, inputs);
+    this.outputShapes(node, inputs); // the shape checks and their errors, as for a new array
     getKernel(call.name)(inputs, [x], call.params);
     return [x];
   }
