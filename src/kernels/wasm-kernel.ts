@@ -67,7 +67,9 @@ export async function registerWasmKernel(name: string, spec: WasmKernelSpec): Pr
   const kernel: Kernel = (inputs, outputs, params, range) => {
     const views = [...inputs, ...outputs];
     const memory = views.map((v) => attachedMemoryOf(v.data.buffer)).find((m) => m !== undefined);
-    const inMemory = (v: TensorView): boolean => memory !== undefined && v.data.buffer === memory.buffer;
+    // By the memory a view's buffer belongs to, not by identity with its current buffer: views
+    // made before the memory grew keep an earlier buffer object of the same memory.
+    const inMemory = (v: TensorView): boolean => memory !== undefined && attachedMemoryOf(v.data.buffer) === memory;
     // Outputs may live in memory of their own (large results handed to the caller): their
     // elements are written through this thread's scratch block in the pool's memory.
     const staged = outputs.filter((v) => !inMemory(v));

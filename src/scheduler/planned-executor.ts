@@ -337,9 +337,15 @@ export class PlannedExecutor implements IdleHolder {
     return this.lastRanInline ? this.#runInline(stored, inputs, undefined) : undefined;
   }
 
-  /** The region's plan, bound on its first call, and its state (the one the calling thread's team loop uses too). */
+  /**
+   * The region's plan, bound on its first call and again after the memory grew (as workers do:
+   * views over the smaller memory read what lies beyond it as undefined), and its state (the one
+   * the calling thread's team loop uses too).
+   */
   #stateOf(region: Region, plan: Plan): RegionState {
-    region.bound ??= new BoundPlan(plan.descriptor, region.block.offset, this.arena.views, this.#mainKernels(plan, region));
+    const views = this.arena.views;
+    views.refresh();
+    if (region.bound?.boundTo !== views.i32) region.bound = new BoundPlan(plan.descriptor, region.block.offset, views, this.#mainKernels(plan, region));
     return region.bound.stateIn(this.arena.views);
   }
 

@@ -73,6 +73,12 @@ const notOnWorkers: Kernel = () => {
 /** A plan made ready to run at one region: its views and kernels resolved. */
 export class BoundPlan {
   readonly views: TensorView[];
+  /**
+   * The views of the memory the plan was bound over (MemoryViews.i32 then): its views reach no
+   * further than their buffer, while arguments read in place (arrays of pool.from, kept update
+   * values) may lie beyond once the memory grew. A thread binds its plans again when it did.
+   */
+  readonly boundTo: Int32Array;
   /** Kernels by call, resolved on first use (a thread resolves only the kernels it runs). */
   readonly #kernels: Array<Kernel | undefined>;
   readonly #mainKernels: ReadonlyMap<number, Kernel> | undefined;
@@ -89,6 +95,7 @@ export class BoundPlan {
     memory: MemoryViews,
     mainKernels?: ReadonlyMap<number, Kernel>,
   ) {
+    this.boundTo = memory.i32;
     this.views = plan.views.map((v) => ({
       data: memory.of(v.dtype),
       offset: (region + v.offset) / bytesPerElement(v.dtype),
