@@ -3,7 +3,7 @@
 // in-flight call, and the bytes of plan descriptors. Blocks are recycled by size class; the
 // memory only grows (a shared memory cannot move or shrink), and views are re-made after growth.
 import { bytesPerElement, STORAGE, type Dtype, type TypedArray } from '../kernels/dtype.js';
-import { attachWasmMemory, WASM_PACK_BYTES, WASM_SCRATCH_BYTES } from '../kernels/gemm-wasm.js';
+import { attachWasmMemory, WASM_PACK_A_BYTES, WASM_PACK_BYTES, WASM_SCRATCH_BYTES } from '../kernels/gemm-wasm.js';
 import { MemoryViews } from './bound-plan.js';
 
 const PAGE = 65536;
@@ -14,22 +14,27 @@ const MAX_PAGES = 65536;
 /**
  * Scratch for WebAssembly kernels, a slot per thread that maps the memory (kernels run to
  * completion, so a thread needs one): a counter that threads increment to claim a slot, then
- * the slots' small blocks, then fewer, larger packing blocks (pages are only touched by threads
- * that use them). A thread beyond the last small slot runs the JS kernels where they would need
- * scratch; one beyond the last packing block runs without packing (the same results, slower).
+ * the slots' small blocks, then fewer, larger packing blocks for B's strips, then fewer still for
+ * A's panels (pages are only touched by threads that use them). A thread beyond the last small
+ * slot runs the JS kernels where they would need scratch; one beyond the last packing block runs
+ * without packing (the same results, slower). The scratch ends at about 10 MiB, below a pool's
+ * first 16 MiB: a new pool grows its memory for its first large call, not for the scratch.
  */
 const SCRATCH_COUNTER = ALIGN;
 const SCRATCH_SLOTS = 256;
 const SCRATCH_BASE = 2 * ALIGN;
 const PACK_SLOTS = 32;
 const PACK_BASE = SCRATCH_BASE + SCRATCH_SLOTS * WASM_SCRATCH_BYTES;
-const FIRST_BLOCK = PACK_BASE + PACK_SLOTS * WASM_PACK_BYTES;
+const PACK_A_SLOTS = 16;
+const PACK_A_BASE = PACK_BASE + PACK_SLOTS * WASM_PACK_BYTES;
+const FIRST_BLOCK = PACK_A_BASE + PACK_A_SLOTS * WASM_PACK_A_BYTES;
 
 /** Lets the calling thread run WebAssembly kernels on an arena's memory, with scratch of its own. */
 export function attachThread(memory: WebAssembly.Memory): void {
   const slot = Atomics.add(new Int32Array(memory.buffer, SCRATCH_COUNTER, 1), 0, 1);
   const scratch = slot < SCRATCH_SLOTS ? SCRATCH_BASE + slot * WASM_SCRATCH_BYTES : undefined;
-  attachWasmMemory(memory, scratch, slot < PACK_SLOTS ? PACK_BASE + slot * WASM_PACK_BYTES : undefined);
+  const packed = slot < PACK_SLOTS ? PACK_BASE + slot * WASM_PACK_BYTES : undefined;
+  attachWasmMemory(memory, scratch, packed, slot < PACK_A_SLOTS ? PACK_A_BASE + slot * WASM_PACK_A_BYTES : undefined);
 }
 
 /** Above this, blocks are sized in eighths of a power of two rather than in powers of two. */

@@ -7,7 +7,7 @@ import t, { type Test } from 'tap';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { gemm } from '../../src/kernels/gemm.js';
-import { attachWasmMemory, gemmModuleBytes, gemmWasm, gemmWasm64, WASM_PACK_BYTES } from '../../src/kernels/gemm-wasm.js';
+import { attachWasmMemory, gemmModuleBytes, gemmWasm, gemmWasm64, noteMemoryGrew, WASM_PACK_A_BYTES, WASM_PACK_BYTES } from '../../src/kernels/gemm-wasm.js';
 import type { TensorView } from '../../src/kernels/view.js';
 import { sleb, uleb } from '../../src/kernels/wasm-emit.js';
 import { pt, rng, weft } from '../helpers.js';
@@ -15,14 +15,18 @@ import { pt, rng, weft } from '../helpers.js';
 const memory = new WebAssembly.Memory({ initial: 64, maximum: 65536, shared: true });
 const SCRATCH = 64;
 const PACKED = 4096;
-attachWasmMemory(memory, SCRATCH, PACKED);
-let top = PACKED + WASM_PACK_BYTES;
+const PACKED_A = PACKED + WASM_PACK_BYTES;
+attachWasmMemory(memory, SCRATCH, PACKED, PACKED_A);
+let top = PACKED_A + WASM_PACK_A_BYTES;
 
 /** A [rows, cols] float32 matrix in the attached memory with row stride `ld` (>= cols), seeded values. */
 function matrix(rows: number, cols: number, seed: number, ld = cols): TensorView {
   const n = Math.max(1, rows * ld);
   top = (top + n * 4 + 63) & ~63;
-  if (top > memory.buffer.byteLength) memory.grow(Math.ceil((top - memory.buffer.byteLength) / 65536));
+  if (top > memory.buffer.byteLength) {
+    memory.grow(Math.ceil((top - memory.buffer.byteLength) / 65536));
+    noteMemoryGrew(memory); // as the arena does: views made before the growth stay recognized
+  }
   const data = new Float32Array(memory.buffer);
   const offset = (top - n * 4) / 4;
   const values = rng(seed).normal([n], { dtype: 'float32' }).data;
@@ -79,7 +83,18 @@ t.test('LEB128 encodings and a module that validates', async (t) => {
   const bytes = gemmModuleBytes();
   t.ok(WebAssembly.validate(bytes), 'the emitted module validates');
   const names = WebAssembly.Module.exports(new WebAssembly.Module(bytes)).map((e) => e.name);
-  t.same(names, ['pack', 'packT8', 'packT4', ...[1, 2, 3, 4].flatMap((r) => [`r${r}w8`, `r${r}w4`, `r${r}w1`, `d${r}w4`, `d${r}w2`, `d${r}w1`]), 'packT64w4', 'packT64w2']);
+  t.same(names, [
+    'pack',
+    'packT8',
+    'packT4',
+    ...[1, 2, 3, 4].flatMap((r) => [`r${r}w8`, `r${r}w4`, `r${r}w1`, `d${r}w4`, `d${r}w2`, `d${r}w1`]),
+    'scale8',
+    'scale4',
+    'scale1',
+    ...[1, 2, 3, 4, 5].flatMap((r) => [`p${r}w8`, `p${r}w4`, `p${r}w1`, `packA${r}`]),
+    'packT64w4',
+    'packT64w2',
+  ]);
   t.same(WebAssembly.Module.imports(new WebAssembly.Module(bytes)), [{ module: 'env', name: 'memory', kind: 'memory' }]);
 });
 
@@ -111,7 +126,10 @@ t.test('the kernel against float64 sums on odd shapes', async (t) => {
 function matrix64(rows: number, cols: number, seed: number, ld = cols): [TensorView, TensorView] {
   const n = Math.max(1, rows * ld);
   top = (top + n * 8 + 63) & ~63;
-  if (top > memory.buffer.byteLength) memory.grow(Math.ceil((top - memory.buffer.byteLength) / 65536));
+  if (top > memory.buffer.byteLength) {
+    memory.grow(Math.ceil((top - memory.buffer.byteLength) / 65536));
+    noteMemoryGrew(memory); // as the arena does: views made before the growth stay recognized
+  }
   const data = new Float64Array(memory.buffer);
   const offset = (top - n * 8) / 8;
   const values = rng(seed).normal([n]).data as Float64Array;
@@ -177,6 +195,92 @@ t.test('B packed into scratch or read in place: the same bits', async (t) => {
   const c2 = copy(c, 64 + m * k + k * n);
   t.ok(gemmWasm(copy(a, 64), copy(b, 64 + m * k), c2, 1, 0, 0, m));
   t.same(elements(c2), elements(c));
+});
+
+t.test('A packed into panels of 5 rows or read in place: the same bits, any layout, depth, row range and alpha/beta', async (t) => {
+  // A second memory whose thread has no scratch for A's panels: there A is always read in place.
+  const inPlace = new WebAssembly.Memory({ initial: 64, maximum: 65536, shared: true });
+  attachWasmMemory(inPlace, 0, 1024);
+  let at2 = 1024 + WASM_PACK_BYTES;
+  const copy = (v: TensorView): TensorView => {
+    const values = elements(v);
+    at2 = (at2 + values.length * 4 + 63) & ~63;
+    if (at2 > inPlace.buffer.byteLength) inPlace.grow(Math.ceil((at2 - inPlace.buffer.byteLength) / 65536));
+    // Every time: V8 gives a shared memory a new buffer object when another one grows (the
+    // matrices' memory here), and arrays made on an object that was never recorded before the
+    // next one are not recognized.
+    noteMemoryGrew(inPlace);
+    const data = new Float32Array(inPlace.buffer);
+    const offset = (at2 - values.length * 4) / 4;
+    data.set(values, offset);
+    return { data, offset, shape: v.shape, stride: [v.shape[1]!, 1] };
+  };
+  // [m, k, n, A transposed, C outside the memory, alpha, beta, B transposed]
+  const cases: Array<[number, number, number, boolean, boolean, number, number, boolean?]> = [
+    [130, 70, 257, false, false, 1, 0], // 26 panels; strips of 8, 4 and 1 column
+    [83, 784, 64, false, false, 1, 0], // W4's depth; the last panel 3 rows
+    [83, 784, 64, true, false, 1, 0], // A transposed (W4's gradient of the first weights)
+    [262, 2100, 40, false, false, -0.5, 1.5], // two passes over k (2048 + 52), blocks of 60 rows (the last 22)
+    [12, 9, 32, true, true, 2, -1], // C outside the memory: the scratch tile holds 5 rows
+    [6, 33, 35, false, true, 1, 0],
+    [40, 50, 45, false, false, 1, 0.5], // alpha 1 but beta not 0: the tile and scaleTile, strips of 8, 4 and 1
+    [23, 30, 37, false, false, 0.75, -0], // beta -0: C is not read
+    [11, 2100, 33, false, false, 1, 0], // the first pass stores sums in C, the second adds to them
+    [20, 30, 40, false, false, 1, 0, true], // B transposed: gathered strips, packed A
+  ];
+  for (const [m, k, n, ta, outside, alpha, beta, tb] of cases) {
+    const label = `${m}x${k}x${n}${ta ? ' A^T' : ''}${tb ? ' B^T' : ''}${outside ? ', C outside' : ''}, alpha ${alpha}, beta ${Object.is(beta, -0) ? '-0' : beta}`;
+    const a = ta ? transposed(matrix(k, m, 61)) : matrix(m, k, 61);
+    const b = tb ? transposed(matrix(n, k, 62)) : matrix(k, n, 62);
+    const c0 = matrix(m, n, 63);
+    const c = outside ? { data: Float32Array.from(elements(c0)), offset: 0, shape: [m, n], stride: [n, 1] } : c0;
+    const want = copy(c0);
+    t.ok(gemmWasm(copy(a), copy(b), want, alpha, beta, 0, m), `${label}: in place runs in WebAssembly`);
+    t.ok(gemmWasm(a, b, c, alpha, beta, 0, m), `${label}: packed runs in WebAssembly`);
+    const bits = elements(want);
+    t.ok(elements(c).every((v, i) => Object.is(v, bits[i])), `${label}: the same bits`);
+    if (!outside) {
+      const panel = new Float32Array(memory.buffer, PACKED_A, 5 * Math.min(k, 2048));
+      // The last block of rows (mc rows each, a multiple of 5) was packed last, its first panel first.
+      const mc = 5 * Math.floor(WASM_PACK_A_BYTES / (Math.min(k, 2048) * 20));
+      const first = Math.floor((m - 1) / mc) * mc;
+      const rows = Math.min(5, m - first);
+      const pass = k > 2048 ? 2048 : 0;
+      const kc = k - pass;
+      t.ok(Array.from({ length: rows * kc }, (_, q) => panel[q] === at(a, first + (q % rows), pass + Math.floor(q / rows))).every(Boolean), `${label}: the last block's first panel was packed`);
+    }
+    const parts = outside ? { ...c, data: Float32Array.from(elements(c0)) } : matrix(m, n, 63);
+    const cuts = [0, 1, Math.floor(m / 3), Math.floor(m / 3) + 4, m].filter((x, i, all) => i === 0 || x > all[i - 1]!);
+    for (let q = 0; q + 1 < cuts.length; q++) gemm(a, b, parts, alpha, beta, { start: cuts[q]!, end: cuts[q + 1]! });
+    t.ok(elements(parts).every((v, i) => Object.is(v, bits[i])), `${label}: rows ${cuts.join(', ')}: the same bits`);
+  }
+});
+
+t.test('packed A with beta 0 (or -0) never reads C: NaN in C stays out', async (t) => {
+  const [m, k, n] = [17, 40, 36];
+  const a = matrix(m, k, 81);
+  const b = matrix(k, n, 82);
+  for (const [alpha, beta] of [[1, 0], [1, -0], [2.5, 0], [-1, -0]] as const) {
+    const c = matrix(m, n, 83);
+    c.data.fill(NaN, c.offset, c.offset + m * n);
+    t.ok(gemmWasm(a, b, c, alpha, beta, 0, m));
+    checkNear(t, a, b, c, [], alpha, 0);
+    t.notOk(elements(c).some(Number.isNaN), `alpha ${alpha}, beta ${Object.is(beta, -0) ? '-0' : beta}: no NaN`);
+  }
+});
+
+t.test('C narrower than 32 columns or of 4 rows and fewer: A is read in place', async (t) => {
+  for (const [m, n] of [[40, 31], [4, 64]] as const) {
+    const k = 50;
+    const a = matrix(m, k, 71);
+    const b = matrix(k, n, 72);
+    const c = matrix(m, n, 73);
+    const panel = new Float32Array(memory.buffer, PACKED_A, 8);
+    panel.fill(-7);
+    t.ok(gemmWasm(a, b, c, 1, 0, 0, m));
+    t.ok(panel.every((v) => v === -7), `${m}x${k}x${n}: A's panels untouched`);
+    checkNear(t, a, b, c, [], 1, 0);
+  }
 });
 
 t.test('row strides beyond the width (lda > k, ldb > n, ldc > n)', async (t) => {
