@@ -343,8 +343,9 @@ export class PlannedExecutor implements IdleHolder {
    * the calling thread's team loop uses too).
    */
   #stateOf(region: Region, plan: Plan): RegionState {
+    // The arena's views are made again whenever a block lands beyond them (Arena.allocate), so
+    // their identity tells a growth, without reading the memory's buffer at every call.
     const views = this.arena.views;
-    views.refresh();
     if (region.bound?.boundTo !== views.i32) region.bound = new BoundPlan(plan.descriptor, region.block.offset, views, this.#mainKernels(plan, region));
     return region.bound.stateIn(this.arena.views);
   }

@@ -133,8 +133,10 @@ export class Arena {
         throw new ArenaFullError(bytes);
       }
       this.memory.grow(Math.min(grow, MAX_PAGES - pages));
-      this.views.refresh();
     }
+    // After a growth, ours or another's (a user's kernel may grow the memory it imports): the
+    // views must reach the new block, and calls bind their plans again when they changed.
+    if (end > this.views.i32.byteLength) this.views.refresh();
     this.#top = end;
     return { offset, size };
   }
