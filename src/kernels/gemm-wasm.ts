@@ -385,6 +385,19 @@ export function noteMemoryGrew(memory: WebAssembly.Memory): void {
   if (entry) byBuffer.set(memory.buffer, entry);
 }
 
+/**
+ * `memory.buffer`, recorded as `memory`'s when this thread attached it. V8 gives every shared
+ * memory a new buffer object whenever any shared memory grows (another pool's, say), so an array
+ * made on a buffer object that no kernel looked up before the next such growth would not be
+ * known as the memory's: makers of arrays that kernels will see take their buffer from here.
+ */
+export function bufferOf(memory: WebAssembly.Memory): WebAssembly.Memory['buffer'] {
+  const buffer = memory.buffer;
+  const entry = byMemory.get(memory);
+  if (entry && !byBuffer.has(buffer)) byBuffer.set(buffer, entry);
+  return buffer;
+}
+
 /** The memory this thread attached whose bytes `buffer` views, if any (other kernels' modules use it). */
 export function attachedMemoryOf(buffer: ArrayBufferLike): WebAssembly.Memory | undefined {
   return attachedFor(buffer)?.memory;

@@ -3,7 +3,7 @@
 // in-flight call, and the bytes of plan descriptors. Blocks are recycled by size class; the
 // memory only grows (a shared memory cannot move or shrink), and views are re-made after growth.
 import { bytesPerElement, STORAGE, type Dtype, type TypedArray } from '../kernels/dtype.js';
-import { attachWasmMemory, WASM_PACK_A_BYTES, WASM_PACK_BYTES, WASM_SCRATCH_BYTES } from '../kernels/gemm-wasm.js';
+import { attachWasmMemory, bufferOf, WASM_PACK_A_BYTES, WASM_PACK_BYTES, WASM_SCRATCH_BYTES } from '../kernels/gemm-wasm.js';
 import { MemoryViews } from './bound-plan.js';
 
 const PAGE = 65536;
@@ -217,7 +217,7 @@ export class Arena {
   /** A typed array over a new block, given back when collected (or by giveBack, for an owner's). */
   #arrayIn(dtype: Dtype, length: number, owners: boolean): TypedArray {
     const block = this.allocate(Math.max(1, length) * bytesPerElement(dtype));
-    const data = new STORAGE[dtype](this.memory.buffer, block.offset, length);
+    const data = new STORAGE[dtype](bufferOf(this.memory), block.offset, length);
     this.#owned.set(data, block);
     // An owner's array is registered under itself, so that giveBack can take it off (and tell it).
     if (owners) this.#collected.register(data, block, data);

@@ -2,7 +2,7 @@
 // kernels resolved, and how one of its tasks runs (a range of its call's work, or a slab). The
 // team loop (team.ts), nested regions (nested-team.ts) and inner plans (inner-plan.ts) run tasks so.
 import { bytesPerElement, STORAGE, type Dtype, type TypedArray } from '../kernels/dtype.js';
-import { noteMemoryGrew } from '../kernels/gemm-wasm.js';
+import { bufferOf, noteMemoryGrew } from '../kernels/gemm-wasm.js';
 import { getKernel, type Kernel } from '../kernels/registry.js';
 import { rowOf, type TensorView } from '../kernels/view.js';
 import { slabBounds, type OutputMemory, type PlanDescriptor } from './protocol.js';
@@ -59,7 +59,7 @@ export class MemoryViews {
   of(dtype: Dtype): TypedArray {
     let a = this.#arrays.get(dtype);
     if (!a) {
-      a = new STORAGE[dtype](this.memory.buffer);
+      a = new STORAGE[dtype](bufferOf(this.memory));
       this.#arrays.set(dtype, a);
     }
     return a;

@@ -4,7 +4,10 @@
 // again after a growth, as workers already did; its calls read NaN (float) or 0 (int) before it
 // did (the workers' variant is here to keep them so).
 import t from 'tap';
+import { attachedMemoryOf } from '../../src/kernels/gemm-wasm.js';
 import { costModel, INLINE_WORK } from '../../src/scheduler/planned-executor.js';
+import { Arena } from '../../src/workers/arena.js';
+import { MemoryViews } from '../../src/workers/bound-plan.js';
 import { pt, weft } from '../helpers.js';
 
 /** Grows `pool`'s memory by placing a 48 MiB array in it (kept: its block stays taken); returns the old size. */
@@ -63,4 +66,24 @@ t.test('an update value kept in the pool, placed beyond the memory the plan was 
   // s is 1, 2, 3, 4 in turn: cumsum [v, 2v, 3v] sums to 6v.
   t.same(sums, [6, 12, 18, 24]);
   t.same(weft.tolist(s.getValue()), [5, 5, 5]);
+});
+
+t.test("another shared memory's growth: arrays the arena made in between are still known as its memory's", async (t) => {
+  // V8 gives every shared memory a new buffer object whenever any shared memory grows; an array
+  // made on one that no kernel looked up before the next growth would take the JS paths.
+  const arena = new Arena(1 << 20);
+  arena.array('float32', 16); // the arena's own first growth (its scratch ends beyond 1 MiB) is behind us
+  const other = new WebAssembly.Memory({ initial: 1, maximum: 16, shared: true });
+  const before = arena.memory.buffer;
+  other.grow(1);
+  t.not(arena.memory.buffer, before, "V8 still does so (if not, this test checks nothing new)");
+  const made = arena.array('float32', 16);
+  other.grow(1);
+  t.not(made.buffer, arena.memory.buffer, 'the array keeps an older buffer object');
+  t.equal(attachedMemoryOf(made.buffer), arena.memory, 'known as the arena memory');
+  const views = new MemoryViews(arena.memory);
+  other.grow(1);
+  const float64 = views.of('float64');
+  other.grow(1);
+  t.equal(attachedMemoryOf(float64.buffer), arena.memory, "plans' views of the memory too");
 });
