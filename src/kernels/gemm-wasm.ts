@@ -376,20 +376,11 @@ export function attachWasmMemory(memory: WebAssembly.Memory, scratch?: number, p
 }
 
 /**
- * Records the buffer `memory` has after it grew. Arrays made before a growth keep the earlier
- * buffer object, which no longer is `memory.buffer`: each buffer the memory had must be known,
- * or arrays made before the growth would silently take the JS loops.
- */
-export function noteMemoryGrew(memory: WebAssembly.Memory): void {
-  const entry = byMemory.get(memory);
-  if (entry) byBuffer.set(memory.buffer, entry);
-}
-
-/**
- * `memory.buffer`, recorded as `memory`'s when this thread attached it. V8 gives every shared
- * memory a new buffer object whenever any shared memory grows (another pool's, say), so an array
- * made on a buffer object that no kernel looked up before the next such growth would not be
- * known as the memory's: makers of arrays that kernels will see take their buffer from here.
+ * `memory.buffer`, recorded as `memory`'s when this thread attached it. Arrays keep the buffer
+ * object they were made on when the memory grows, and V8 gives every shared memory a new buffer
+ * object whenever any shared memory grows (another pool's, say): each object arrays are made on
+ * must be known, or they would silently take the JS loops. Makers of arrays that kernels will
+ * see (the arena, MemoryViews) take their buffer from here.
  */
 export function bufferOf(memory: WebAssembly.Memory): WebAssembly.Memory['buffer'] {
   const buffer = memory.buffer;
@@ -499,6 +490,7 @@ export function gemmWasm(a: TensorView, b: TensorView, c: TensorView, alpha: num
       ? Math.max(MR, Math.floor(A_BLOCK_BYTES / (depth * 4 * MR)) * MR)
       : Math.floor(WASM_PACK_A_BYTES / (depth * 4 * MR_PACKED)) * MR_PACKED;
   const kernels = packedA === undefined ? mem.kernels : mem.packedKernels;
+  const ldaOrTile = packedA === undefined ? ra.ld : mem.scratch!;
   for (let pc = 0; pc < k; pc += KC_32) {
     const kc = Math.min(KC_32, k - pc);
     // C = alpha * (this pass's sum) + beta * C, then + the next passes' (beta 1).
@@ -527,7 +519,6 @@ export function gemmWasm(a: TensorView, b: TensorView, c: TensorView, alpha: num
             const rows = Math.min(mr, icEnd - i);
             const cAt = direct ? target.c.at + i * target.c.ld + j * 4 : target.c.at;
             const rowsAt = packedA === undefined ? aAt + i * ra.ld : packedA + (i - ic) * kc * 4;
-            const ldaOrTile = packedA === undefined ? ra.ld : mem.scratch!;
             kernels[rows - 1]![wi]!(rowsAt, bAt, cAt, kc, ldaOrTile, ra.step, ldb, target.c.ld, kAlpha, kBeta);
             if (tile) storeTile(tile, c, i, j, rows, width, alpha, passBeta);
           }

@@ -347,7 +347,7 @@ export class PlannedExecutor implements IdleHolder {
     // their identity tells a growth, without reading the memory's buffer at every call.
     const views = this.arena.views;
     if (region.bound?.boundTo !== views.i32) region.bound = new BoundPlan(plan.descriptor, region.block.offset, views, this.#mainKernels(plan, region));
-    return region.bound.stateIn(this.arena.views);
+    return region.bound.stateIn(views);
   }
 
   /**

@@ -2,7 +2,7 @@
 // kernels resolved, and how one of its tasks runs (a range of its call's work, or a slab). The
 // team loop (team.ts), nested regions (nested-team.ts) and inner plans (inner-plan.ts) run tasks so.
 import { bytesPerElement, STORAGE, type Dtype, type TypedArray } from '../kernels/dtype.js';
-import { bufferOf, noteMemoryGrew } from '../kernels/gemm-wasm.js';
+import { bufferOf } from '../kernels/gemm-wasm.js';
 import { getKernel, type Kernel } from '../kernels/registry.js';
 import { rowOf, type TensorView } from '../kernels/view.js';
 import { slabBounds, type OutputMemory, type PlanDescriptor } from './protocol.js';
@@ -43,11 +43,10 @@ export class MemoryViews {
 
   /** Re-creates the views if the memory grew since they were made. */
   refresh(): void {
-    const buffer = this.memory.buffer;
+    // Recorded as the memory's: arrays made on it keep it after the memory grows again.
+    const buffer = bufferOf(this.memory);
     if (buffer.byteLength === this.#buffer?.byteLength) return;
     this.#buffer = buffer;
-    // Arrays made on this buffer keep it after the memory grows again: the kernels must know it.
-    noteMemoryGrew(this.memory);
     this.#arrays.clear();
     this.#i32 = new Int32Array(buffer);
   }

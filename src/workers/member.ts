@@ -79,16 +79,18 @@ export function teamMember(memory: WebAssembly.Memory, thread: number, ringOffse
   attachThread(memory);
   const plans = new Map<number, PlanDescriptor>();
   const bound = new Map<string, BoundPlan>();
-  let boundFor: ArrayBufferLike | undefined;
+  /** The views the plans in `bound` were bound over (views.i32 then). */
+  let boundTo: Int32Array | undefined;
 
   const join = (job: TeamJob): TeamResult => {
     views.refresh();
     // The caller's output buffers arrived as this thread's objects: they hold the memory too.
     for (const [, buffer] of job.outputMemory ?? []) announceShared(buffer.byteLength);
-    if (boundFor?.byteLength !== memory.buffer.byteLength) {
-      // The memory grew: views over the old buffer cannot reach the new bytes.
+    if (boundTo !== views.i32) {
+      // The memory grew (refresh made the views again): views over the old buffer cannot reach
+      // the new bytes. The calling thread tells it the same way (PlannedExecutor's #stateOf).
       bound.clear();
-      boundFor = memory.buffer;
+      boundTo = views.i32;
     }
     let plan = recall(plans, job.planId);
     if (!plan) {

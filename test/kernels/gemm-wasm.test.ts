@@ -7,7 +7,7 @@ import t, { type Test } from 'tap';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { gemm } from '../../src/kernels/gemm.js';
-import { attachWasmMemory, gemmModuleBytes, gemmWasm, gemmWasm64, noteMemoryGrew, WASM_PACK_A_BYTES, WASM_PACK_BYTES } from '../../src/kernels/gemm-wasm.js';
+import { attachWasmMemory, bufferOf, gemmModuleBytes, gemmWasm, gemmWasm64, WASM_PACK_A_BYTES, WASM_PACK_BYTES } from '../../src/kernels/gemm-wasm.js';
 import type { TensorView } from '../../src/kernels/view.js';
 import { sleb, uleb } from '../../src/kernels/wasm-emit.js';
 import { pt, rng, weft } from '../helpers.js';
@@ -25,7 +25,7 @@ function matrix(rows: number, cols: number, seed: number, ld = cols): TensorView
   top = (top + n * 4 + 63) & ~63;
   if (top > memory.buffer.byteLength) {
     memory.grow(Math.ceil((top - memory.buffer.byteLength) / 65536));
-    noteMemoryGrew(memory); // as the arena does: views made before the growth stay recognized
+    bufferOf(memory); // recorded, as the arena's views are: arrays made before the growth stay recognized
   }
   const data = new Float32Array(memory.buffer);
   const offset = (top - n * 4) / 4;
@@ -128,7 +128,7 @@ function matrix64(rows: number, cols: number, seed: number, ld = cols): [TensorV
   top = (top + n * 8 + 63) & ~63;
   if (top > memory.buffer.byteLength) {
     memory.grow(Math.ceil((top - memory.buffer.byteLength) / 65536));
-    noteMemoryGrew(memory); // as the arena does: views made before the growth stay recognized
+    bufferOf(memory); // recorded, as the arena's views are: arrays made before the growth stay recognized
   }
   const data = new Float64Array(memory.buffer);
   const offset = (top - n * 8) / 8;
@@ -206,11 +206,10 @@ t.test('A packed into panels of 5 rows or read in place: the same bits, any layo
     const values = elements(v);
     at2 = (at2 + values.length * 4 + 63) & ~63;
     if (at2 > inPlace.buffer.byteLength) inPlace.grow(Math.ceil((at2 - inPlace.buffer.byteLength) / 65536));
-    // Every time: V8 gives a shared memory a new buffer object when another one grows (the
-    // matrices' memory here), and arrays made on an object that was never recorded before the
-    // next one are not recognized.
-    noteMemoryGrew(inPlace);
-    const data = new Float32Array(inPlace.buffer);
+    // Through bufferOf, as the arena makes arrays: V8 gives a shared memory a new buffer object
+    // when another one grows (the matrices' memory here), and arrays made on an object never
+    // recorded before the next one are not recognized.
+    const data = new Float32Array(bufferOf(inPlace));
     const offset = (at2 - values.length * 4) / 4;
     data.set(values, offset);
     return { data, offset, shape: v.shape, stride: [v.shape[1]!, 1] };
