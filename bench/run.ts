@@ -108,7 +108,8 @@ async function main(): Promise<void> {
   const maxLoad = Math.max(...loads.map((l) => l.loadavg[0]!));
   console.log(
     `\n${args.quick ? 'quick run' : 'full run'} in ${seconds.toFixed(0)} s; figures are medians of ${counts.minRuns}-${counts.runs} timed runs after ` +
-      `${counts.warmup} warm-up calls, the first one checked (slow peers: fewer; every sample is in the JSON); ` +
+      `${counts.warmup} warm-up calls, the first one checked (slow peers: fewer; rows whose notes say "in turns": ` +
+      `${counts.minRuns} rounds of turns with the peers their goals name, bench/README.md; every sample is in the JSON); ` +
       `vs ref = speed relative to the group's reference row (> 1: faster). ` +
       `Load average (1 min) during the run: up to ${maxLoad.toFixed(2)} on ${info.cpus} CPUs.`,
   );

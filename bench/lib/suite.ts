@@ -85,7 +85,8 @@ export interface Measurement<T> extends RowKey {
   /** The figure, from the milliseconds of one run. */
   readonly figure: (ms: number) => number;
   readonly setup: () => Promise<Runner<T>>;
-  readonly check?: (first: T) => Promise<CheckResult> | CheckResult;
+  // A method, so that measurements of different results share a list (measureInTurns).
+  check?(first: T): Promise<CheckResult> | CheckResult;
   /** Fewer runs for this row (each field is capped by the suite's counts). */
   readonly counts?: Partial<Counts>;
   /**
@@ -140,6 +141,85 @@ export class Suite {
 
   /** Set up, check, warm up, time and record one system. */
   async measure<T>(m: Measurement<T>): Promise<void> {
+    await this.measureAlongside([m], []);
+  }
+
+  /**
+   * Rows timed in turns with the peers their goals compare them to. The peers are set up,
+   * checked and warmed up once. Then each row, one after the other, is set up, warmed up, and
+   * timed in rounds of turns with each peer one of its goals names (a row whose goals name none
+   * is timed alone), then disposed. Rows are not timed in turns with each other: weft's rows share
+   * a pool whose given-back memory one row would take from the next. A peer's figure is the
+   * median of its runs in all its turns (a peer no goal names is timed alone).
+   *
+   * Why: this machine's clock alternates between about 2.1 and 3.3 GHz from one second to the
+   * next, so two rows timed one after the other can differ by 1.5x for that alone, while turns
+   * spread each system's runs over the same stretch of time. Rows are recorded in the order
+   * given, then the peers.
+   */
+  async measureAlongside(rows: readonly Measurement<unknown>[], peers: readonly Measurement<unknown>[]): Promise<void> {
+    const decided = new Map<Measurement<unknown>, Outcome>();
+    const timed = new Map<Measurement<unknown>, Prepared>();
+    const prepare = async (m: Measurement<unknown>): Promise<Prepared | undefined> => {
+      const p = await this.#prepare(m);
+      if ('row' in p) decided.set(m, p);
+      else timed.set(m, p);
+      return 'row' in p ? undefined : p;
+    };
+    const ready: Prepared[] = [];
+    /** How many rows each peer took turns with. */
+    const turnsWith = new Map<Prepared, number>();
+    try {
+      for (const m of peers) {
+        const p = await prepare(m);
+        if (p) ready.push(p);
+      }
+      for (const m of rows) {
+        const p = await prepare(m);
+        if (!p) continue;
+        const named = ready.filter((q) => (m.goals ?? []).some((g) => g.kind === 'speedup' && sameRow(g.vs, q.m)));
+        for (const q of named) turnsWith.set(q, (turnsWith.get(q) ?? 0) + 1);
+        p.note = named.length > 0 ? `timed in turns with ${named.map((q) => `${q.m.system} ${q.m.config}`).join(', ')}` : undefined;
+        try {
+          await timeInTurns([p, ...named]);
+        } finally {
+          await disposeQuietly(p.runner);
+        }
+      }
+      for (const q of ready) {
+        const n = turnsWith.get(q) ?? 0;
+        if (n === 0) await timeInTurns([q]);
+        else q.note = `timed in turns with each of ${n} row${n === 1 ? '' : 's'} whose goals name it`;
+      }
+    } finally {
+      for (const p of ready) await disposeQuietly(p.runner);
+    }
+    for (const m of [...rows, ...peers]) {
+      const p = timed.get(m);
+      if (!p) {
+        this.#push(decided.get(m)!.row);
+        continue;
+      }
+      const base = baseOf(m);
+      if (p.error !== undefined) {
+        this.#push({ ...base, status: 'failed', note: `failed: ${message(p.error)}`, info: p.runner.info });
+        continue;
+      }
+      this.#push({
+        ...base,
+        status: 'ok',
+        value: m.figure(median(p.samples)),
+        samplesMs: p.samples,
+        warmup: p.warmups,
+        check: p.check,
+        note: [m.note, p.note].filter(Boolean).join('; ') || undefined,
+        info: p.runner.info,
+      });
+    }
+  }
+
+  /** Set up, check and warm up one system: ready for its timed runs, or the row saying why not. */
+  async #prepare(m: Measurement<unknown>): Promise<Prepared | Outcome> {
     // A row may ask for fewer runs (a slow peer), never for more than the suite's mode allows.
     const c = this.counts;
     const o = m.counts ?? {};
@@ -149,52 +229,30 @@ export class Suite {
       minRuns: Math.min(c.minRuns, o.minRuns ?? c.minRuns),
       budgetMs: Math.min(c.budgetMs, o.budgetMs ?? c.budgetMs),
     };
-    const base = { group: m.group, system: m.system, config: m.config, unit: m.unit, reference: m.reference, goals: m.goals };
-    let runner: Runner<T>;
+    const base = baseOf(m);
+    let runner: Runner<unknown>;
     try {
       runner = await m.setup();
     } catch (e) {
       // A peer that cannot start is skipped with the reason; weft failing to start is a failure.
-      if (m.system === 'weft') this.#push({ ...base, status: 'failed', note: `failed in setup: ${message(e)}` });
-      else this.#push({ ...base, status: 'skipped', note: `skipped, cannot run here: ${message(e)}` });
-      return;
+      if (m.system === 'weft') return { row: { ...base, status: 'failed', note: `failed in setup: ${message(e)}` } };
+      return { row: { ...base, status: 'skipped', note: `skipped, cannot run here: ${message(e)}` } };
     }
     try {
       const first = await runner.run();
       const verdict = runner.verify ? await runner.verify(first) : m.check ? await m.check(first) : undefined;
       if (verdict && !verdict.ok) {
-        this.#push({ ...base, status: 'mismatch', check: verdict.detail, note: `wrong numbers, not timed: ${verdict.detail}`, info: runner.info });
-        return;
+        await disposeQuietly(runner);
+        return { row: { ...base, status: 'mismatch', check: verdict.detail, note: `wrong numbers, not timed: ${verdict.detail}`, info: runner.info } };
       }
       const warmupMs = Math.min(m.warmupMs ?? 0, c.budgetMs);
       const warming = performance.now();
       let warmups = 1;
       for (; warmups < counts.warmup || performance.now() - warming < warmupMs; warmups++) await runner.run();
-      const samples: number[] = [];
-      const started = performance.now();
-      while (samples.length < counts.runs && (samples.length < counts.minRuns || performance.now() - started < counts.budgetMs)) {
-        const t0 = performance.now();
-        await runner.run();
-        samples.push(runner.lastMs ? runner.lastMs() : performance.now() - t0);
-      }
-      this.#push({
-        ...base,
-        status: 'ok',
-        value: m.figure(median(samples)),
-        samplesMs: samples,
-        warmup: warmups,
-        check: verdict?.detail,
-        note: m.note,
-        info: runner.info,
-      });
+      return { m, runner, counts, warmups, check: verdict?.detail, samples: [] };
     } catch (e) {
-      this.#push({ ...base, status: 'failed', note: `failed: ${message(e)}`, info: runner.info });
-    } finally {
-      try {
-        await runner.dispose?.();
-      } catch {
-        // A peer that fails to clean up does not change its figure.
-      }
+      await disposeQuietly(runner);
+      return { row: { ...base, status: 'failed', note: `failed: ${message(e)}`, info: runner.info } };
     }
   }
 
@@ -216,6 +274,93 @@ export class Suite {
         const s = other ? speed(r, other) : undefined;
         return s === undefined ? { label: g.label } : { label: g.label, met: s >= g.atLeast, measured: s };
       });
+    }
+  }
+}
+
+/**
+ * Turns: a pause first, then one run that is not timed, then the turn's timed runs for its share
+ * of the budget, so that each system works in its own steady state (its threads awake, its
+ * allocator's free memory its own) most of its turn. With turns of a single run, each system
+ * paid for the one before it: after onnxruntime's 2-thread run the next system's runs were
+ * 1.3-1.8x slower for 40 ms or more, and onnxruntime's runs took 50-90 ms instead of 6-10 whenever
+ * its outputs' 16 MiB had to be fresh pages (12 µs each on this VM).
+ */
+const TURN_GAP_MS = 50;
+
+/** A system set up, checked and warmed up: its timed runs go into `samples`. */
+interface Prepared {
+  readonly m: Measurement<unknown>;
+  readonly runner: Runner<unknown>;
+  readonly counts: Counts;
+  readonly warmups: number;
+  readonly check?: string;
+  readonly samples: number[];
+  /** How it was timed, when in turns. */
+  note?: string;
+  /** What a timed run threw: the system takes no more turns. */
+  error?: unknown;
+}
+
+/** A row decided before timing: skipped, failed or wrong numbers. */
+interface Outcome {
+  readonly row: Omit<Row, 'workload' | 'higherIsBetter'>;
+}
+
+function baseOf(m: Measurement<unknown>) {
+  return { group: m.group, system: m.system, config: m.config, unit: m.unit, reference: m.reference, goals: m.goals };
+}
+
+function sameRow(a: RowKey, b: RowKey): boolean {
+  return a.group === b.group && a.system === b.system && a.config === b.config;
+}
+
+async function disposeQuietly(runner: Runner<unknown>): Promise<void> {
+  try {
+    await runner.dispose?.();
+  } catch {
+    // A peer that fails to clean up does not change its figure.
+  }
+}
+
+async function timedRun(p: Prepared): Promise<void> {
+  const t0 = performance.now();
+  await p.runner.run();
+  p.samples.push(p.runner.lastMs ? p.runner.lastMs() : performance.now() - t0);
+}
+
+/**
+ * A system alone: timed runs until `runs`, or `minRuns` once its budget has passed. Several in
+ * turns: `minRuns` rounds in which each system, in an order that rotates from round to round,
+ * takes a turn (TURN_GAP_MS) of timed runs for its budget's share of the round, one at least.
+ */
+async function timeInTurns(systems: readonly Prepared[]): Promise<void> {
+  if (systems.length === 1) {
+    const p = systems[0]!;
+    const { runs, minRuns, budgetMs } = p.counts;
+    const started = performance.now();
+    try {
+      while (p.samples.length < runs && (p.samples.length < minRuns || performance.now() - started < budgetMs)) await timedRun(p);
+    } catch (e) {
+      p.error = e;
+    }
+    return;
+  }
+  const rounds = Math.max(...systems.map((p) => p.counts.minRuns));
+  for (let round = 0; round < rounds; round++) {
+    for (let i = 0; i < systems.length; i++) {
+      const p = systems[(i + round) % systems.length]!;
+      if (p.error !== undefined) continue;
+      await new Promise((resolve) => setTimeout(resolve, TURN_GAP_MS));
+      const turnMs = p.counts.budgetMs / rounds;
+      try {
+        await p.runner.run();
+        const started = performance.now();
+        do await timedRun(p);
+        while (performance.now() - started < turnMs);
+      } catch (e) {
+        p.error = e;
+      }
     }
   }
 }

@@ -1,10 +1,12 @@
 // W1: the fused chain z = exp(x) * y + tanh(w) over 4M float32 values, end to end: each system's
 // inputs are resident in its own form (weft: typed arrays, which every call copies into its arena,
 // and arrays of pool.from; tfjs, jax-js, onnxruntime: tensors made once), and the result is read
-// back as a Float32Array. The reference row is onnxruntime-node on 2 threads.
+// back as a Float32Array. The reference row is onnxruntime-node on 2 threads. Each weft row with
+// goals is timed in turns with the peers they name, onnxruntime and the plain JS loop on 2 threads
+// (Suite.measureAlongside); tfjs cpu, named by a 20x goal, is timed on its own like the others.
 import { compare } from '../lib/check.js';
 import { uniform } from '../lib/data.js';
-import type { Suite } from '../lib/suite.js';
+import type { Measurement, Suite } from '../lib/suite.js';
 import type { Workload } from '../lib/workload.js';
 import { loadJax } from '../peers/jax.js';
 import { LoopTeam } from '../peers/loop-team.js';
@@ -31,6 +33,8 @@ async function run(suite: Suite): Promise<void> {
   // weft: one pool of 2 workers; the worker count is a compile option.
   const pool = weft.createPool({ workers: 2 });
   try {
+    const rows: Measurement<Float32Array>[] = [];
+    const peers: Measurement<Float32Array>[] = [];
     const xs = pt.vector('x', 'float32');
     const ys = pt.vector('y', 'float32');
     const ws = pt.vector('w', 'float32');
@@ -49,7 +53,7 @@ async function run(suite: Suite): Promise<void> {
     ];
     for (const { resident, borrow, release, label, workers: counts } of layouts) {
       for (const workers of counts) {
-        await suite.measure({
+        rows.push({
           ...common,
           system: 'weft',
           config: `${workersLabel(workers)}${label}`,
@@ -74,12 +78,8 @@ async function run(suite: Suite): Promise<void> {
         });
       }
     }
-  } finally {
-    await pool.close();
-  }
 
-  for (const threads of [1, 2]) {
-    await suite.measure({
+    const loop = (threads: number): Measurement<Float32Array> => ({
       ...common,
       system: 'plain JS loop',
       config: `${threads} thread${threads === 1 ? '' : 's'} (SAB)`,
@@ -88,6 +88,40 @@ async function run(suite: Suite): Promise<void> {
         return { run: () => team.run(), dispose: () => team.close() };
       },
     });
+    peers.push(loop(2));
+
+    for (const threads of [1, 2]) {
+      peers.push({
+        ...common,
+        system: 'onnxruntime-node',
+        config: `${threads} thread${threads === 1 ? '' : 's'}`,
+        reference: threads === 2,
+        setup: async () => {
+          const ort = await loadOnnx();
+          const shape = [N];
+          const session = await ort.session(
+            {
+              name: 'w1',
+              inputs: ['x', 'y', 'w'].map((name) => ({ name, shape })),
+              outputs: [{ name: 'z', shape }],
+              nodes: [
+                { op: 'Exp', inputs: ['x'], outputs: ['e'] },
+                { op: 'Mul', inputs: ['e', 'y'], outputs: ['m'] },
+                { op: 'Tanh', inputs: ['w'], outputs: ['t'] },
+                { op: 'Add', inputs: ['m', 't'], outputs: ['z'] },
+              ],
+            },
+            threads,
+          );
+          const feeds = [x, y, w].map((a) => session.tensor(a, shape));
+          return { run: () => session.run(feeds), dispose: () => session.release() };
+        },
+      });
+    }
+    await suite.measureAlongside(rows, peers);
+    await suite.measure(loop(1));
+  } finally {
+    await pool.close();
   }
 
   for (const backend of ['cpu', 'wasm'] as const) {
@@ -132,35 +166,6 @@ async function run(suite: Suite): Promise<void> {
       };
     },
   });
-
-  for (const threads of [1, 2]) {
-    await suite.measure({
-      ...common,
-      system: 'onnxruntime-node',
-      config: `${threads} thread${threads === 1 ? '' : 's'}`,
-      reference: threads === 2,
-      setup: async () => {
-        const ort = await loadOnnx();
-        const shape = [N];
-        const session = await ort.session(
-          {
-            name: 'w1',
-            inputs: ['x', 'y', 'w'].map((name) => ({ name, shape })),
-            outputs: [{ name: 'z', shape }],
-            nodes: [
-              { op: 'Exp', inputs: ['x'], outputs: ['e'] },
-              { op: 'Mul', inputs: ['e', 'y'], outputs: ['m'] },
-              { op: 'Tanh', inputs: ['w'], outputs: ['t'] },
-              { op: 'Add', inputs: ['m', 't'], outputs: ['z'] },
-            ],
-          },
-          threads,
-        );
-        const feeds = [x, y, w].map((a) => session.tensor(a, shape));
-        return { run: () => session.run(feeds), dispose: () => session.release() };
-      },
-    });
-  }
 }
 
 export const w1: Workload = { id: 'W1', title: 'fused chain z = exp(x) * y + tanh(w), 4M float32 (ms per call)', run };
