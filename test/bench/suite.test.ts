@@ -71,8 +71,11 @@ function runsOf(log: readonly string[]): string[] {
   return out;
 }
 
+/** Counts under which a turn is one untimed and one timed run (a zero budget: one run at least). */
+const TURNS: Counts = { ...COUNTS, budgetMs: 0 };
+
 t.test('rows alongside peers: each row in turns with the peers its goals name, the order rotating by round', async (t) => {
-  const suite = new Suite(true, COUNTS, () => undefined);
+  const suite = new Suite(true, TURNS, () => undefined);
   const log: string[] = [];
   await suite.measureAlongside(
     [logged(log, 'a', ['p']), logged(log, 'b', ['p', 'q']), logged(log, 'c')],
@@ -80,15 +83,15 @@ t.test('rows alongside peers: each row in turns with the peers its goals name, t
   );
   t.same(runsOf(log), [
     'p×2', 'q×2', 'r×2', // the peers' checked run and warm-up, once
-    // a, set up and warmed up, then minRuns rounds of turns with p: a run not timed, then up to `runs`
-    // (rounds a p, p a, a p: a turn at a round's end and the next round's start run together)
-    'a×6', 'p×8', 'a×8', 'p×4',
-    'b×6', 'p×4', 'q×4', 'p×4', 'q×4', 'b×4', 'q×4', 'b×4', 'p×4', // b in turns with p and q; rows never with each other
+    // a, set up and warmed up, then minRuns rounds of turns with p, a turn being a run not timed
+    // and a timed one: rounds a p, p a, a p (a turn at a round's end and the next one's start meet)
+    'a×4', 'p×4', 'a×4', 'p×2',
+    'b×4', 'p×2', 'q×2', 'p×2', 'q×2', 'b×2', 'q×2', 'b×2', 'p×2', // b with p and q; rows never with each other
     'c×5', // c's goals name no peer: timed alone
     'r×3', // nor does any goal name r
   ]);
   t.same(suite.rows.map((r) => r.system), ['a', 'b', 'c', 'p', 'q', 'r'], 'rows in the order given, then the peers');
-  t.same(suite.rows.map((r) => r.samplesMs!.length), [9, 9, 3, 18, 9, 3], "a peer's figure is the median of its runs in all its turns");
+  t.same(suite.rows.map((r) => r.samplesMs!.length), [3, 3, 3, 6, 3, 3], "a peer's figure is the median of its runs in all its turns");
   t.equal(suite.rows[1]!.note, 'timed in turns with p c, q c');
   t.equal(suite.rows[2]!.note, undefined);
   t.equal(suite.rows[3]!.note, 'timed in turns with each of 2 rows whose goals name it');
@@ -96,7 +99,7 @@ t.test('rows alongside peers: each row in turns with the peers its goals name, t
 });
 
 t.test('rows alongside peers: a peer that cannot start, wrong numbers and a failing run leave the others timed', async (t) => {
-  const suite = new Suite(true, COUNTS, () => undefined);
+  const suite = new Suite(true, TURNS, () => undefined);
   let runs = 0;
   const peer = { group: 'G', system: 'peer', config: 'p', unit: 'ms' as const, figure: (ms: number) => ms, setup: async () => ({ run: async () => 0 }) };
   const goals = [{ kind: 'speedup' as const, label: 'vs peer', vs: peer, atLeast: 1 }];
@@ -113,9 +116,9 @@ t.test('rows alongside peers: a peer that cannot start, wrong numbers and a fail
   t.match(suite.rows[1]!.note, /wrong numbers, not timed: got 1/);
   t.match(suite.rows[2]!.note, /failed: lost a worker/);
   t.match(suite.rows[4]!.note, /cannot run here: no such backend/);
-  t.equal(suite.rows[0]!.samplesMs!.length, 9, 'the working row has its runs');
-  t.equal(runs, 2 + 3 * 4);
-  t.equal(suite.rows[3]!.samplesMs!.length, 9 + 3 * 3, 'the peer went on taking turns after the row that broke stopped');
+  t.equal(suite.rows[0]!.samplesMs!.length, 3, 'the working row has its runs');
+  t.equal(runs, 2 + 3 * 2, 'checked, warmed up, then 3 turns of an untimed and a timed run');
+  t.equal(suite.rows[3]!.samplesMs!.length, 3 + 3, 'the peer went on taking turns after the row that broke stopped');
 });
 
 t.test('rows alongside peers: a turn stops at its share of the budget, after one timed run at least', async (t) => {
