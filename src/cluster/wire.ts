@@ -4,7 +4,7 @@
 // kind, so the worker's input filter treats them as it does locally (weak literals).
 import { DTYPES, STORAGE, dtypeOfTypedArray, type Dtype, type TypedArray } from '../kernels/dtype.js';
 import { sizeOf } from '../kernels/view.js';
-import { contiguous, flattenNested, isNdArray, makeNdArray, nestedShape, storageDtype, tolist, ValueTypeError, type NdArray, type NestedArray } from '../tensor/core/ndarray.js';
+import { composedView, contiguous, flattenNested, isNdArray, makeNdArray, nestedShape, storageDtype, tolist, ValueTypeError, type NdArray, type NestedArray } from '../tensor/core/ndarray.js';
 
 /** The largest frame (arguments or results of one call) that goes through Redis: 64 MiB. */
 export const MAX_FRAME_BYTES = 64 * 2 ** 20;
@@ -30,8 +30,10 @@ function align8(n: number): number {
 /** What a caller's argument becomes on the wire; `where` names it in errors. */
 export function toWireValue(value: unknown, where: string): WireValue {
   if (isNdArray(value)) {
-    // An ndarray over a plain JS array is a literal to the filter, as it is locally.
-    return dtypeOfTypedArray(value.data) === undefined ? toWireValue(tolist(value), where) : { kind: 'array', array: value };
+    // An ndarray over a plain JS array is a literal to the filter, as it is locally; one over
+    // another ndarray is the typed array underneath, as it is locally.
+    const view = composedView(value, where) ?? value;
+    return dtypeOfTypedArray(view.data) === undefined ? toWireValue(tolist(view), where) : { kind: 'array', array: view };
   }
   if (ArrayBuffer.isView(value) && !(value instanceof DataView)) {
     const data = value as unknown as TypedArray;

@@ -3,7 +3,7 @@
 // length unless `shape` says otherwise.
 import { dtypeOfTypedArray, type Dtype } from '../kernels/dtype.js';
 import { config } from '../tensor/core/config.js';
-import { flattenNested, isNdArray, nestedShape } from '../tensor/core/ndarray.js';
+import { flattenNested, isNdArray, ndarrayDtype, nestedShape } from '../tensor/core/ndarray.js';
 import { TensorType, type StaticShape } from '../tensor/core/type.js';
 import { TensorSharedVariable, type TensorLike } from '../tensor/core/variable.js';
 
@@ -15,7 +15,7 @@ export interface SharedOptions {
 }
 
 function valueDtype(value: unknown): Dtype {
-  if (isNdArray(value)) return dtypeOfTypedArray(value.data) ?? config.floatX;
+  if (isNdArray(value)) return ndarrayDtype(value) ?? config.floatX;
   if (ArrayBuffer.isView(value)) return dtypeOfTypedArray(value) ?? config.floatX;
   const flat = flattenNested(value);
   return flat.length > 0 && flat.every((v) => typeof v === 'boolean') ? 'bool' : config.floatX;

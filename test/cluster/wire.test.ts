@@ -41,6 +41,15 @@ t.test('JS literals stay literals: numbers, booleans, nested arrays', async (t) 
   t.equal(back[1]!.kind === 'literal' && back[1]!.bool, true, 'booleans are marked as booleans');
 });
 
+t.test('an ndarray over another 1-d ndarray travels as the typed array underneath, as a local call reads it', async (t) => {
+  const inner = ndarray(Float32Array.from([0, 1, 2, 3, 4, 5, 6, 7]), [8]).lo(1).step(2);
+  const nested = ndarray(inner as unknown as Float32Array, [2, 2], [1, 2]) as unknown as weft.NdArray;
+  const [back] = decodeFrame(encodeFrame([toWireValue(nested, 'v')], 'test'), 'test');
+  if (back!.kind !== 'array') return t.fail('it came back as a literal');
+  t.equal(back!.array.data.constructor, Float32Array, 'its dtype is the storage\'s');
+  t.same(weft.tolist(back!.array), [[1, 5], [3, 7]], 'its elements, as scijs reads them');
+});
+
 t.test('base64 text round-trips; the frame size limit and malformed frames are named', async (t) => {
   const v = toWireValue(new Int32Array([1, 2, 3]), 'v');
   const [back] = valuesOfText(frameText([v], 'x'), 'x');

@@ -1,5 +1,6 @@
 // weft.ndarray: scijs ndarrays over a typed array without installing ndarray, checked so that a
 // view cannot reach outside its data; compiled functions take them as any ndarray.
+import ndarray from 'ndarray';
 import t from 'tap';
 import { pt, throwsExactly, weft } from '../helpers.js';
 
@@ -24,4 +25,50 @@ t.test('weft.ndarray: bad data, shapes and strides are refused', async (t) => {
   await throwsExactly(t, () => weft.ndarray(data, [2], [1, 1]), RangeError, 'weft.ndarray: 2 strides for 1 axes');
   await throwsExactly(t, () => weft.ndarray(data, [3], [-1], 1), RangeError, "weft.ndarray: shape [3] with strides (-1) at offset 1 reaches elements -1..1, outside the data's 6");
   t.same(weft.ndarray(data, [0, 5]).shape, [0, 5], 'an empty view reaches nothing');
+});
+
+// scijs lets an ndarray's data be another 1-d ndarray (read through its get): ndarray(pool.from(a),
+// shape) is how a scijs user shapes an array of the pool. weft reads such a value as the typed
+// array underneath, offsets and strides composed: in place and as its dtype (through `get` a
+// 512x512 float32 product ran 8x slower and the values counted as JS numbers).
+t.test('an ndarray over another 1-d ndarray (ndarray(pool.from(a), shape)) is read as the typed array underneath', async (t) => {
+  // @types/ndarray types data as an array; scijs itself takes any object with get and set, as an
+  // ndarray is.
+  const over = (data: weft.NdArray, shape: number[], stride?: number[], offset?: number): weft.NdArray =>
+    ndarray(data as unknown as Float32Array, shape, stride, offset) as unknown as weft.NdArray;
+  const pool = weft.createPool({ workers: 1 });
+  t.teardown(() => pool.close());
+  const a = Float32Array.from({ length: 24 }, (_, i) => Math.sin(i + 1));
+  const inPool = pool.from(a);
+  const wrapped = over(inPool, [4, 6]);
+  const x = pt.matrix('x', 'float32');
+  const seen = x.type.filter(wrapped);
+  t.equal(seen.data, inPool.data, "its storage: the pool's array itself, which calls read in place");
+  t.same([seen.shape, seen.stride, seen.offset], [[4, 6], [6, 1], 0]);
+  t.equal(x.type.filter(wrapped, { strict: true }).data, inPool.data, 'float32 storage: a strict float32 input takes it');
+
+  const f = await weft.compile([x], x.mul(2).sum({ axis: 0 }), { pool, workers: 1 });
+  const want = weft.tolist(await f(weft.ndarray(a, [4, 6])));
+  t.same(weft.tolist(await f(wrapped)), want, 'a call on a worker: the same values as the plain array');
+
+  // Composed through strides and offsets: a strided inner view (every other element from the
+  // second), a transposed outer view of it, and a reversed view of that one between them.
+  const inner = ndarray(inPool.data).lo(1).step(2) as unknown as weft.NdArray;
+  const byGet = (v: weft.NdArray): number[][] =>
+    Array.from({ length: v.shape[0]! }, (_, i) => Array.from({ length: v.shape[1]! }, (_, j) => v.get(i, j)));
+  const outer = over(inner, [3, 4], [1, 3]);
+  t.same(weft.tolist(x.type.filter(outer)), byGet(outer), 'a transposed view of a strided view: as scijs reads it');
+  const deeper = over(over(inner, [12]).step(-1), [2, 6], [6, 1], 0);
+  t.same(weft.tolist(x.type.filter(deeper)), byGet(deeper), 'a view of a reversed view of a strided view');
+  t.same(weft.tolist(await f(deeper)), byGet(deeper).reduce((s, row) => s.map((v, j) => Math.fround(v + Math.fround(2 * row[j]!))), [0, 0, 0, 0, 0, 0]));
+
+  t.equal(pt.constant(wrapped).dtype, 'float32', 'a constant takes the storage dtype');
+  t.equal(pt.add(wrapped, 1).dtype, 'float32', 'as an operand too');
+  const s = weft.shared(wrapped);
+  t.equal(s.dtype, 'float32', 'so does a shared variable');
+  inPool.data[0] = 99;
+  t.not((s.getValue() as weft.NdArray).get(0, 0), 99, 'which holds a copy, not the pool array');
+
+  await throwsExactly(t, () => x.type.filter(over(inner, [4, 6])), weft.ValueTypeError, 'value: its shape [4, 6] reaches element 23 of the ndarray it is a view of, which holds 12');
+  await throwsExactly(t, () => f(over(inner, [2, 7])), weft.ValueTypeError, 'input 0 (x) of the function: its shape [2, 7] reaches element 13 of the ndarray it is a view of, which holds 12', 'through a call');
 });

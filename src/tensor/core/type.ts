@@ -7,6 +7,7 @@ import { Type, type FilterOptions } from '../../graph/type.js';
 import type { Variable } from '../../graph/variable.js';
 import { canCastSafely } from './dtype.js';
 import {
+  composedView,
   copyArray,
   empty,
   flatValues,
@@ -86,23 +87,24 @@ export class TensorType extends Type<NdArray> {
     let literal: Array<number | boolean> | undefined;
     let shape: number[];
     if (isNdArray(value)) {
-      const d = dtypeOfTypedArray(value.data);
+      const view = composedView(value, where) ?? value;
+      const d = dtypeOfTypedArray(view.data);
       if (d === undefined) {
         literal = [];
-        const n = sizeOf(value.shape);
-        const get = (value as unknown as { get(...i: number[]): number }).get.bind(value);
-        const idx = new Array<number>(value.shape.length).fill(0);
+        const n = sizeOf(view.shape);
+        const get = (view as unknown as { get(...i: number[]): number }).get.bind(view);
+        const idx = new Array<number>(view.shape.length).fill(0);
         for (let k = 0; k < n; k++) {
           literal.push(get(...idx));
-          for (let a = idx.length - 1; a >= 0; a--) if (++idx[a]! < value.shape[a]!) break; else idx[a] = 0;
+          for (let a = idx.length - 1; a >= 0; a--) if (++idx[a]! < view.shape[a]!) break; else idx[a] = 0;
         }
         source = 'literal';
       } else {
-        nd = value;
+        nd = view;
         source = d;
-        checkReach(value, where);
+        checkReach(view, where);
       }
-      shape = [...value.shape];
+      shape = [...view.shape];
     } else if (ArrayBuffer.isView(value) && !(value instanceof DataView)) {
       const d = dtypeOfTypedArray(value);
       if (d === undefined) throw new ValueTypeError(`${where}: typed arrays of ${value.constructor.name} are not supported`);
@@ -229,7 +231,7 @@ export class TensorType extends Type<NdArray> {
 
   /** Copies when `filtered` uses the memory of `source` (an ndarray or typed array of the caller's). */
   override ownValue(filtered: NdArray, source: unknown): NdArray {
-    const buffer = isNdArray(source) ? (source.data as { buffer?: unknown }).buffer : ArrayBuffer.isView(source) ? source.buffer : undefined;
+    const buffer = isNdArray(source) ? ((composedView(source) ?? source).data as { buffer?: unknown }).buffer : ArrayBuffer.isView(source) ? source.buffer : undefined;
     return filtered === source || (buffer !== undefined && filtered.data.buffer === buffer) ? copyArray(filtered) : filtered;
   }
 
