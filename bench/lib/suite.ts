@@ -13,11 +13,14 @@ const HIGHER_IS_BETTER: ReadonlySet<Unit> = new Set(['GB/s', 'GFLOP/s', 'steps/s
 export interface Counts {
   /** Calls before timing, the checked call included. */
   readonly warmup: number;
-  /** Timed runs at most. */
+  /** Timed runs at most (of a system timed alone). */
   readonly runs: number;
-  /** Timed runs at least, even past the budget. */
+  /** Timed runs at least, even past the budget; in turns (measureAlongside), the system's rounds. */
   readonly minRuns: number;
-  /** Once minRuns are in, stop starting runs after this many milliseconds of timing. */
+  /**
+   * Once minRuns are in, stop starting runs after this many milliseconds of timing; in turns,
+   * each of its rounds' turns runs for this share (no cap of runs).
+   */
   readonly budgetMs: number;
 }
 
@@ -85,7 +88,7 @@ export interface Measurement<T> extends RowKey {
   /** The figure, from the milliseconds of one run. */
   readonly figure: (ms: number) => number;
   readonly setup: () => Promise<Runner<T>>;
-  // A method, so that measurements of different results share a list (measureInTurns).
+  // A method, so that measurements of different results share a list (measureAlongside).
   check?(first: T): Promise<CheckResult> | CheckResult;
   /** Fewer runs for this row (each field is capped by the suite's counts). */
   readonly counts?: Partial<Counts>;
@@ -177,7 +180,7 @@ export class Suite {
       for (const m of rows) {
         const p = await prepare(m);
         if (!p) continue;
-        const named = ready.filter((q) => (m.goals ?? []).some((g) => g.kind === 'speedup' && sameRow(g.vs, q.m)));
+        const named = ready.filter((q) => q.error === undefined && (m.goals ?? []).some((g) => g.kind === 'speedup' && sameRow(g.vs, q.m)));
         for (const q of named) turnsWith.set(q, (turnsWith.get(q) ?? 0) + 1);
         p.note = named.length > 0 ? `timed in turns with ${named.map((q) => `${q.m.system} ${q.m.config}`).join(', ')}` : undefined;
         try {
@@ -331,8 +334,8 @@ async function timedRun(p: Prepared): Promise<void> {
 
 /**
  * A system alone: timed runs until `runs`, or `minRuns` once its budget has passed. Several in
- * turns: `minRuns` rounds in which each system, in an order that rotates from round to round,
- * takes a turn (TURN_GAP_MS) of timed runs for its budget's share of the round, one at least.
+ * turns: rounds in which each system, in an order that rotates from round to round, takes a turn
+ * (TURN_GAP_MS) of timed runs for a `minRuns`-th of its budget, one at least, in `minRuns` rounds.
  */
 async function timeInTurns(systems: readonly Prepared[]): Promise<void> {
   if (systems.length === 1) {
@@ -350,9 +353,10 @@ async function timeInTurns(systems: readonly Prepared[]): Promise<void> {
   for (let round = 0; round < rounds; round++) {
     for (let i = 0; i < systems.length; i++) {
       const p = systems[(i + round) % systems.length]!;
-      if (p.error !== undefined) continue;
+      // A system that asked for fewer rounds (a slow peer) sits out the rest.
+      if (p.error !== undefined || round >= p.counts.minRuns) continue;
       await new Promise((resolve) => setTimeout(resolve, TURN_GAP_MS));
-      const turnMs = p.counts.budgetMs / rounds;
+      const turnMs = p.counts.budgetMs / p.counts.minRuns;
       try {
         await p.runner.run();
         const started = performance.now();

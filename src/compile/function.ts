@@ -158,7 +158,8 @@ function valueFor(value: TensorLike, like: TensorType, what: string): TensorVari
   if (isTensorVariable(value)) return value;
   const type = new TensorType(like.dtype, like.shape.map(() => null));
   const data = type.filter(value, { what });
-  return new TensorType(like.dtype, data.shape).makeConstant(data === value ? type.copyValue(data) : data);
+  // The constant owns its data: a copy when the value is the caller's array or a view of its memory.
+  return new TensorType(like.dtype, data.shape).makeConstant(type.ownValue(data, value));
 }
 
 function checkUpdates(updates: CompileOptions['updates'], fnLabel: string): Array<[TensorSharedVariable, TensorVariable]> {

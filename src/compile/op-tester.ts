@@ -3,9 +3,9 @@
 // thread, and with a pool the same bits on the workers) and shapes that inferShape predicts;
 // bad inputs fail to build, or fail when run, with the expected error; gradient points pass
 // verifyGrad and Rop points pass checkRop. Each case throws a CheckError saying what went wrong.
-import { dtypeOfTypedArray, isFloatDtype } from '../kernels/dtype.js';
+import { isFloatDtype } from '../kernels/dtype.js';
 import { ioToposort } from '../graph/traversal.js';
-import { flatValues, makeNdArray, shapeText, type NdArray } from '../tensor/core/ndarray.js';
+import { flatValues, makeNdArray, ndarrayDtype, shapeText, type NdArray } from '../tensor/core/ndarray.js';
 import { TensorType } from '../tensor/core/type.js';
 import type { TensorLike, TensorVariable } from '../tensor/core/variable.js';
 import { compile, type InputValue } from './function.js';
@@ -61,7 +61,7 @@ export interface OpTester {
 /** Symbolic inputs for these values: their dtypes, and their ranks (length-1 axes broadcastable, as Theano's testers make them). */
 function variablesFor(values: readonly NdArray[], lengths: 'static' | 'unknown'): TensorVariable[] {
   return values.map((v, i) => {
-    const dtype = dtypeOfTypedArray(v.data);
+    const dtype = ndarrayDtype(v, `makeTester: input ${i}`);
     if (!dtype) throw new TypeError(`makeTester: input ${i} is an ndarray over a plain JS array; give typed arrays (their dtype makes the input)`);
     const shape = v.shape.map((d) => (lengths === 'static' ? d : d === 1 ? 1 : null));
     return new TensorType(dtype, shape).makeVariable(`x${i}`) as TensorVariable;

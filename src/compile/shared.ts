@@ -15,7 +15,7 @@ export interface SharedOptions {
 }
 
 function valueDtype(value: unknown): Dtype {
-  if (isNdArray(value)) return ndarrayDtype(value) ?? config.floatX;
+  if (isNdArray(value)) return ndarrayDtype(value, 'shared') ?? config.floatX;
   if (ArrayBuffer.isView(value)) return dtypeOfTypedArray(value) ?? config.floatX;
   const flat = flattenNested(value);
   return flat.length > 0 && flat.every((v) => typeof v === 'boolean') ? 'bool' : config.floatX;

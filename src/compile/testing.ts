@@ -1,13 +1,13 @@
 // Test helpers for op authors (Theano's "How to test it"): checkInferShape compares an op's
 // inferShape with the shapes of real outputs, and checkRop compares Rop with finite differences
 // and with Lop (u . (J v) must equal (u J) . v). verifyGrad lives in verify-grad.ts.
-import { dtypeOfTypedArray, isFloatDtype } from '../kernels/dtype.js';
+import { isFloatDtype } from '../kernels/dtype.js';
 import type { Apply } from '../graph/apply.js';
 import type { Op } from '../graph/op.js';
 import { ioToposort } from '../graph/traversal.js';
 import { constant } from '../tensor/core/as-tensor.js';
 import { Lop, Rop } from '../tensor/gradient/grad.js';
-import { copyArray, flatValues, shapeText, type NdArray } from '../tensor/core/ndarray.js';
+import { copyArray, flatValues, ndarrayDtype, shapeText, type NdArray } from '../tensor/core/ndarray.js';
 import { Rng } from '../tensor/random/rng.js';
 import { shapeOf } from '../tensor/shape/shape.js';
 import type { TensorType } from '../tensor/core/type.js';
@@ -95,7 +95,7 @@ export async function checkRop(
 ): Promise<void> {
   const rng = options.rng instanceof Rng ? options.rng : new Rng(options.rng ?? 7);
   const inputs = points.map((p, i) => {
-    const dtype = dtypeOfTypedArray(p.data);
+    const dtype = ndarrayDtype(p, `checkRop: point ${i}`);
     if (dtype !== 'float32' && dtype !== 'float64') throw new TypeError(`checkRop: point ${i} ${dtype ? `has dtype ${dtype}` : 'is an ndarray over a plain JS array'}; Rop is checked at float points`);
     return constant(0, { dtype }).type.clone({ shape: p.shape.map((d) => (d === 1 ? 1 : null)) }).makeVariable(`x${i}`);
   });

@@ -8,7 +8,7 @@ import { config } from '../tensor/core/config.js';
 import { grad } from '../tensor/gradient/grad.js';
 import { sum } from '../tensor/elemwise/reduce.js';
 import { mul } from '../tensor/elemwise/math.js';
-import { copyArray, flatValues, isNdArray, nestedShape, shapeText, type NdArray } from '../tensor/core/ndarray.js';
+import { copyArray, flatValues, isNdArray, ndarrayDtype, nestedShape, shapeText, type NdArray } from '../tensor/core/ndarray.js';
 import { Rng } from '../tensor/random/rng.js';
 import { TensorType } from '../tensor/core/type.js';
 import { isTensorVariable, type TensorLike, type TensorVariable } from '../tensor/core/variable.js';
@@ -40,7 +40,7 @@ const DEFAULTS: Record<'float32' | 'float64', { eps: number; tol: number }> = {
 };
 
 function pointDtype(p: unknown): Dtype {
-  if (isNdArray(p)) return dtypeOfTypedArray(p.data) ?? config.floatX;
+  if (isNdArray(p)) return ndarrayDtype(p, 'verifyGrad') ?? config.floatX;
   if (ArrayBuffer.isView(p)) return dtypeOfTypedArray(p) ?? config.floatX;
   return config.floatX;
 }

@@ -24,6 +24,18 @@ export function sizeOf(shape: readonly number[]): number {
   return n;
 }
 
+/** The lowest and highest positions a non-empty view reaches in its data. */
+export function reachOf(shape: readonly number[], stride: readonly number[], offset: number): { readonly low: number; readonly high: number } {
+  let low = offset;
+  let high = offset;
+  for (let a = 0; a < shape.length; a++) {
+    const step = (shape[a]! - 1) * stride[a]!;
+    if (step < 0) low += step;
+    else high += step;
+  }
+  return { low, high };
+}
+
 /** C-order (row-major) strides for a shape. */
 export function contiguousStrides(shape: readonly number[]): number[] {
   const s = new Array<number>(shape.length);

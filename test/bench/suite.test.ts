@@ -1,6 +1,7 @@
 // The bench suite's measurement (bench/lib/suite.ts): warm-up calls by count, and by time for rows
 // that ask for it (warmupMs, capped by the mode's budget), before the timed runs; the row records
-// how many warm-ups ran and every timed sample.
+// how many warm-ups ran and every timed sample. Rows timed in turns with the peers their goals
+// name (measureAlongside): the order of turns, what a failure leaves, and each turn's share.
 import t from 'tap';
 import { Suite, type Counts, type Goal } from '../../bench/lib/suite.js';
 
@@ -128,6 +129,18 @@ t.test('rows alongside peers: a turn stops at its share of the budget, after one
   const of = (name: string, r: ReturnType<typeof sleeper>, goals?: Goal[]) => ({ group: 'G', system: name, config: 'c', unit: 'ms' as const, figure: (ms: number) => ms, goals, setup: async () => ({ run: r.run }) });
   await suite.measureAlongside([of('a', a, [{ kind: 'speedup', label: 'vs b', vs: { group: 'G', system: 'b', config: 'c' }, atLeast: 1 }])], [of('b', b)]);
   const [ra, rb] = suite.rows;
-  t.ok(ra!.samplesMs!.length >= 4 && ra!.samplesMs!.length <= 8, `a: 2 turns of 20 ms, 10 ms a run (${ra!.samplesMs!.length} runs)`);
+  t.ok(ra!.samplesMs!.length >= 2 && ra!.samplesMs!.length <= 8, `a: 2 turns of 20 ms, 10 ms a run (${ra!.samplesMs!.length} runs)`);
   t.equal(rb!.samplesMs!.length, 2, 'b: one timed run a turn, each over the share');
+});
+
+t.test('rows alongside peers: a peer asking for fewer runs sits out the later rounds; a failed peer is not named', async (t) => {
+  const suite = new Suite(true, TURNS, () => undefined);
+  const log: string[] = [];
+  const slow = { ...logged(log, 'slow'), counts: { minRuns: 1 } };
+  let n = 0;
+  const broken = { ...logged(log, 'broken'), setup: async () => ({ run: () => { if (++n === 3) throw new Error('gone'); } }) };
+  await suite.measureAlongside([logged(log, 'a', ['slow', 'broken']), logged(log, 'b', ['broken'])], [slow, broken]);
+  t.same(runsOf(log), ['slow×2', 'a×4', 'slow×2', 'a×4', 'b×5'], 'slow takes one turn; broken fails in its first (it logs nothing)');
+  t.same(suite.rows.map((r) => [r.system, r.status, r.samplesMs?.length]), [['a', 'ok', 3], ['b', 'ok', 3], ['slow', 'ok', 1], ['broken', 'failed', undefined]]);
+  t.equal(suite.rows[1]!.note, undefined, 'b named only the broken peer: timed alone');
 });

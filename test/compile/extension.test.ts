@@ -1,6 +1,7 @@
 // The extension API: asOp (planned as a calling-thread task with inferShape, in stages without),
 // a custom op with a worker kernel from a user's module, a kernel given as source with a version
 // key, and params as part of an op's identity.
+import ndarray from 'ndarray';
 import t from 'tap';
 import { Apply } from '../../src/graph/apply.js';
 import type { KernelCall } from '../../src/graph/op.js';
@@ -39,6 +40,21 @@ t.test('asOp: values, types, and a calling-thread task in a planned call', async
   t.equal(String(cumsum), 'AsOp{cumsum}');
   await throwsExactly(t, () => cumsum.call(pt.matrix('m')), TypeError, 'AsOp{cumsum}: input 0 (m) has type TensorType(float64, (?, ?)), expected TensorType(float64, (?,))');
   await throwsExactly(t, () => cumsum.call(x, x), TypeError, 'AsOp{cumsum}: expected 1 input, got 2');
+});
+
+t.test('asOp: a returned view of an array the function keeps (an ndarray over an ndarray) is copied, as the array itself is', async (t) => {
+  // A later in-place add writes into the op's output: were it the table's memory, the next call
+  // would start from a changed table.
+  const table = weft.ndarray(Float64Array.from([1, 2, 3]));
+  const lookup = weft.asOp(
+    { itypes: [new weft.TensorType('float64', [null])], otypes: [new weft.TensorType('float64', [null])], inferShape: ([s]) => [s!], name: 'lookup' },
+    () => ndarray(table as unknown as Float64Array, [3]) as unknown as weft.NdArray,
+  );
+  const x = pt.vector('x');
+  const fn = await weft.compile([x], (lookup.call(x) as weft.pt.TensorVariable).add(x), { workers: 0 });
+  t.same(weft.tolist(await fn([10, 20, 30])), [11, 22, 33]);
+  t.same(weft.tolist(await fn([10, 20, 30])), [11, 22, 33], 'the same result again');
+  t.same(Array.from(table.data), [1, 2, 3], 'the table is unchanged');
 });
 
 t.test('asOp without inferShape: calls are planned in stages around it', async (t) => {

@@ -69,6 +69,27 @@ t.test('an ndarray over another 1-d ndarray (ndarray(pool.from(a), shape)) is re
   inPool.data[0] = 99;
   t.not((s.getValue() as weft.NdArray).get(0, 0), 99, 'which holds a copy, not the pool array');
 
-  await throwsExactly(t, () => x.type.filter(over(inner, [4, 6])), weft.ValueTypeError, 'value: its shape [4, 6] reaches element 23 of the ndarray it is a view of, which holds 12');
-  await throwsExactly(t, () => f(over(inner, [2, 7])), weft.ValueTypeError, 'input 0 (x) of the function: its shape [2, 7] reaches element 13 of the ndarray it is a view of, which holds 12', 'through a call');
+  const v = pt.vector('v', 'float32');
+  const reversed = over(inner, [4], [-2], 7);
+  t.same(weft.tolist(v.type.filter(reversed)), [0, 1, 2, 3].map((i) => reversed.get(i)), 'a negative outer stride from an offset');
+
+  const reach = (where: string, shape: string, strides: string, offset: number, element: number) =>
+    `${where}: a view with shape ${shape}, strides (${strides}) and offset ${offset} reaches element ${element} of the ndarray under it, which holds 12`;
+  await throwsExactly(t, () => x.type.filter(over(inner, [4, 6])), weft.ValueTypeError, reach('value', '[4, 6]', '6, 1', 0, 23));
+  await throwsExactly(t, () => f(over(inner, [2, 7])), weft.ValueTypeError, reach('input 0 (x) of the function', '[2, 7]', '7, 1', 0, 13), 'through a call');
+  await throwsExactly(t, () => v.type.filter(over(inner, [3], [-1], 1)), weft.ValueTypeError, reach('value', '[3]', '-1', 1, -1), 'below the first element');
+  await throwsExactly(t, () => pt.constant(over(inner, [4, 6])), weft.ValueTypeError, reach('constant', '[4, 6]', '6, 1', 0, 23), 'a constant');
+  await throwsExactly(t, () => weft.shared(over(inner, [13])), weft.ValueTypeError, reach('shared', '[13]', '1', 0, 12), 'a shared variable');
+});
+
+t.test('an update value over a pool array is copied when the function is compiled, as a plain array is', async (t) => {
+  const pool = weft.createPool({ workers: 1 });
+  t.teardown(() => pool.close());
+  const inPool = pool.from(Float32Array.from([1, 2, 3, 4]));
+  const value = ndarray(inPool as unknown as Float32Array, [2, 2]) as unknown as weft.NdArray;
+  const m = weft.shared(weft.ndarray(new Float32Array(4), [2, 2]), { name: 'm' });
+  const f = await weft.compile([], [], { updates: [[m, value]], pool });
+  inPool.data.fill(9);
+  await f();
+  t.same(weft.tolist(m.getValue() as weft.NdArray), [[1, 2], [3, 4]], 'the value as it was at compile time');
 });

@@ -23,7 +23,7 @@ export function constant(value: TensorLike, options: ConstantOptions = {}): Tens
   if (isTensorVariable(value)) throw new TypeError('constant: expected a value, got a variable');
   let dtype = options.dtype;
   if (dtype === undefined) {
-    if (isNdArray(value)) dtype = ndarrayDtype(value) ?? 'float64';
+    if (isNdArray(value)) dtype = ndarrayDtype(value, 'constant') ?? 'float64';
     else if (ArrayBuffer.isView(value)) dtype = dtypeOfTypedArray(value);
     else if (isLiteral(value)) {
       nestedShape(value, 'constant');
@@ -68,7 +68,7 @@ export function asTensorArgs(args: readonly (TensorLike | Variable)[], where: st
   args.forEach((a, i) => {
     if (a === null || a === undefined) throw new TypeError(`${where}: argument ${i} is ${a}; expected a tensor or a value`);
     if (isTensorVariable(a)) strong.push(a.dtype);
-    else if (isNdArray(a)) strong.push(ndarrayDtype(a) ?? 'float64');
+    else if (isNdArray(a)) strong.push(ndarrayDtype(a, `${where}: argument ${i}`) ?? 'float64');
     else if (ArrayBuffer.isView(a)) strong.push(dtypeOfTypedArray(a) ?? 'float64');
   });
   const strongDtype = strong.length > 0 ? upcast(...strong) : undefined;

@@ -4,7 +4,7 @@ import ndarrayFactory from 'ndarray';
 import type ndarray from 'ndarray';
 import { copyView } from '../../kernels/copy.js';
 import { STORAGE, dtypeOfTypedArray, type Dtype, type TypedArray } from '../../kernels/dtype.js';
-import { contiguousStrides, isContiguous, sizeOf } from '../../kernels/view.js';
+import { contiguousStrides, isContiguous, reachOf, sizeOf } from '../../kernels/view.js';
 
 export type NdArray = ndarray.NdArray<TypedArray>;
 
@@ -56,9 +56,7 @@ export function wrapTypedArray(data: TypedArray, shape: readonly number[] = [dat
   const strides = stride ?? contiguousStrides(shape);
   if (strides.length !== shape.length) throw new RangeError(`weft.ndarray: ${strides.length} strides for ${shape.length} axes`);
   if (shape.every((n) => n > 0)) {
-    let lo = offset;
-    let hi = offset;
-    shape.forEach((n, a) => (strides[a]! < 0 ? (lo += (n - 1) * strides[a]!) : (hi += (n - 1) * strides[a]!)));
+    const { low: lo, high: hi } = reachOf(shape, strides, offset);
     if (!Number.isInteger(offset) || lo < 0 || hi >= data.length) {
       throw new RangeError(`weft.ndarray: shape ${shapeText(shape)} with strides (${strides.join(', ')}) at offset ${offset} reaches elements ${lo}..${hi}, outside the data's ${data.length}`);
     }
@@ -71,9 +69,10 @@ export function wrapTypedArray(data: TypedArray, shape: readonly number[] = [dat
  * [n, n])` is the natural way to shape an array of a pool. Such a value as one view of the typed
  * array underneath (offsets and strides composed, through any depth), so that it is read as its
  * storage is: in place when that is the pool's, and as its dtype. Element by element through `get`
- * a 512x512 float32 product ran 8x slower and its values counted as JS numbers. Undefined for
- * anything else (data a typed array, an inner view of more than one axis, another kind of `get`).
- * `v` must reach only elements of the inner view: ValueTypeError otherwise (`where` names it).
+ * a 512x512 float32 product ran 15x slower and its values counted as JS numbers. Undefined for
+ * anything else (data a typed array, a JS array, or an inner view of more than one axis, which
+ * scijs would index by its first axis alone). Each view must reach only elements of the one under
+ * it: ValueTypeError otherwise (`where` names the value).
  */
 export function composedView(v: NdArray, where = 'value'): NdArray | undefined {
   const data: unknown = v.data;
@@ -81,11 +80,11 @@ export function composedView(v: NdArray, where = 'value'): NdArray | undefined {
   const inner = ArrayBuffer.isView(data.data) ? data : composedView(data, where);
   if (!inner || dtypeOfTypedArray(inner.data) === undefined) return undefined;
   if (sizeOf(v.shape) > 0) {
-    let low = v.offset;
-    let high = v.offset;
-    v.shape.forEach((n, a) => (v.stride[a]! < 0 ? (low += (n - 1) * v.stride[a]!) : (high += (n - 1) * v.stride[a]!)));
+    const { low, high } = reachOf(v.shape, v.stride, v.offset);
     if (low < 0 || high >= data.shape[0]!) {
-      throw new ValueTypeError(`${where}: its shape [${v.shape.join(', ')}] reaches element ${low < 0 ? low : high} of the ndarray it is a view of, which holds ${data.shape[0]}`);
+      throw new ValueTypeError(
+        `${where}: a view with shape ${shapeText(v.shape)}, strides (${v.stride.join(', ')}) and offset ${v.offset} reaches element ${low < 0 ? low : high} of the ndarray under it, which holds ${data.shape[0]}`,
+      );
     }
   }
   const step = inner.stride[0]!;
@@ -93,8 +92,8 @@ export function composedView(v: NdArray, where = 'value'): NdArray | undefined {
 }
 
 /** The dtype of an ndarray's storage (seen through views of views), or undefined for other storage. */
-export function ndarrayDtype(v: NdArray): Dtype | undefined {
-  return dtypeOfTypedArray((composedView(v) ?? v).data);
+export function ndarrayDtype(v: NdArray, where = 'value'): Dtype | undefined {
+  return dtypeOfTypedArray((composedView(v, where) ?? v).data);
 }
 
 /** A new contiguous, zero-filled array. */

@@ -8,7 +8,7 @@ import { UnknownShapesError } from '../../graph/op.js';
 import type { Variable } from '../../graph/variable.js';
 import type { TensorView } from '../../kernels/view.js';
 import { asTensorOfDtype } from '../core/as-tensor.js';
-import { isNdArray, shapeText, type NdArray } from '../core/ndarray.js';
+import { shapeText, type NdArray } from '../core/ndarray.js';
 import { TensorOp } from '../core/op.js';
 import { TensorType } from '../core/type.js';
 import type { TensorLike, TensorVariable } from '../core/variable.js';
@@ -84,8 +84,10 @@ export class AsOp<OT extends readonly TensorType[] = readonly TensorType[]> exte
     return list.map((value, j) => {
       const t = this.otypes[j]!;
       const filtered = t.filter(value, { what: `output ${j} of ${this}` });
-      // What the function returns may be one of its inputs, or kept by it: the op owns a copy.
-      return filtered === value || (isNdArray(value) && inputs.some((x) => x.data.buffer === filtered.data.buffer)) ? t.copyValue(filtered) : filtered;
+      // What the function returns may be one of its inputs, or kept by it (or a view of either):
+      // the op owns a copy.
+      const owned = t.ownValue(filtered, value);
+      return owned === filtered && inputs.some((x) => x.data.buffer === filtered.data.buffer) ? t.copyValue(filtered) : owned;
     });
   }
 
