@@ -2,10 +2,11 @@
 // must move: sum over axis 0 and over axis 1 of a 4096x4096 matrix (64 MiB read, 16 KiB written),
 // and softmax along the rows of a 4096x1024 matrix (16 MiB read, 16 MiB written). Inputs are
 // resident in each system's own form (weft: pool.from arrays, read in place). The reference row
-// of each group is onnxruntime-node on 2 threads.
+// of each group is onnxruntime-node on 2 threads, and the weft rows whose goals name it are timed
+// in turns with it (Suite.measureAlongside).
 import { compare } from '../lib/check.js';
 import { uniform } from '../lib/data.js';
-import type { Suite } from '../lib/suite.js';
+import type { Measurement, Suite } from '../lib/suite.js';
 import type { Workload } from '../lib/workload.js';
 import { loadJax } from '../peers/jax.js';
 import { loadOnnx, type OnnxGraph } from '../peers/onnx.js';
@@ -101,24 +102,36 @@ async function runCase(suite: Suite, c: Case): Promise<void> {
   };
   const ORT_2 = { group: c.group, system: 'onnxruntime-node', config: '2 threads' };
 
+  const onnx = (threads: number): Measurement<Float32Array> => ({
+    ...common,
+    system: 'onnxruntime-node',
+    config: `${threads} thread${threads === 1 ? '' : 's'}`,
+    reference: threads === 2,
+    setup: async () => {
+      const ort = await loadOnnx();
+      const session = await ort.session({ name: c.group.replace(/\W+/g, '_'), inputs: [{ name: 'x', shape }], ...c.onnx(shape) }, threads);
+      const feeds = [session.tensor(x, shape)];
+      return { run: () => session.run(feeds), dispose: () => session.release() };
+    },
+  });
+
   const pool = weft.createPool({ workers: 2 });
   try {
     const xs = pt.matrix('x', 'float32');
     const resident = pool.from(weft.ndarray(x, shape));
     // A large output (softmax's 16 MiB) also given back after use (weft.release: warm pages).
-    const rows = c.largeOutput ? ([[0, false], [1, false], [2, false], [1, true], [2, true]] as const) : ([[0, false], [1, false], [2, false]] as const);
-    for (const [workers, release] of rows) {
-      await suite.measure({
-        ...common,
-        system: 'weft',
-        config: `${workersLabel(workers)}, input from pool.from${release ? ', output released' : ''}`,
-        goals: workers === 2 ? [{ kind: 'speedup', label: 'onnxruntime 2 threads', vs: ORT_2, atLeast: 1 }] : undefined,
-        setup: async () => {
-          const fn = await weft.compile([xs], c.weft(xs), { pool, workers });
-          return { run: outputRun(async () => await fn(resident), release), dispose: () => fn.dispose() };
-        },
-      });
-    }
+    const layouts = c.largeOutput ? ([[0, false], [1, false], [2, false], [1, true], [2, true]] as const) : ([[0, false], [1, false], [2, false]] as const);
+    const rows = layouts.map(([workers, release]): Measurement<Float32Array> => ({
+      ...common,
+      system: 'weft',
+      config: `${workersLabel(workers)}, input from pool.from${release ? ', output released' : ''}`,
+      goals: workers === 2 ? [{ kind: 'speedup', label: 'onnxruntime 2 threads', vs: ORT_2, atLeast: 1 }] : undefined,
+      setup: async () => {
+        const fn = await weft.compile([xs], c.weft(xs), { pool, workers });
+        return { run: outputRun(async () => await fn(resident), release), dispose: () => fn.dispose() };
+      },
+    }));
+    await suite.measureAlongside(rows, [onnx(1), onnx(2)]);
   } finally {
     await pool.close();
   }
@@ -159,21 +172,6 @@ async function runCase(suite: Suite, c: Case): Promise<void> {
       };
     },
   });
-
-  for (const threads of [1, 2]) {
-    await suite.measure({
-      ...common,
-      system: 'onnxruntime-node',
-      config: `${threads} thread${threads === 1 ? '' : 's'}`,
-      reference: threads === 2,
-      setup: async () => {
-        const ort = await loadOnnx();
-        const session = await ort.session({ name: c.group.replace(/\W+/g, '_'), inputs: [{ name: 'x', shape }], ...c.onnx(shape) }, threads);
-        const feeds = [session.tensor(x, shape)];
-        return { run: () => session.run(feeds), dispose: () => session.release() };
-      },
-    });
-  }
 }
 
 async function run(suite: Suite): Promise<void> {
