@@ -3,11 +3,12 @@
 // keeps the parameters in shared variables updated by the compiled function; tfjs in variables
 // updated by its SGD optimizer; jax-js as arrays returned by a jitted step. Every system starts
 // from the same parameters and its first step is checked against a float64 reference (the loss,
-// and the change of every parameter). The reference row is jax-js, the fastest JS peer here.
+// and the change of every parameter). The reference row is jax-js, the fastest JS peer here, and
+// the 2-worker row is timed in turns with it (Suite.measureAlongside).
 import ndarray from 'ndarray';
 import { all, compare, type CheckResult } from '../lib/check.js';
 import { oneHot, uniform } from '../lib/data.js';
-import type { Suite } from '../lib/suite.js';
+import type { Measurement, Suite } from '../lib/suite.js';
 import type { Workload } from '../lib/workload.js';
 import { loadJax } from '../peers/jax.js';
 import { loadTfjs } from '../peers/tfjs.js';
@@ -58,81 +59,7 @@ async function run(suite: Suite): Promise<void> {
   // and jax-js's likewise.
   const common = { group: GROUP, unit: 'steps/s' as const, figure: (ms: number) => 1000 / ms, warmupMs: 1500 };
 
-  const pool = weft.createPool({ workers: 2 });
-  try {
-    const xs = pt.matrix('x', 'float32');
-    const ys = pt.matrix('y', 'float32');
-    for (const workers of [0, 1, 2]) {
-      await suite.measure({
-        ...common,
-        system: 'weft',
-        config: workersLabel(workers),
-        goals:
-          workers === 2
-            ? [
-                { kind: 'value', label: '100 steps/s', atLeast: 100 },
-                { kind: 'speedup', label: '2x jax-js', vs: JAX, atLeast: 2 },
-              ]
-            : undefined,
-        setup: async () => {
-          const params = byName((n) => weft.shared(ndarray(p0[n].slice(), SHAPES[n]), { name: n, dtype: 'float32' }));
-          const h = pt.relu(xs.dot(params.w1).add(params.b1));
-          const logits = h.dot(params.w2).add(params.b2);
-          const loss = ys.mul(pt.logSoftmax(logits)).sum({ axis: 1 }).mean().neg();
-          const grads = weft.grad(loss, NAMES.map((n) => params[n]));
-          const fn = await weft.compile([xs, ys], loss, {
-            pool,
-            workers,
-            updates: NAMES.map((n, i) => [params[n], params[n].sub(grads[i]!.mul(LR))] as const),
-          });
-          const [nx, ny] = [ndarray(x, [B, I]), ndarray(y, [B, C])];
-          return {
-            run: async () => (await fn(nx, ny)).data[0] as number,
-            verify: (loss: number) => checkStep(loss, byName((n) => params[n].getValue().data as ArrayLike<number>)),
-            info: { nodes: fn.fgraph.toposort().length },
-          };
-        },
-      });
-    }
-  } finally {
-    await pool.close();
-  }
-
-  for (const backend of ['cpu', 'wasm'] as const) {
-    await suite.measure({
-      ...common,
-      system: `tfjs ${backend}`,
-      config: 'eager + SGD, 1 thread',
-      counts: backend === 'cpu' ? { runs: 5, minRuns: 3 } : undefined,
-      setup: async () => {
-        const tf = await (await loadTfjs()).use(backend);
-        const vars = byName((n) => tf.variable(tf.tensor(p0[n], SHAPES[n])));
-        const tx = tf.tensor2d(x, [B, I]);
-        const ty = tf.tensor2d(y, [B, C]);
-        const optimizer = tf.train.sgd(LR);
-        const lossOf = () => {
-          const h = tf.relu(tf.matMul(tx, vars.w1).add(vars.b1));
-          const logits = tf.matMul(h, vars.w2).add(vars.b2);
-          return tf.neg(tf.mean(tf.sum(tf.mul(ty, tf.logSoftmax(logits)), 1))) as import('@tensorflow/tfjs').Scalar;
-        };
-        return {
-          run: () => {
-            const loss = optimizer.minimize(lossOf, true)!;
-            const value = loss.dataSync()[0]!;
-            loss.dispose();
-            return value;
-          },
-          verify: (loss: number) => checkStep(loss, byName((n) => vars[n].dataSync() as ArrayLike<number>)),
-          dispose: () => {
-            optimizer.dispose();
-            tf.dispose([tx, ty, ...Object.values(vars)]);
-          },
-        };
-      },
-    });
-  }
-
-  await suite.measure({
+  const jax: Measurement<number> = {
     ...common,
     ...JAX,
     reference: true,
@@ -173,7 +100,83 @@ async function run(suite: Suite): Promise<void> {
         },
       };
     },
-  });
+  };
+
+  const pool = weft.createPool({ workers: 2 });
+  try {
+    const xs = pt.matrix('x', 'float32');
+    const ys = pt.matrix('y', 'float32');
+    const rows: Measurement<number>[] = [];
+    for (const workers of [0, 1, 2]) {
+      rows.push({
+        ...common,
+        system: 'weft',
+        config: workersLabel(workers),
+        goals:
+          workers === 2
+            ? [
+                { kind: 'value', label: '100 steps/s', atLeast: 100 },
+                { kind: 'speedup', label: '2x jax-js', vs: JAX, atLeast: 2 },
+              ]
+            : undefined,
+        setup: async () => {
+          const params = byName((n) => weft.shared(ndarray(p0[n].slice(), SHAPES[n]), { name: n, dtype: 'float32' }));
+          const h = pt.relu(xs.dot(params.w1).add(params.b1));
+          const logits = h.dot(params.w2).add(params.b2);
+          const loss = ys.mul(pt.logSoftmax(logits)).sum({ axis: 1 }).mean().neg();
+          const grads = weft.grad(loss, NAMES.map((n) => params[n]));
+          const fn = await weft.compile([xs, ys], loss, {
+            pool,
+            workers,
+            updates: NAMES.map((n, i) => [params[n], params[n].sub(grads[i]!.mul(LR))] as const),
+          });
+          const [nx, ny] = [ndarray(x, [B, I]), ndarray(y, [B, C])];
+          return {
+            run: async () => (await fn(nx, ny)).data[0] as number,
+            verify: (loss: number) => checkStep(loss, byName((n) => params[n].getValue().data as ArrayLike<number>)),
+            info: { nodes: fn.fgraph.toposort().length },
+          };
+        },
+      });
+    }
+    await suite.measureAlongside(rows, [jax]);
+  } finally {
+    await pool.close();
+  }
+
+  for (const backend of ['cpu', 'wasm'] as const) {
+    await suite.measure({
+      ...common,
+      system: `tfjs ${backend}`,
+      config: 'eager + SGD, 1 thread',
+      counts: backend === 'cpu' ? { runs: 5, minRuns: 3 } : undefined,
+      setup: async () => {
+        const tf = await (await loadTfjs()).use(backend);
+        const vars = byName((n) => tf.variable(tf.tensor(p0[n], SHAPES[n])));
+        const tx = tf.tensor2d(x, [B, I]);
+        const ty = tf.tensor2d(y, [B, C]);
+        const optimizer = tf.train.sgd(LR);
+        const lossOf = () => {
+          const h = tf.relu(tf.matMul(tx, vars.w1).add(vars.b1));
+          const logits = tf.matMul(h, vars.w2).add(vars.b2);
+          return tf.neg(tf.mean(tf.sum(tf.mul(ty, tf.logSoftmax(logits)), 1))) as import('@tensorflow/tfjs').Scalar;
+        };
+        return {
+          run: () => {
+            const loss = optimizer.minimize(lossOf, true)!;
+            const value = loss.dataSync()[0]!;
+            loss.dispose();
+            return value;
+          },
+          verify: (loss: number) => checkStep(loss, byName((n) => vars[n].dataSync() as ArrayLike<number>)),
+          dispose: () => {
+            optimizer.dispose();
+            tf.dispose([tx, ty, ...Object.values(vars)]);
+          },
+        };
+      },
+    });
+  }
 }
 
 export const w4: Workload = { id: 'W4', title: 'MLP 784-512-10 training step, batch 256, float32 (steps/s)', run };
