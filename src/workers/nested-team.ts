@@ -6,7 +6,7 @@
 import type { KernelParams } from '../kernels/registry.js';
 import type { TensorView } from '../kernels/view.js';
 import { BoundPlan, type MemoryViews } from './bound-plan.js';
-import type { PlanDescriptor } from './protocol.js';
+import type { CallDescriptor, PlanDescriptor } from './protocol.js';
 import { RegionState } from './region.js';
 
 /**
@@ -127,16 +127,17 @@ export function nestedTeam(params: KernelParams, plan: PlanDescriptor, scratch: 
       if (!state.completed) throw new CallStopped();
     },
     end(): void {
-      if (offered) outer.state.withdrawNested(task);
+      if (offered) outer.state.withdrawNested(task, stopped);
     },
   };
 }
 
-/** A helper's view of host task t's nested region: its plan bound there, its state, each use's views. */
+/** A helper's view of host task t's nested region: its plan bound there, its state, and the host's call. */
 interface HelperRegion {
   readonly bound: BoundPlan;
   readonly state: RegionState;
-  readonly viewsOf: (step: number) => readonly TensorView[];
+  readonly host: NestedPlanHost;
+  readonly call: CallDescriptor;
 }
 
 /** A helper's nested regions, made once per plan and host task. */
@@ -151,16 +152,24 @@ function helperRegion(outer: Seat, t: number): HelperRegion | undefined {
     const host = nestedPlans.get(call.kernel);
     if (!host) return undefined;
     const plan = host.plan(call.params);
-    // The host's scratch memory, its last output, holds the nested region.
-    const region = outer.views[call.outputs[call.outputs.length - 1]!]!.offset;
-    const bound = new BoundPlan(plan, region, outer.memory);
-    const inputs = call.inputs.map((v) => outer.views[v]!);
-    const outputs = call.outputs.map((v) => outer.views[v]!);
-    const viewsOf = host.views ? (step: number) => host.views!(call.params, inputs, outputs, bound.views, step) : () => bound.views;
-    found = { bound, state: new RegionState(outer.memory.i32, region, plan), viewsOf };
+    // The host's scratch memory, its last output, holds the nested region (never moved by a call).
+    const region = outer.bound.views[call.outputs[call.outputs.length - 1]!]!.offset;
+    found = { bound: new BoundPlan(plan, region, outer.memory), state: new RegionState(outer.memory.i32, region, plan), host, call };
     byTask.set(t, found);
   }
   return found;
+}
+
+/**
+ * Use `step`'s views of the nested plan, from the host task's inputs and outputs in this call:
+ * a call's views differ from the last one's where it reads inputs in place or writes outputs
+ * into buffers of their own.
+ */
+function stepViewsOf(outer: Seat, { bound, host, call }: HelperRegion, step: number): readonly TensorView[] {
+  if (!host.views) return bound.views;
+  const inputs = call.inputs.map((v) => outer.views[v]!);
+  const outputs = call.outputs.map((v) => outer.views[v]!);
+  return host.views(call.params, inputs, outputs, bound.views, step);
 }
 
 /**
@@ -171,6 +180,17 @@ function helperRegion(outer: Seat, t: number): HelperRegion | undefined {
  * here (the outer call has been failed in the host task's name).
  */
 export function helpNested(outer: Seat, t: number, spin: number, trace?: Array<[number, number, number]>): unknown {
+  // Task t may have ended since this member read its offer, and its scratch memory hold other
+  // buffers: nothing there is read before the visit is counted (the host waits for it to end).
+  if (!outer.state.visitNested(t)) return undefined;
+  try {
+    return helpVisited(outer, t, spin, trace);
+  } finally {
+    outer.state.leaveNested();
+  }
+}
+
+function helpVisited(outer: Seat, t: number, spin: number, trace: Array<[number, number, number]> | undefined): unknown {
   const nested = helperRegion(outer, t);
   if (!nested) return undefined;
   const { bound, state } = nested;
@@ -190,7 +210,7 @@ export function helpNested(outer: Seat, t: number, spin: number, trace?: Array<[
       }
       const started = trace ? performance.timeOrigin + performance.now() : 0;
       try {
-        views ??= nested.viewsOf(state.step);
+        views ??= stepViewsOf(outer, nested, state.step);
         bound.runTask(task, views);
       } catch (e) {
         // The outer call fails first, so that the host, seeing the nested failure, finds it stopped.

@@ -36,6 +36,12 @@ export const H = {
   SERIAL: 10,
   /** In a nested region: which use of the plan the open call is (a Scan's step), for the members' views. */
   STEP: 11,
+  /**
+   * Members visiting the nested region of the task that offers it (see visitNested). That region
+   * lies in the host task's scratch memory, which later tasks may reuse: the host does not end
+   * while one is counted here.
+   */
+  GUESTS: 12,
 } as const;
 
 /** Bytes of the header; the members' records follow it (the planner lays the region out). */
@@ -218,9 +224,35 @@ export class RegionState {
     return true;
   }
 
-  /** Task `t` withdraws its offer (its nested plan has run its last time). */
-  withdrawNested(t: number): void {
+  /**
+   * Task `t` withdraws its offer (its nested plan has run its last time), then waits until no
+   * member visits its nested region, or `stop` says the call is over: once the task ends, its
+   * scratch memory may hold other buffers, which a member reading them as a region's header
+   * would corrupt.
+   */
+  withdrawNested(t: number, stop: () => boolean): void {
     Atomics.compareExchange(this.h, this.#at(H.NESTED), t + 1, 0);
+    const guests = this.#at(H.GUESTS);
+    while (Atomics.load(this.h, guests) !== 0) if (stop()) return;
+  }
+
+  /**
+   * A member visits task `t`'s nested region: true while `t` still offers it, until the member's
+   * `leaveNested`; false (and not counted) when the offer was withdrawn since the member read it.
+   * Counting before checking, as the host withdraws before it waits, means that one of the two
+   * sees the other.
+   */
+  visitNested(t: number): boolean {
+    const guests = this.#at(H.GUESTS);
+    Atomics.add(this.h, guests, 1);
+    if (Atomics.load(this.h, this.#at(H.NESTED)) === t + 1) return true;
+    Atomics.sub(this.h, guests, 1);
+    return false;
+  }
+
+  /** Ends a visit that `visitNested` began. */
+  leaveNested(): void {
+    Atomics.sub(this.h, this.#at(H.GUESTS), 1);
   }
 
   /** The task whose nested region is offered, or -1. */

@@ -4,18 +4,14 @@
 // and the region empties once the last member leaves.
 import t from 'tap';
 import type { PlanDescriptor } from '../../src/workers/protocol.js';
-import { HEADER_BYTES, RegionState } from '../../src/workers/region.js';
+import { RegionState } from '../../src/workers/region.js';
+import { SMALL_LAYOUT } from './region-layout.js';
 
 /** Four tasks: 0 and 1 ready, 2 (a calling-thread task) after both, 3 after 2. */
 function plan(): PlanDescriptor {
   return {
     id: 1,
-    regionBytes: 512,
-    memberOffset: HEADER_BYTES,
-    memberSlots: 2,
-    pendingOffset: 96,
-    queueOffset: 128,
-    mainQueueOffset: 160,
+    ...SMALL_LAYOUT,
     views: [],
     calls: [
       { kernel: 'k', params: {}, inputs: [], outputs: [], label: 'worker call' },

@@ -91,6 +91,28 @@ t.test('a tanh RNN forward and BPTT: equal bits on 0, 1, 2 and 3 workers, and th
   t.ok(Math.abs(loss!.data[0]! - want) < 1e-12, `the loss is the written-out loop's (${loss!.data[0]} vs ${want})`);
 });
 
+t.test('a shared loop over pool arrays read in place, two sets in turn: each call has the bits of its own inputs', async (t) => {
+  // A member helping with the steps found the sequences and stacked outputs of the first call
+  // it helped with (test/runtime/nested-region.test.ts plays it by hand).
+  t.setTimeout(120_000);
+  const { inputs, outputs } = rnn('float64');
+  const forward = outputs.slice(0, 2);
+  const sets = [rnnValues('float64', 6, 64, 32, 256, 7), rnnValues('float64', 6, 64, 32, 256, 8)];
+  const inline = await weft.compile(inputs, forward, { workers: 0 });
+  const references: weft.NdArray[][] = [];
+  for (const values of sets) references.push((await inline(...values)) as weft.NdArray[]);
+  const pool = weft.createPool({ workers: 2 });
+  t.teardown(() => pool.close());
+  const fn = await weft.compile(inputs, forward, { pool, workers: 2 });
+  const pooled = sets.map((values) => values.map((v) => pool.from(v)));
+  let wrong = 0;
+  for (let call = 0; call < 24; call++) {
+    const got = (await fn(...pooled[call % 2]!)) as weft.NdArray[];
+    if (!got.every((g, i) => bitsOf(g).equals(bitsOf(references[call % 2]![i]!)))) wrong += 1;
+  }
+  t.equal(wrong, 0, '24 calls, none with another call\'s bits');
+});
+
 t.test('the cost model: a step below NESTED_TEAM_WORK, or one task wide, stays on one member', async (t) => {
   t.equal(NESTED_TEAM_WORK, 2 ** 18, 'two tasks of the least work a task carries');
   t.notOk(teamHelps(1, 1e9), 'one task wide: nothing to share');
