@@ -5,10 +5,10 @@
 // where it is exact and cheap, Box-Muller for normals, Marsaglia and Tsang (2000) for gamma,
 // Hormann's PTRS (1993) for Poisson (as NumPy), Devroye's order-statistic recursion then
 // inversion for the binomial, and gamma ratios (in logs) for beta.
-import gammaln from '@stdlib/math-base-special-gammaln';
 import { advanced, doubleOf, ElementStream, normalOf } from './philox.js';
 import { FILL_BLOCKS, philoxFiller } from './philox-wasm.js';
 import { registerKernel } from './registry.js';
+import { gammaln } from './stdlib.js';
 import { broadcastView, positionOf, sizeOf } from './view.js';
 
 type Params = readonly number[];

@@ -5,8 +5,7 @@
 // converges) are evaluated with forward-mode derivatives carried through every step, as Boik
 // and Robison-Cox do for the beta function: the derivative is that of the very expansion that
 // gives the value, with no division by x or by a parameter that could vanish.
-import gammaln from '@stdlib/math-base-special-gammaln';
-import psi from '@stdlib/math-base-special-digamma';
+import { digamma as psi, gammaln } from './stdlib.js';
 
 const EPS = 1e-16;
 const TINY = 1e-300;

@@ -5,17 +5,19 @@
 // Bessel functions I0, I1 and their scaled forms are weft's own (series, then Hankel's expansion),
 // and so are the incomplete gamma functions and the parameter derivatives
 // (incomplete-gamma-beta.ts: stdlib's gammaincc lost three digits for large k and x).
-import betaincStdlib from '@stdlib/math-base-special-betainc';
-import betaln from '@stdlib/math-base-special-betaln';
-import j0Stdlib from '@stdlib/math-base-special-besselj0';
-import j1Stdlib from '@stdlib/math-base-special-besselj1';
-import psiStdlib from '@stdlib/math-base-special-digamma';
-import erfcinvStdlib from '@stdlib/math-base-special-erfcinv';
-import erfcx from '@stdlib/math-base-special-erfcx';
-import erfinvStdlib from '@stdlib/math-base-special-erfinv';
-import gamma from '@stdlib/math-base-special-gamma';
-import gammaln from '@stdlib/math-base-special-gammaln';
-import polygammaStdlib from '@stdlib/math-base-special-polygamma';
+import {
+  besselj0 as j0Stdlib,
+  besselj1 as j1Stdlib,
+  betainc as betaincStdlib,
+  betaln,
+  digamma as psiStdlib,
+  erfcinv as erfcinvStdlib,
+  erfcx,
+  erfinv as erfinvStdlib,
+  gamma,
+  gammaln,
+  polygamma as polygammaStdlib,
+} from './stdlib.js';
 import { betaincDa, betaincDb, gammainc, gammaincc, gammaincDk } from './incomplete-gamma-beta.js';
 import { erfcOf } from './vmath/error-function.js';
 import { compileToJs } from './vmath/js-compile.js';
