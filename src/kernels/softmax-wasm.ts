@@ -78,6 +78,40 @@ class LaneCode {
 
   /** IEEE maximum of the lane at `x` into a new f64 local (order-free). */
   max(x: number, n: number): number {
+    return this.dtype === 'float32' ? this.max32(x, n) : this.max64(x, n);
+  }
+
+  /**
+   * The maximum of float32 elements in float32 lanes (exact, and order-free: the same value as in
+   * float64), sixteen a step in four independent vectors: in float64 lanes, two a vector in one
+   * chain of maxima, it was half of a 1024-wide softmax lane's time.
+   */
+  max32(x: number, n: number): number {
+    const b = this.body;
+    const acc = [b.local(V128), b.local(V128), b.local(V128), b.local(V128)];
+    const m = b.local(F64);
+    for (const a of acc) b.f32x4(-Infinity).set(a);
+    b.f64(-Infinity).set(m);
+    this.loops(
+      n,
+      16,
+      () => acc.forEach((a, k) => {
+        b.get(a).get(x).get(this.j).i32(2).op('i32.shl').i32Add().v128Load(16 * k).op('f32x4.max').set(a);
+      }),
+      () => {
+        b.get(m);
+        this.one(x);
+        b.op('f64.max').set(m);
+      },
+    );
+    b.get(acc[0]!).get(acc[1]!).op('f32x4.max').get(acc[2]!).get(acc[3]!).op('f32x4.max').op('f32x4.max').set(acc[0]!);
+    b.get(m);
+    for (let lane = 0; lane < 4; lane++) b.get(acc[0]!).lane('f32x4.extract_lane', lane).op('f64.promote_f32', 'f64.max');
+    b.set(m);
+    return m;
+  }
+
+  max64(x: number, n: number): number {
     const b = this.body;
     const acc = [b.local(V128), b.local(V128)];
     const m = b.local(F64);
