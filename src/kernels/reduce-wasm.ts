@@ -8,7 +8,7 @@
 // max and min are IEEE's maximum and minimum (NaN wins, +0 above -0): independent of order; all
 // and any are the minimum and maximum of each element's truth (1 unless it is 0: NaN is true).
 import { ROW_PARTIALS } from './row-partials.js';
-import { Body, F64, I32, ModuleBuilder, V128, type Op } from './wasm-emit.js';
+import { Body, F64, HIGH_HALF, I32, LOW_HALVES, ModuleBuilder, V128, type Op } from './wasm-emit.js';
 import { instanceFor } from './wasm-instances.js';
 
 export type WasmReduceKind = 'sum' | 'prod' | 'max' | 'min' | 'all' | 'any';
@@ -58,51 +58,97 @@ function loadOne(body: Body, kind: WasmReduceKind, dtype: WasmReduceDtype): void
   if (kind === 'all' || kind === 'any') body.f64(0).op('f64.ne', 'f64.convert_i32_s');
 }
 
-function rowsBody(kind: WasmReduceKind, dtype: WasmReduceDtype): Body {
-  const op = (shape: 'f64x2' | 'f64'): Op => `${shape}.${BINARY[kind]}` as Op;
-  const size = SIZE[dtype];
+/** The parameters of the rows and columns blocks (see Rows and Columns), by index. */
+const [P, ROWS, ROW_STEP, N, A, ACC_STEP] = [0, 1, 2, 3, 4, 5];
+
+/** A rows block: `row` for each row (it folds the row at P into the accumulator at A), then the next. */
+function eachRow(row: (body: Body) => void): Body {
   const body = new Body([I32, I32, I32, I32, I32, I32]);
-  const [P, ROWS, ROW_STEP, N, A, ACC_STEP] = [0, 1, 2, 3, 4, 5];
-  const q = body.local(I32);
-  const end8 = body.local(I32);
-  const end = body.local(I32);
-  const acc = [body.local(V128), body.local(V128), body.local(V128), body.local(V128)];
-  const t = body.local(F64);
-  const combined = body.local(V128);
-  const identity = IDENTITY[kind];
   body.block().loop();
   body.get(ROWS).i32Eqz().brIf(1);
-  for (const x of acc) body.f64x2(identity).set(x);
-  body.get(P).set(q);
-  body.get(P).get(N).i32(-ROW_PARTIALS).op('i32.and').i32(size).op('i32.mul').i32Add().set(end8);
-  body.get(P).get(N).i32(size).op('i32.mul').i32Add().set(end);
-  // Eight elements a pass, partial j mod 8 in lane (j mod 2) of accumulator floor((j mod 8) / 2).
-  body.block().loop();
-  body.get(q).get(end8).op('i32.ge_u').brIf(1);
-  acc.forEach((x, k) => {
-    body.get(x).get(q);
-    loadPair(body, kind, dtype, 2 * k * size);
-    body.op(op('f64x2')).set(x);
-  });
-  body.get(q).i32(ROW_PARTIALS * size).i32Add().set(q).br(0);
-  body.end().end();
-  // ((s0+s2)+(s4+s6)) in lane 0 and ((s1+s3)+(s5+s7)) in lane 1, then lane 0 (op) lane 1.
-  body.get(acc[0]!).get(acc[1]!).op(op('f64x2')).get(acc[2]!).get(acc[3]!).op(op('f64x2')).op(op('f64x2')).set(combined);
-  body.get(A).mem('f64.load');
-  body.get(combined).lane('f64x2.extract_lane', 0).get(combined).lane('f64x2.extract_lane', 1).op(op('f64')).op(op('f64')).set(t);
-  body.block().loop();
-  body.get(q).get(end).op('i32.ge_u').brIf(1);
-  body.get(t).get(q);
-  loadOne(body, kind, dtype);
-  body.op(op('f64')).set(t);
-  body.get(q).i32(size).i32Add().set(q).br(0);
-  body.end().end();
-  body.get(A).get(t).mem('f64.store');
+  row(body);
   body.get(P).get(ROW_STEP).i32Add().set(P);
   body.get(A).get(ACC_STEP).i32Add().set(A);
   body.get(ROWS).i32(1).i32Sub().set(ROWS).br(0);
   body.end().end();
   return body;
+}
+
+function rowsBody(kind: WasmReduceKind, dtype: WasmReduceDtype): Body {
+  if (dtype === 'float32' && (kind === 'max' || kind === 'min')) return rowsExtremes32(kind);
+  const op = (shape: 'f64x2' | 'f64'): Op => `${shape}.${BINARY[kind]}` as Op;
+  const size = SIZE[dtype];
+  return eachRow((body) => {
+    const q = body.local(I32);
+    const end8 = body.local(I32);
+    const end = body.local(I32);
+    const acc = [body.local(V128), body.local(V128), body.local(V128), body.local(V128)];
+    const t = body.local(F64);
+    const combined = body.local(V128);
+    for (const x of acc) body.f64x2(IDENTITY[kind]).set(x);
+    body.get(P).set(q);
+    body.get(P).get(N).i32(-ROW_PARTIALS).op('i32.and').i32(size).op('i32.mul').i32Add().set(end8);
+    body.get(P).get(N).i32(size).op('i32.mul').i32Add().set(end);
+    // Eight elements a pass, partial j mod 8 in lane (j mod 2) of accumulator floor((j mod 8) / 2).
+    body.block().loop();
+    body.get(q).get(end8).op('i32.ge_u').brIf(1);
+    acc.forEach((x, k) => {
+      body.get(x).get(q);
+      loadPair(body, kind, dtype, 2 * k * size);
+      body.op(op('f64x2')).set(x);
+    });
+    body.get(q).i32(ROW_PARTIALS * size).i32Add().set(q).br(0);
+    body.end().end();
+    // ((s0+s2)+(s4+s6)) in lane 0 and ((s1+s3)+(s5+s7)) in lane 1, then lane 0 (op) lane 1.
+    body.get(acc[0]!).get(acc[1]!).op(op('f64x2')).get(acc[2]!).get(acc[3]!).op(op('f64x2')).op(op('f64x2')).set(combined);
+    body.get(A).mem('f64.load');
+    body.get(combined).lane('f64x2.extract_lane', 0).get(combined).lane('f64x2.extract_lane', 1).op(op('f64')).op(op('f64')).set(t);
+    body.block().loop();
+    body.get(q).get(end).op('i32.ge_u').brIf(1);
+    body.get(t).get(q);
+    loadOne(body, kind, dtype);
+    body.op(op('f64')).set(t);
+    body.get(q).i32(size).i32Add().set(q).br(0);
+    body.end().end();
+    body.get(A).get(t).mem('f64.store');
+  });
+}
+
+/**
+ * The rows block of float32 maxima and minima: in float32 lanes, sixteen elements a step in four
+ * independent vectors (the extremes of float32 values are float32 values, exact in any order, so
+ * the result is the float64 lanes' one), then the rest one by one, and the row's extreme folded
+ * into its accumulator in float64.
+ */
+function rowsExtremes32(kind: 'max' | 'min'): Body {
+  const lanes: Op = `f32x4.${kind}`;
+  const one: Op = `f64.${kind}`;
+  return eachRow((body) => {
+    const q = body.local(I32);
+    const end16 = body.local(I32);
+    const end = body.local(I32);
+    const acc = [body.local(V128), body.local(V128), body.local(V128), body.local(V128)];
+    const t = body.local(F64);
+    for (const x of acc) body.f32x4(IDENTITY[kind]).set(x);
+    body.get(P).set(q);
+    body.get(P).get(N).i32(-16).op('i32.and').i32(2).op('i32.shl').i32Add().set(end16);
+    body.get(P).get(N).i32(2).op('i32.shl').i32Add().set(end);
+    body.block().loop();
+    body.get(q).get(end16).op('i32.ge_u').brIf(1);
+    acc.forEach((x, k) => body.get(x).get(q).v128Load(16 * k).op(lanes).set(x));
+    body.get(q).i32(64).i32Add().set(q).br(0);
+    body.end().end();
+    body.get(acc[0]!).get(acc[1]!).op(lanes).get(acc[2]!).get(acc[3]!).op(lanes).op(lanes).set(acc[0]!);
+    body.get(A).mem('f64.load');
+    for (let lane = 0; lane < 4; lane++) body.get(acc[0]!).lane('f32x4.extract_lane', lane).op('f64.promote_f32', one);
+    body.set(t);
+    body.block().loop();
+    body.get(q).get(end).op('i32.ge_u').brIf(1);
+    body.get(t).get(q).mem('f32.load').op('f64.promote_f32', one).set(t);
+    body.get(q).i32(4).i32Add().set(q).br(0);
+    body.end().end();
+    body.get(A).get(t).mem('f64.store');
+  });
 }
 
 /**
@@ -115,11 +161,11 @@ function rowsBody(kind: WasmReduceKind, dtype: WasmReduceDtype): Body {
 const ROWS_PER_PASS: Readonly<Record<WasmReduceKind, number>> = { sum: 8, prod: 8, max: 4, min: 4, all: 4, any: 4 };
 
 function columnsBody(kind: WasmReduceKind, dtype: WasmReduceDtype): Body {
+  if (dtype === 'float32' && (kind === 'max' || kind === 'min')) return columnsExtremes32(kind);
   const perPass = ROWS_PER_PASS[kind];
   const op = (shape: 'f64x2' | 'f64'): Op => `${shape}.${BINARY[kind]}` as Op;
   const size = SIZE[dtype];
   const body = new Body([I32, I32, I32, I32, I32]);
-  const [P, ROWS, ROW_STEP, N, A] = [0, 1, 2, 3, 4];
   const j = body.local(I32);
   const y = body.local(I32);
   const pairs = body.local(I32);
@@ -194,6 +240,85 @@ function columnsBody(kind: WasmReduceKind, dtype: WasmReduceDtype): Body {
   pass(1);
   body.get(P).get(ROW_STEP).i32Add().set(P);
   body.get(ROWS).i32(1).i32Sub().set(ROWS).br(0);
+  body.end().end();
+  return body;
+}
+
+/** Rows a pass of the float32 extremes' columns block folds into each accumulator. */
+const EXTREME_ROWS_PER_PASS = 8;
+
+/**
+ * The columns block of float32 maxima and minima: each pass takes eight accumulators at a time
+ * into float32 lanes (they hold float32 values, or their infinities: exact) and folds eight rows
+ * (or the rest) into them there, then back to float64; the accumulators past a multiple of eight
+ * one by one.
+ */
+function columnsExtremes32(kind: 'max' | 'min'): Body {
+  const lanes: Op = `f32x4.${kind}`;
+  const body = new Body([I32, I32, I32, I32, I32]);
+  const j = body.local(I32);
+  const y = body.local(I32);
+  const octets = body.local(I32);
+  const count = body.local(I32);
+  const r = body.local(I32);
+  const row = body.local(I32);
+  const v = body.local(V128);
+  const w = body.local(V128);
+  const t = body.local(F64);
+  /** Four accumulators from byte `at` of y into float32 lanes (exact: they hold float32 values). */
+  const load4 = (at: number): void => {
+    body.get(y).v128Load(at).op('f32x4.demote_f64x2_zero').get(y).v128Load(at + 16).op('f32x4.demote_f64x2_zero').shuffle(LOW_HALVES);
+  };
+  const store4 = (x: number, at: number): void => {
+    body.get(y).get(x).op('f64x2.promote_low_f32x4').v128Store(at);
+    body.get(y).get(x).get(x).shuffle(HIGH_HALF).op('f64x2.promote_low_f32x4').v128Store(at + 16);
+  };
+  body.get(N).i32(-8).op('i32.and').set(octets);
+  // Passes of up to EXTREME_ROWS_PER_PASS rows from P.
+  body.block().loop();
+  body.get(ROWS).i32Eqz().brIf(1);
+  body.get(ROWS).i32(EXTREME_ROWS_PER_PASS).get(ROWS).i32(EXTREME_ROWS_PER_PASS).op('i32.lt_u').op('select').set(count);
+  body.i32(0).set(j);
+  body.get(A).set(y);
+  // Eight accumulators a step, in two vectors (two independent chains of extremes).
+  body.block().loop();
+  body.get(j).get(octets).op('i32.ge_u').brIf(1);
+  load4(0);
+  body.set(v);
+  load4(32);
+  body.set(w);
+  body.get(P).get(j).i32(2).op('i32.shl').i32Add().set(row);
+  body.i32(0).set(r);
+  body.block().loop();
+  body.get(r).get(count).op('i32.ge_u').brIf(1);
+  body.get(v).get(row).v128Load().op(lanes).set(v);
+  body.get(w).get(row).v128Load(16).op(lanes).set(w);
+  body.get(row).get(ROW_STEP).i32Add().set(row);
+  body.get(r).i32(1).i32Add().set(r).br(0);
+  body.end().end();
+  store4(v, 0);
+  store4(w, 32);
+  body.get(y).i32(64).i32Add().set(y);
+  body.get(j).i32(8).i32Add().set(j).br(0);
+  body.end().end();
+  // The accumulators past the last eight, one by one.
+  body.block().loop();
+  body.get(j).get(N).op('i32.ge_u').brIf(1);
+  body.get(y).mem('f64.load').set(t);
+  body.get(P).get(j).i32(2).op('i32.shl').i32Add().set(row);
+  body.i32(0).set(r);
+  body.block().loop();
+  body.get(r).get(count).op('i32.ge_u').brIf(1);
+  body.get(t).get(row).mem('f32.load').op('f64.promote_f32', `f64.${kind}`).set(t);
+  body.get(row).get(ROW_STEP).i32Add().set(row);
+  body.get(r).i32(1).i32Add().set(r).br(0);
+  body.end().end();
+  body.get(y).get(t).mem('f64.store');
+  body.get(y).i32(8).i32Add().set(y);
+  body.get(j).i32(1).i32Add().set(j).br(0);
+  body.end().end();
+  body.get(P).get(ROW_STEP).get(count).op('i32.mul').i32Add().set(P);
+  body.get(ROWS).get(count).i32Sub().set(ROWS).br(0);
   body.end().end();
   return body;
 }
