@@ -5,8 +5,9 @@
 //   accumulator gets them combined as ((s0+s2)+(s4+s6)) + ((s1+s3)+(s5+s7)), then the tail of
 //   fewer than eight one by one;
 // - a kept contiguous row under a reduced axis adds each row into the accumulators in row order.
-// max and min are IEEE's maximum and minimum (NaN wins, +0 above -0): independent of order; all
-// and any are the minimum and maximum of each element's truth (1 unless it is 0: NaN is true).
+// max and min are IEEE's maximum and minimum (NaN wins, +0 above -0): independent of order, so
+// float32 ones run in float32 lanes; all and any are the minimum and maximum of each element's
+// truth (1 unless it is 0: NaN is true), so a byte row's run on its sixteen-byte vectors.
 import { ROW_PARTIALS } from './row-partials.js';
 import { Body, F64, HIGH_HALF, I32, LOW_HALVES, ModuleBuilder, V128, type Op } from './wasm-emit.js';
 import { instanceFor } from './wasm-instances.js';
@@ -76,6 +77,7 @@ function eachRow(row: (body: Body) => void): Body {
 
 function rowsBody(kind: WasmReduceKind, dtype: WasmReduceDtype): Body {
   if (dtype === 'float32' && (kind === 'max' || kind === 'min')) return rowsExtremes32(kind);
+  if (dtype === 'uint8' && (kind === 'all' || kind === 'any')) return rowsTruths8(kind);
   const op = (shape: 'f64x2' | 'f64'): Op => `${shape}.${BINARY[kind]}` as Op;
   const size = SIZE[dtype];
   return eachRow((body) => {
@@ -148,6 +150,39 @@ function rowsExtremes32(kind: 'max' | 'min'): Body {
     body.get(q).i32(4).i32Add().set(q).br(0);
     body.end().end();
     body.get(A).get(t).mem('f64.store');
+  });
+}
+
+/**
+ * The rows block of all and any over bytes (bools): sixteen bytes a vector, sixty-four a step in
+ * four independent vectors: any ors them (some byte not zero), all takes their unsigned minimum
+ * (no byte zero); then the rest one by one, and the row's truth folded into its accumulator.
+ */
+function rowsTruths8(kind: 'all' | 'any'): Body {
+  const fold: Op = kind === 'any' ? 'v128.or' : 'i8x16.min_u';
+  return eachRow((body) => {
+    const q = body.local(I32);
+    const end64 = body.local(I32);
+    const end = body.local(I32);
+    const acc = [body.local(V128), body.local(V128), body.local(V128), body.local(V128)];
+    const truth = body.local(I32);
+    for (const x of acc) body.i32x4(kind === 'any' ? 0 : -1).set(x);
+    body.get(P).set(q);
+    body.get(P).get(N).i32(-64).op('i32.and').i32Add().set(end64);
+    body.get(P).get(N).i32Add().set(end);
+    body.block().loop();
+    body.get(q).get(end64).op('i32.ge_u').brIf(1);
+    acc.forEach((x, k) => body.get(x).get(q).v128Load(16 * k).op(fold).set(x));
+    body.get(q).i32(64).i32Add().set(q).br(0);
+    body.end().end();
+    body.get(acc[0]!).get(acc[1]!).op(fold).get(acc[2]!).get(acc[3]!).op(fold).op(fold);
+    body.op(kind === 'any' ? 'v128.any_true' : 'i8x16.all_true').set(truth);
+    body.block().loop();
+    body.get(q).get(end).op('i32.ge_u').brIf(1);
+    body.get(truth).get(q).mem('i32.load8_u').i32(0).op('i32.ne').op(kind === 'any' ? 'i32.or' : 'i32.and').set(truth);
+    body.get(q).i32(1).i32Add().set(q).br(0);
+    body.end().end();
+    body.get(A).get(A).mem('f64.load').get(truth).op('f64.convert_i32_s').op(kind === 'any' ? 'f64.max' : 'f64.min').mem('f64.store');
   });
 }
 

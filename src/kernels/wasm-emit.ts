@@ -103,7 +103,7 @@ const OPS = {
   'f64.reinterpret_i64': [0xbf],
   'i32.trunc_sat_f32_s': [0xfc, 0x00], 'i32.trunc_sat_f64_s': [0xfc, 0x02], 'i64.trunc_sat_f64_s': [0xfc, 0x06],
   'i8x16.splat': simd(0x0f), 'i32x4.splat': simd(0x11), 'i64x2.splat': simd(0x12), 'f32x4.splat': simd(0x13), 'f64x2.splat': simd(0x14),
-  'i8x16.ne': simd(0x24),
+  'i8x16.ne': simd(0x24), 'i8x16.all_true': simd(0x63), 'i8x16.min_u': simd(0x77),
   'i32x4.eq': simd(0x37), 'i32x4.ne': simd(0x38), 'i32x4.lt_s': simd(0x39), 'i32x4.gt_s': simd(0x3b), 'i32x4.le_s': simd(0x3d),
   'i32x4.ge_s': simd(0x3f),
   'f32x4.eq': simd(0x41), 'f32x4.ne': simd(0x42), 'f32x4.lt': simd(0x43), 'f32x4.gt': simd(0x44), 'f32x4.le': simd(0x45),

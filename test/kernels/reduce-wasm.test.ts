@@ -245,3 +245,28 @@ t.test('the WebAssembly blocks called directly: the bits of the JS order (so the
     t.equal(differing(acc, Float64Array.from(columns)), 0, `${dtype} columns`);
   }
 });
+
+t.test('all and any over byte rows of every length to 200, a lone zero or one at each place: the wide steps (64 bytes) and the tail', async (t) => {
+  const x = arena.array('uint8', 200) as Uint8Array;
+  const acc = arena.array('float64', 1) as Float64Array;
+  let wrong = 0;
+  let checked = 0;
+  for (const kind of ['all', 'any'] as const) {
+    const { rows } = reduceBlocksFor(arena.memory, kind, 'uint8');
+    for (let n = 0; n <= 200; n++) {
+      for (let at = -1; at < n; at++) {
+        for (const background of [0, 1]) {
+          x.fill(background, 0, n);
+          if (at >= 0) x[at] = background === 1 ? 0 : 7;
+          const truths = Array.from(x.subarray(0, n), (b) => b !== 0);
+          const want = kind === 'all' ? truths.every(Boolean) : truths.some(Boolean);
+          acc[0] = kind === 'all' ? 1 : 0;
+          rows(x.byteOffset, 1, n, n, acc.byteOffset, 8);
+          if (acc[0] !== (want ? 1 : 0)) wrong++;
+          checked++;
+        }
+      }
+    }
+  }
+  t.equal(wrong, 0, `${checked} rows, each the truth of its bytes`);
+});
