@@ -7,7 +7,7 @@
 // - a kept contiguous row under a reduced axis adds each row into the accumulators in row order.
 // max and min are IEEE's maximum and minimum (NaN wins, +0 above -0): independent of order, so
 // float32 ones run in float32 lanes; all and any are the minimum and maximum of each element's
-// truth (1 unless it is 0: NaN is true), so a byte row's run on its sixteen-byte vectors.
+// truth (1 unless it is 0: NaN is true), so bytes' run on sixteen-byte vectors.
 import { ROW_PARTIALS } from './row-partials.js';
 import { Body, F64, HIGH_HALF, I32, LOW_HALVES, ModuleBuilder, V128, type Op } from './wasm-emit.js';
 import { instanceFor } from './wasm-instances.js';
@@ -197,6 +197,7 @@ const ROWS_PER_PASS: Readonly<Record<WasmReduceKind, number>> = { sum: 8, prod: 
 
 function columnsBody(kind: WasmReduceKind, dtype: WasmReduceDtype): Body {
   if (dtype === 'float32' && (kind === 'max' || kind === 'min')) return columnsExtremes32(kind);
+  if (dtype === 'uint8' && (kind === 'all' || kind === 'any')) return columnsTruths8(kind);
   const perPass = ROWS_PER_PASS[kind];
   const op = (shape: 'f64x2' | 'f64'): Op => `${shape}.${BINARY[kind]}` as Op;
   const size = SIZE[dtype];
@@ -279,6 +280,62 @@ function columnsBody(kind: WasmReduceKind, dtype: WasmReduceDtype): Body {
   return body;
 }
 
+/** Where a columns block is in its pass: the column j, its accumulator's address y, the row walked down and the rows a pass. */
+interface ColumnWalk {
+  readonly j: number;
+  readonly y: number;
+  readonly row: number;
+  readonly r: number;
+  readonly count: number;
+}
+
+/** Emits: row = P + j elements of `size` bytes; for each of the pass's rows, `step` (at `row`), then the next row. */
+function downRows(body: Body, at: ColumnWalk, size: number, step: () => void): void {
+  body.get(P).get(at.j);
+  if (size > 1) body.i32(Math.log2(size)).op('i32.shl');
+  body.i32Add().set(at.row);
+  body.i32(0).set(at.r);
+  body.block().loop();
+  body.get(at.r).get(at.count).op('i32.ge_u').brIf(1);
+  step();
+  body.get(at.row).get(ROW_STEP).i32Add().set(at.row);
+  body.get(at.r).i32(1).i32Add().set(at.r).br(0);
+  body.end().end();
+}
+
+/**
+ * A columns block in passes of up to `perPass` rows: each pass runs `wide` for `width` columns
+ * at a time (their accumulators from y on), then `narrow` for each column past a multiple of
+ * `width`, and moves P on by its rows.
+ */
+function columnPasses(perPass: number, width: number, wide: (body: Body, at: ColumnWalk) => void, narrow: (body: Body, at: ColumnWalk) => void): Body {
+  const body = new Body([I32, I32, I32, I32, I32]);
+  const at: ColumnWalk = { j: body.local(I32), y: body.local(I32), row: body.local(I32), r: body.local(I32), count: body.local(I32) };
+  const whole = body.local(I32);
+  body.get(N).i32(-width).op('i32.and').set(whole);
+  body.block().loop();
+  body.get(ROWS).i32Eqz().brIf(1);
+  body.get(ROWS).i32(perPass).get(ROWS).i32(perPass).op('i32.lt_u').op('select').set(at.count);
+  body.i32(0).set(at.j);
+  body.get(A).set(at.y);
+  body.block().loop();
+  body.get(at.j).get(whole).op('i32.ge_u').brIf(1);
+  wide(body, at);
+  body.get(at.y).i32(8 * width).i32Add().set(at.y);
+  body.get(at.j).i32(width).i32Add().set(at.j).br(0);
+  body.end().end();
+  body.block().loop();
+  body.get(at.j).get(N).op('i32.ge_u').brIf(1);
+  narrow(body, at);
+  body.get(at.y).i32(8).i32Add().set(at.y);
+  body.get(at.j).i32(1).i32Add().set(at.j).br(0);
+  body.end().end();
+  body.get(P).get(ROW_STEP).get(at.count).op('i32.mul').i32Add().set(P);
+  body.get(ROWS).get(at.count).i32Sub().set(ROWS).br(0);
+  body.end().end();
+  return body;
+}
+
 /** Rows a pass of the float32 extremes' columns block folds into each accumulator. */
 const EXTREME_ROWS_PER_PASS = 8;
 
@@ -290,72 +347,76 @@ const EXTREME_ROWS_PER_PASS = 8;
  */
 function columnsExtremes32(kind: 'max' | 'min'): Body {
   const lanes: Op = `f32x4.${kind}`;
-  const body = new Body([I32, I32, I32, I32, I32]);
-  const j = body.local(I32);
-  const y = body.local(I32);
-  const octets = body.local(I32);
-  const count = body.local(I32);
-  const r = body.local(I32);
-  const row = body.local(I32);
-  const v = body.local(V128);
-  const w = body.local(V128);
-  const t = body.local(F64);
-  /** Four accumulators from byte `at` of y into float32 lanes (exact: they hold float32 values). */
-  const load4 = (at: number): void => {
-    body.get(y).v128Load(at).op('f32x4.demote_f64x2_zero').get(y).v128Load(at + 16).op('f32x4.demote_f64x2_zero').shuffle(LOW_HALVES);
-  };
-  const store4 = (x: number, at: number): void => {
-    body.get(y).get(x).op('f64x2.promote_low_f32x4').v128Store(at);
-    body.get(y).get(x).get(x).shuffle(HIGH_HALF).op('f64x2.promote_low_f32x4').v128Store(at + 16);
-  };
-  body.get(N).i32(-8).op('i32.and').set(octets);
-  // Passes of up to EXTREME_ROWS_PER_PASS rows from P.
-  body.block().loop();
-  body.get(ROWS).i32Eqz().brIf(1);
-  body.get(ROWS).i32(EXTREME_ROWS_PER_PASS).get(ROWS).i32(EXTREME_ROWS_PER_PASS).op('i32.lt_u').op('select').set(count);
-  body.i32(0).set(j);
-  body.get(A).set(y);
-  // Eight accumulators a step, in two vectors (two independent chains of extremes).
-  body.block().loop();
-  body.get(j).get(octets).op('i32.ge_u').brIf(1);
-  load4(0);
-  body.set(v);
-  load4(32);
-  body.set(w);
-  body.get(P).get(j).i32(2).op('i32.shl').i32Add().set(row);
-  body.i32(0).set(r);
-  body.block().loop();
-  body.get(r).get(count).op('i32.ge_u').brIf(1);
-  body.get(v).get(row).v128Load().op(lanes).set(v);
-  body.get(w).get(row).v128Load(16).op(lanes).set(w);
-  body.get(row).get(ROW_STEP).i32Add().set(row);
-  body.get(r).i32(1).i32Add().set(r).br(0);
-  body.end().end();
-  store4(v, 0);
-  store4(w, 32);
-  body.get(y).i32(64).i32Add().set(y);
-  body.get(j).i32(8).i32Add().set(j).br(0);
-  body.end().end();
-  // The accumulators past the last eight, one by one.
-  body.block().loop();
-  body.get(j).get(N).op('i32.ge_u').brIf(1);
-  body.get(y).mem('f64.load').set(t);
-  body.get(P).get(j).i32(2).op('i32.shl').i32Add().set(row);
-  body.i32(0).set(r);
-  body.block().loop();
-  body.get(r).get(count).op('i32.ge_u').brIf(1);
-  body.get(t).get(row).mem('f32.load').op('f64.promote_f32', `f64.${kind}`).set(t);
-  body.get(row).get(ROW_STEP).i32Add().set(row);
-  body.get(r).i32(1).i32Add().set(r).br(0);
-  body.end().end();
-  body.get(y).get(t).mem('f64.store');
-  body.get(y).i32(8).i32Add().set(y);
-  body.get(j).i32(1).i32Add().set(j).br(0);
-  body.end().end();
-  body.get(P).get(ROW_STEP).get(count).op('i32.mul').i32Add().set(P);
-  body.get(ROWS).get(count).i32Sub().set(ROWS).br(0);
-  body.end().end();
-  return body;
+  return columnPasses(
+    EXTREME_ROWS_PER_PASS,
+    8,
+    (body, at) => {
+      const [v, w] = [body.local(V128), body.local(V128)];
+      // Four accumulators from byte `k` of y into float32 lanes, and back.
+      const load4 = (k: number): void => {
+        body.get(at.y).v128Load(k).op('f32x4.demote_f64x2_zero').get(at.y).v128Load(k + 16).op('f32x4.demote_f64x2_zero').shuffle(LOW_HALVES);
+      };
+      const store4 = (x: number, k: number): void => {
+        body.get(at.y).get(x).op('f64x2.promote_low_f32x4').v128Store(k);
+        body.get(at.y).get(x).get(x).shuffle(HIGH_HALF).op('f64x2.promote_low_f32x4').v128Store(k + 16);
+      };
+      load4(0);
+      body.set(v);
+      load4(32);
+      body.set(w);
+      // Two independent chains of extremes.
+      downRows(body, at, 4, () => {
+        body.get(v).get(at.row).v128Load().op(lanes).set(v);
+        body.get(w).get(at.row).v128Load(16).op(lanes).set(w);
+      });
+      store4(v, 0);
+      store4(w, 32);
+    },
+    (body, at) => {
+      const t = body.local(F64);
+      body.get(at.y).mem('f64.load').set(t);
+      downRows(body, at, 4, () => body.get(t).get(at.row).mem('f32.load').op('f64.promote_f32', `f64.${kind}`).set(t));
+      body.get(at.y).get(t).mem('f64.store');
+    },
+  );
+}
+
+/** Rows a pass of the bytes' all and any columns block folds, sixteen columns at a time. */
+const TRUTH_ROWS_PER_PASS = 16;
+
+/**
+ * The columns block of all and any over bytes (bools): each pass folds up to sixteen rows of
+ * sixteen columns at a time in byte lanes (or; unsigned minimum), then turns the sixteen truths
+ * into float64 0 and 1, two at a time, and folds them into the accumulators; the columns past a
+ * multiple of sixteen one by one.
+ */
+function columnsTruths8(kind: 'all' | 'any'): Body {
+  const fold: Op = kind === 'any' ? 'v128.or' : 'i8x16.min_u';
+  const into: Op = kind === 'any' ? 'f64x2.max' : 'f64x2.min';
+  return columnPasses(
+    TRUTH_ROWS_PER_PASS,
+    16,
+    (body, at) => {
+      const v = body.local(V128);
+      body.i32x4(kind === 'any' ? 0 : -1).set(v);
+      downRows(body, at, 1, () => body.get(v).get(at.row).v128Load().op(fold).set(v));
+      // Each byte's truth as 0 or 1, then bytes 2k and 2k + 1 as an f64x2 into accumulators 2k, 2k + 1.
+      body.get(v).i32x4(0).op('i8x16.ne').i32(1).op('i8x16.splat', 'v128.and').set(v);
+      for (let k = 0; k < 8; k++) {
+        body.get(at.y);
+        body.get(at.y).v128Load(16 * k);
+        body.get(v);
+        if (k > 0) body.get(v).shuffle([2 * k, 2 * k + 1, ...Array<number>(14).fill(0)]);
+        body.op('i16x8.extend_low_i8x16_u', 'i32x4.extend_low_i16x8_u', 'f64x2.convert_low_i32x4_s', into).v128Store(16 * k);
+      }
+    },
+    (body, at) => {
+      const truth = body.local(I32);
+      body.i32(kind === 'any' ? 0 : 1).set(truth);
+      downRows(body, at, 1, () => body.get(truth).get(at.row).mem('i32.load8_u').i32(0).op('i32.ne').op(kind === 'any' ? 'i32.or' : 'i32.and').set(truth));
+      body.get(at.y).get(at.y).mem('f64.load').get(truth).op('f64.convert_i32_s', kind === 'any' ? 'f64.max' : 'f64.min').mem('f64.store');
+    },
+  );
 }
 
 /** The module bytes of one kind and dtype's blocks, exported as `rows` and `columns`. */

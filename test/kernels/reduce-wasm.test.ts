@@ -270,3 +270,32 @@ t.test('all and any over byte rows of every length to 200, a lone zero or one at
   }
   t.equal(wrong, 0, `${checked} rows, each the truth of its bytes`);
 });
+
+t.test('all and any over byte columns (kept rows): up to 40 columns and 33 rows, a lone zero or one at each place', async (t) => {
+  const x = arena.array('uint8', 33 * 40) as Uint8Array;
+  const acc = arena.array('float64', 40) as Float64Array;
+  let wrong = 0;
+  let checked = 0;
+  for (const kind of ['all', 'any'] as const) {
+    const { columns } = reduceBlocksFor(arena.memory, kind, 'uint8');
+    for (let n = 0; n <= 40; n++) {
+      for (const rows of [1, 5, 16, 17, 33]) {
+        for (let at = -1; at < rows * n; at++) {
+          for (const background of [0, 1]) {
+            x.fill(background, 0, rows * n);
+            if (at >= 0) x[at] = background === 1 ? 0 : 7;
+            acc.fill(kind === 'all' ? 1 : 0);
+            columns(x.byteOffset, rows, n, n, acc.byteOffset);
+            for (let c = 0; c < n; c++) {
+              const truths = Array.from({ length: rows }, (_, r) => x[r * n + c] !== 0);
+              const want = kind === 'all' ? truths.every(Boolean) : truths.some(Boolean);
+              if (acc[c] !== (want ? 1 : 0)) wrong++;
+              checked++;
+            }
+          }
+        }
+      }
+    }
+  }
+  t.equal(wrong, 0, `${checked} columns, each the truth of its bytes`);
+});
