@@ -7,7 +7,7 @@ import type { KernelParams } from '../kernels/registry.js';
 import type { TensorView } from '../kernels/view.js';
 import { BoundPlan, type MemoryViews } from './bound-plan.js';
 import type { CallDescriptor, PlanDescriptor } from './protocol.js';
-import { RegionState } from './region.js';
+import { offerTask, RegionState } from './region.js';
 
 /**
  * Work (elements touched or multiply-adds, as a plan counts it) of one run of a nested plan
@@ -173,20 +173,27 @@ function stepViewsOf(outer: Seat, { bound, host, call }: HelperRegion, step: num
 }
 
 /**
- * An idle member helps with host task `t`'s nested call, if one is open: it takes that call's
- * tasks until none is ready for `spin` checks or the call is over. While inside, its record says
- * it runs task `t`, so that its death fails the call naming the host's node; with `trace` it
- * records each task it ran there as a span of task `t`. Returns the error of a task that failed
+ * An idle member helps with the nested call of `offer`'s host task t (see RegionState.nestedOffer),
+ * if one is open: it takes that call's tasks until none is ready for `spin` checks or the call is
+ * over. From before its visit until after it, its record says it runs task t, so that its death
+ * fails the call naming the host's node (and never leaves a visit counted); with `trace` it
+ * records each task it ran there as a span of task t. Returns the error of a task that failed
  * here (the outer call has been failed in the host task's name).
  */
-export function helpNested(outer: Seat, t: number, spin: number, trace?: Array<[number, number, number]>): unknown {
-  // Task t may have ended since this member read its offer, and its scratch memory hold other
-  // buffers: nothing there is read before the visit is counted (the host waits for it to end).
-  if (!outer.state.visitNested(t)) return undefined;
+export function helpNested(outer: Seat, offer: number, spin: number, trace?: Array<[number, number, number]>): unknown {
+  const t = offerTask(offer);
+  outer.state.mark(outer.member, { task: t });
   try {
-    return helpVisited(outer, t, spin, trace);
+    // Task t may have ended since this member read its offer, and its scratch memory hold other
+    // buffers: nothing there is read before the visit is counted (the host waits for it to end).
+    if (!outer.state.visitNested(offer)) return undefined;
+    try {
+      return helpVisited(outer, t, spin, trace);
+    } finally {
+      outer.state.leaveNested(offer);
+    }
   } finally {
-    outer.state.leaveNested();
+    outer.state.mark(outer.member, 'idle');
   }
 }
 
@@ -199,7 +206,6 @@ function helpVisited(outer: Seat, t: number, spin: number, trace: Array<[number,
   if (id === 0 || state.over) return undefined;
   try {
     if (!state.enter(id)) return undefined;
-    outer.state.mark(outer.member, { task: t });
     // The use of the plan this call is: the host set it before it opened the call.
     let views: readonly TensorView[] | undefined;
     for (let idle = 0; idle < spin && !state.over && !outer.state.over; ) {
@@ -224,7 +230,6 @@ function helpVisited(outer: Seat, t: number, spin: number, trace: Array<[number,
     }
     return undefined;
   } finally {
-    outer.state.mark(outer.member, 'idle');
     state.exit();
   }
 }

@@ -28,8 +28,9 @@ export const H = {
   MAIN_HEAD: 7,
   MAIN_TAIL: 8,
   /**
-   * 0, or 1 + a task whose kernel runs the tasks of a plan of its own in a nested region (a Scan's
-   * steps): idle members help with them there. One such task at a time has the team's help.
+   * 0, or the offer of a task whose kernel runs the tasks of a plan of its own in a nested region
+   * (a Scan's steps): 1 + the task, and the offer's parity in bit 30 (see GUESTS). Idle members
+   * help with them there. One such task at a time has the team's help.
    */
   NESTED: 9,
   /** In a nested region: the last call id its host task opened (ids must not repeat while members may linger). */
@@ -37,18 +38,33 @@ export const H = {
   /** In a nested region: which use of the plan the open call is (a Scan's step), for the members' views. */
   STEP: 11,
   /**
-   * Members visiting the nested region of the task that offers it (see visitNested). That region
-   * lies in the host task's scratch memory, which later tasks may reuse: the host does not end
-   * while one is counted here.
+   * Members visiting the nested region of an offer of parity 0, and (the next slot) of parity 1
+   * (see visitNested). That region lies in the host task's scratch memory, which later tasks may
+   * reuse: the host does not end while one is counted for its offer. Offers alternate parity, so
+   * that a host waiting for its last visitors does not wait for the next host's helpers too.
    */
   GUESTS: 12,
+  /** The parity of the last offer made here (the next one takes the other). */
+  OFFER_PARITY: 14,
 } as const;
+
+/** The task bits of an offer in H.NESTED (the parity is bit 30). */
+const OFFER_TASK = 0x3fffffff;
+
+/** The task an offer in H.NESTED is of (-1 for no offer). */
+export function offerTask(offer: number): number {
+  return (offer & OFFER_TASK) - 1;
+}
 
 /** Bytes of the header; the members' records follow it (the planner lays the region out). */
 export const HEADER_BYTES = 64;
 
-/** Slots a call starts from zero. */
-const CLEARED_SLOTS = [H.DONE, H.HEAD, H.ERROR, H.ABORT, H.MAIN_HEAD, H.NESTED] as const;
+/**
+ * Slots a call starts from zero. The guest counts too: a region is opened again only once no
+ * member is inside, and visits happen inside, so a count left by a member whose thread died
+ * outside a task (its record said idle) must not outlive its call.
+ */
+const CLEARED_SLOTS = [H.DONE, H.HEAD, H.ERROR, H.ABORT, H.MAIN_HEAD, H.NESTED, H.GUESTS, H.GUESTS + 1] as const;
 
 /**
  * A member's record, one Int32 each: the calling thread reads it when a worker died, to tell a
@@ -219,8 +235,13 @@ export class RegionState {
    * the offer (this one then runs its nested plan alone). Wakes the members asleep.
    */
   offerNested(t: number): boolean {
-    if (Atomics.compareExchange(this.h, this.#at(H.NESTED), 0, t + 1) !== 0) return false;
-    Atomics.notify(this.h, this.#at(H.TAIL));
+    const h = this.h;
+    if (Atomics.compareExchange(h, this.#at(H.NESTED), 0, t + 1) !== 0) return false;
+    // The offer is this task's alone now, and the last one's parity was set before it was withdrawn.
+    const parity = 1 - Atomics.load(h, this.#at(H.OFFER_PARITY));
+    Atomics.store(h, this.#at(H.OFFER_PARITY), parity);
+    Atomics.store(h, this.#at(H.NESTED), (parity << 30) | (t + 1));
+    Atomics.notify(h, this.#at(H.TAIL));
     return true;
   }
 
@@ -231,33 +252,41 @@ export class RegionState {
    * would corrupt.
    */
   withdrawNested(t: number, stop: () => boolean): void {
-    Atomics.compareExchange(this.h, this.#at(H.NESTED), t + 1, 0);
-    const guests = this.#at(H.GUESTS);
-    while (Atomics.load(this.h, guests) !== 0) if (stop()) return;
+    const h = this.h;
+    const offer = Atomics.load(h, this.#at(H.NESTED));
+    if ((offer & OFFER_TASK) !== t + 1) return;
+    Atomics.compareExchange(h, this.#at(H.NESTED), offer, 0);
+    const guests = this.#at(H.GUESTS + (offer >>> 30));
+    while (Atomics.load(h, guests) !== 0) if (stop()) return;
   }
 
   /**
-   * A member visits task `t`'s nested region: true while `t` still offers it, until the member's
-   * `leaveNested`; false (and not counted) when the offer was withdrawn since the member read it.
-   * Counting before checking, as the host withdraws before it waits, means that one of the two
-   * sees the other.
+   * A member visits the nested region of `offer` (as nestedOffer read it): true while it is still
+   * the offer, until the member's `leaveNested(offer)`; false (and not counted) when it was
+   * withdrawn since. Counting before checking, as the host withdraws before it waits, means that
+   * one of the two sees the other.
    */
-  visitNested(t: number): boolean {
-    const guests = this.#at(H.GUESTS);
+  visitNested(offer: number): boolean {
+    const guests = this.#at(H.GUESTS + (offer >>> 30));
     Atomics.add(this.h, guests, 1);
-    if (Atomics.load(this.h, this.#at(H.NESTED)) === t + 1) return true;
+    if (Atomics.load(this.h, this.#at(H.NESTED)) === offer) return true;
     Atomics.sub(this.h, guests, 1);
     return false;
   }
 
-  /** Ends a visit that `visitNested` began. */
-  leaveNested(): void {
-    Atomics.sub(this.h, this.#at(H.GUESTS), 1);
+  /** Ends a visit that `visitNested(offer)` began. */
+  leaveNested(offer: number): void {
+    Atomics.sub(this.h, this.#at(H.GUESTS + (offer >>> 30)), 1);
+  }
+
+  /** The offer of a nested region (see H.NESTED), or 0. */
+  nestedOffer(): number {
+    return Atomics.load(this.h, this.#at(H.NESTED));
   }
 
   /** The task whose nested region is offered, or -1. */
   nestedTask(): number {
-    return Atomics.load(this.h, this.#at(H.NESTED)) - 1;
+    return offerTask(this.nestedOffer());
   }
 
   /** A nested region's use of its plan (its host's step) for the call it opens next; set before `open`. */

@@ -8,6 +8,7 @@ import type { TensorView } from '../kernels/view.js';
 import type { BoundPlan, MemoryViews } from './bound-plan.js';
 import { BARRIER_KERNEL, type OutputMemory, type TeamResult } from './protocol.js';
 import { CallStopped, helpNested, runOuterTask, type Seat } from './nested-team.js';
+import { offerTask } from './region.js';
 
 registerKernel(BARRIER_KERNEL, () => undefined);
 
@@ -88,10 +89,10 @@ export function runTeam(bound: BoundPlan, memory: MemoryViews, callId: number, o
         continue;
       }
       // No task of the call is ready: a task running elsewhere may offer its nested plan's.
-      const host = state.nestedTask();
-      if (host >= 0) {
-        const error = helpNested(seat, host, spin, trace);
-        if (error !== undefined) return { tasks: ran, thread, trace, error: failure(host, error) };
+      const offer = state.nestedOffer();
+      if (offer !== 0) {
+        const error = helpNested(seat, offer, spin, trace);
+        if (error !== undefined) return { tasks: ran, thread, trace, error: failure(offerTask(offer), error) };
         idle = 0;
         continue;
       }

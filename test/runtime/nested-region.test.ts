@@ -54,6 +54,9 @@ const outer = onePlan(
   [0, 1],
 );
 
+/** Visits counted in the outer region (at offset 0), for offers of either parity. */
+const guests = (memory: MemoryViews): number => memory.i32[H.GUESTS]! + memory.i32[H.GUESTS + 1]!;
+
 function setUp(): { memory: MemoryViews; seat: (views?: readonly TensorView[]) => Seat; nested: RegionState } {
   const memory = new MemoryViews(new WebAssembly.Memory({ initial: 1, maximum: 1, shared: true }));
   const bound = new BoundPlan(outer, 0, memory);
@@ -71,10 +74,10 @@ t.test('a member helps with an offered nested region: it runs the open call\'s t
   t.ok(s.state.offerNested(0));
   nested.open(5);
   runs = 0;
-  t.equal(helpNested(s, 0, 10), undefined);
+  t.equal(helpNested(s, s.state.nestedOffer(), 10), undefined);
   t.equal(runs, 1, 'the nested task ran here');
   t.equal(memory.of('float64')[1024 / 8], 7, 'into the host\'s output, where the host\'s views put it');
-  t.equal(memory.i32[H.GUESTS], 0, 'the visit is over');
+  t.equal(guests(memory), 0, 'the visit is over');
   t.equal(nested.members, 0, 'and the member left the nested call');
 });
 
@@ -82,6 +85,7 @@ t.test('an offer withdrawn before the member visits: the host\'s scratch, now ot
   const { seat, nested, memory } = setUp();
   const s = seat();
   s.state.offerNested(0);
+  const offer = s.state.nestedOffer();
   t.equal(s.state.nestedTask(), 0, 'the member reads the offer');
   // ... then the host ends, and a later task's buffer over its scratch happens to read as an
   // open nested call (the member used to enter it, count itself in it and run a task there).
@@ -89,25 +93,62 @@ t.test('an offer withdrawn before the member visits: the host\'s scratch, now ot
   nested.open(5);
   const before = memory.i32.slice(SCRATCH / 4, SCRATCH / 4 + 16);
   runs = 0;
-  t.equal(helpNested(s, 0, 10), undefined);
+  t.equal(helpNested(s, offer, 10), undefined);
   t.equal(runs, 0, 'no task ran');
   t.same(memory.i32.slice(SCRATCH / 4, SCRATCH / 4 + 16), before, 'the bytes there are as they were');
-  t.equal(memory.i32[H.GUESTS], 0, 'and the refused visit is not counted');
+  t.equal(guests(memory), 0, 'and the refused visit is not counted');
 });
 
 t.test('the host waits for a member visiting its nested region before it ends', async (t) => {
   const { seat } = setUp();
   const s = seat();
   s.state.offerNested(0);
-  t.ok(s.state.visitNested(0), 'a member visits');
+  const offer = s.state.nestedOffer();
+  t.ok(s.state.visitNested(offer), 'a member visits');
   let checks = 0;
   s.state.withdrawNested(0, () => ++checks >= 3);
   t.equal(checks, 3, 'the host waited (until its stop said the call was over)');
-  t.notOk(s.state.visitNested(0), 'a later visit is refused: the offer is withdrawn');
-  s.state.leaveNested();
-  checks = 0;
-  s.state.withdrawNested(0, () => ++checks >= 3);
-  t.equal(checks, 0, 'once the member left, it ends at once');
+  t.notOk(s.state.visitNested(offer), 'a later visit is refused: the offer is withdrawn');
+  s.state.leaveNested(offer);
+  t.equal(guests(s.memory), 0, 'the visit is over');
+});
+
+t.test('a host waits for its own visitors only, not for the next host\'s helpers (offers alternate parity)', async (t) => {
+  const { seat } = setUp();
+  const s = seat();
+  s.state.offerNested(0);
+  const first = s.state.nestedOffer();
+  t.ok(s.state.visitNested(first), 'a member visits task 0\'s region');
+  let checks = 0;
+  let second = 0;
+  s.state.withdrawNested(0, () => {
+    checks += 1;
+    if (checks === 1) {
+      // While task 0 waits, task 1 offers its region and a member helps there; task 0's visitor leaves.
+      t.ok(s.state.offerNested(1), 'task 1 offers');
+      second = s.state.nestedOffer();
+      t.ok(s.state.visitNested(second), 'a member visits task 1\'s region');
+      s.state.leaveNested(first);
+    }
+    return checks >= 100;
+  });
+  t.equal(checks, 1, 'task 0 stopped waiting once its own visitor left');
+  t.not(second >>> 30, first >>> 30, 'the two offers have different parities');
+  s.state.leaveNested(second);
+  s.state.withdrawNested(1, () => true);
+  t.equal(guests(s.memory), 0, 'no visit is counted');
+  s.state.open(3);
+  t.equal(s.state.nestedOffer(), 0, 'a new call starts with no offer');
+});
+
+t.test('a call opens with no visit counted (a visitor\'s thread that died outside a task leaves none behind)', async (t) => {
+  const { seat } = setUp();
+  const s = seat();
+  s.state.offerNested(0);
+  t.ok(s.state.visitNested(s.state.nestedOffer()));
+  // The thread dies here: its visit is never left.
+  s.state.open(2);
+  t.equal(guests(s.memory), 0);
 });
 
 t.test('each call\'s views of the host\'s outputs: a call writing into a buffer of its own is helped there', async (t) => {
@@ -115,9 +156,10 @@ t.test('each call\'s views of the host\'s outputs: a call writing into a buffer 
   const first = seat();
   first.state.offerNested(0);
   nested.open(5);
-  helpNested(first, 0, 10);
+  helpNested(first, first.state.nestedOffer(), 10);
   t.equal(memory.of('float64')[1024 / 8], 7, 'the first call: the region\'s output');
   // The next call of the same plan writes output 0 into memory of its own (BoundPlan.viewsFor).
+  first.state.withdrawNested(0, () => true);
   first.state.open(2);
   first.state.offerNested(0);
   const own = new Float64Array(new SharedArrayBuffer(8));
@@ -125,7 +167,7 @@ t.test('each call\'s views of the host\'s outputs: a call writing into a buffer 
   views[0] = { ...views[0]!, data: own, offset: 0 };
   memory.of('float64')[1024 / 8] = 0;
   nested.open(6);
-  helpNested(seat(views), 0, 10);
+  helpNested(seat(views), first.state.nestedOffer(), 10);
   t.equal(own[0], 7, 'the second call\'s output got the step\'s result');
   t.equal(memory.of('float64')[1024 / 8], 0, 'and the first call\'s place did not');
 });
