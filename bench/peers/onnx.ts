@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import type { InferenceSession as OrtSession, Tensor as OrtTensor } from 'onnxruntime-node';
 import type * as Protobuf from 'protobufjs';
+import type { Runner } from '../lib/suite.js';
 
 type Ort = typeof import('onnxruntime-node');
 
@@ -121,6 +122,23 @@ export async function loadOnnx(): Promise<OnnxPeer> {
         tensor: (data, shape) => new ort.Tensor('float32', data, [...shape]),
         release: () => session.release(),
       };
+    },
+  };
+}
+
+/**
+ * onnxruntime-node on `threads` intra-op threads as a bench row's system, configuration and
+ * setup: a session of `graph`, fed `inputs` ([data, shape], in graph order) made into tensors
+ * once, as every peer's inputs are resident.
+ */
+export function onnxRow(graph: OnnxGraph, inputs: ReadonlyArray<readonly [Float32Array, readonly number[]]>, threads: number) {
+  return {
+    system: 'onnxruntime-node',
+    config: `${threads} thread${threads === 1 ? '' : 's'}`,
+    setup: async (): Promise<Runner<Float32Array>> => {
+      const session = await (await loadOnnx()).session(graph, threads);
+      const feeds = inputs.map(([data, shape]) => session.tensor(data, shape));
+      return { run: () => session.run(feeds), dispose: () => session.release() };
     },
   };
 }

@@ -10,7 +10,7 @@ import type { Measurement, Suite } from '../lib/suite.js';
 import type { Workload } from '../lib/workload.js';
 import { loadJax } from '../peers/jax.js';
 import { LoopTeam } from '../peers/loop-team.js';
-import { loadOnnx } from '../peers/onnx.js';
+import { onnxRow } from '../peers/onnx.js';
 import { loadTfjs } from '../peers/tfjs.js';
 import { outputRun, pt, weft, workersLabel } from '../peers/weft.js';
 
@@ -90,34 +90,19 @@ async function run(suite: Suite): Promise<void> {
     });
     peers.push(loop(2));
 
-    for (const threads of [1, 2]) {
-      peers.push({
-        ...common,
-        system: 'onnxruntime-node',
-        config: `${threads} thread${threads === 1 ? '' : 's'}`,
-        reference: threads === 2,
-        setup: async () => {
-          const ort = await loadOnnx();
-          const shape = [N];
-          const session = await ort.session(
-            {
-              name: 'w1',
-              inputs: ['x', 'y', 'w'].map((name) => ({ name, shape })),
-              outputs: [{ name: 'z', shape }],
-              nodes: [
-                { op: 'Exp', inputs: ['x'], outputs: ['e'] },
-                { op: 'Mul', inputs: ['e', 'y'], outputs: ['m'] },
-                { op: 'Tanh', inputs: ['w'], outputs: ['t'] },
-                { op: 'Add', inputs: ['m', 't'], outputs: ['z'] },
-              ],
-            },
-            threads,
-          );
-          const feeds = [x, y, w].map((a) => session.tensor(a, shape));
-          return { run: () => session.run(feeds), dispose: () => session.release() };
-        },
-      });
-    }
+    const shape = [N];
+    const graph = {
+      name: 'w1',
+      inputs: ['x', 'y', 'w'].map((name) => ({ name, shape })),
+      outputs: [{ name: 'z', shape }],
+      nodes: [
+        { op: 'Exp', inputs: ['x'], outputs: ['e'] },
+        { op: 'Mul', inputs: ['e', 'y'], outputs: ['m'] },
+        { op: 'Tanh', inputs: ['w'], outputs: ['t'] },
+        { op: 'Add', inputs: ['m', 't'], outputs: ['z'] },
+      ],
+    };
+    for (const threads of [1, 2]) peers.push({ ...common, ...onnxRow(graph, [x, y, w].map((v) => [v, shape] as const), threads), reference: threads === 2 });
     await suite.measureAlongside(rows, peers);
     await suite.measure(loop(1));
   } finally {

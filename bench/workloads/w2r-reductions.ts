@@ -9,7 +9,7 @@ import { uniform } from '../lib/data.js';
 import type { Measurement, Suite } from '../lib/suite.js';
 import type { Workload } from '../lib/workload.js';
 import { loadJax } from '../peers/jax.js';
-import { loadOnnx, type OnnxGraph } from '../peers/onnx.js';
+import { onnxRow, type OnnxGraph } from '../peers/onnx.js';
 import { loadTfjs } from '../peers/tfjs.js';
 import { outputRun, pt, weft, workersLabel } from '../peers/weft.js';
 
@@ -102,18 +102,8 @@ async function runCase(suite: Suite, c: Case): Promise<void> {
   };
   const ORT_2 = { group: c.group, system: 'onnxruntime-node', config: '2 threads' };
 
-  const onnx = (threads: number): Measurement<Float32Array> => ({
-    ...common,
-    system: 'onnxruntime-node',
-    config: `${threads} thread${threads === 1 ? '' : 's'}`,
-    reference: threads === 2,
-    setup: async () => {
-      const ort = await loadOnnx();
-      const session = await ort.session({ name: c.group.replace(/\W+/g, '_'), inputs: [{ name: 'x', shape }], ...c.onnx(shape) }, threads);
-      const feeds = [session.tensor(x, shape)];
-      return { run: () => session.run(feeds), dispose: () => session.release() };
-    },
-  });
+  const graph = { name: c.group.replace(/\W+/g, '_'), inputs: [{ name: 'x', shape }], ...c.onnx(shape) };
+  const onnx = (threads: number): Measurement<Float32Array> => ({ ...common, ...onnxRow(graph, [[x, shape]], threads), reference: threads === 2 });
 
   const pool = weft.createPool({ workers: 2 });
   try {

@@ -8,7 +8,7 @@ import { uniform } from '../lib/data.js';
 import type { Measurement, Suite } from '../lib/suite.js';
 import type { Workload } from '../lib/workload.js';
 import { loadJax } from '../peers/jax.js';
-import { loadOnnx } from '../peers/onnx.js';
+import { onnxRow } from '../peers/onnx.js';
 import { loadTfjs } from '../peers/tfjs.js';
 import { float32Data, pt, weft, workersLabel } from '../peers/weft.js';
 
@@ -102,28 +102,14 @@ async function run(suite: Suite): Promise<void> {
     },
   });
 
-  for (const threads of [1, 2]) {
-    await suite.measure({
-      ...common,
-      system: 'onnxruntime-node',
-      config: `${threads} thread${threads === 1 ? '' : 's'}`,
-      setup: async () => {
-        const ort = await loadOnnx();
-        const shape = [N, N];
-        const session = await ort.session(
-          {
-            name: 'w3',
-            inputs: [{ name: 'a', shape }, { name: 'b', shape }],
-            outputs: [{ name: 'c', shape }],
-            nodes: [{ op: 'MatMul', inputs: ['a', 'b'], outputs: ['c'] }],
-          },
-          threads,
-        );
-        const feeds = [session.tensor(a, shape), session.tensor(b, shape)];
-        return { run: () => session.run(feeds), dispose: () => session.release() };
-      },
-    });
-  }
+  const shape = [N, N];
+  const graph = {
+    name: 'w3',
+    inputs: [{ name: 'a', shape }, { name: 'b', shape }],
+    outputs: [{ name: 'c', shape }],
+    nodes: [{ op: 'MatMul', inputs: ['a', 'b'], outputs: ['c'] }],
+  };
+  for (const threads of [1, 2]) await suite.measure({ ...common, ...onnxRow(graph, [[a, shape], [b, shape]], threads) });
 }
 
 export const w3: Workload = { id: 'W3', title: 'matrix product 1024 x 1024 float32 (GFLOP/s)', run };

@@ -10,7 +10,7 @@ import { uniform } from '../lib/data.js';
 import type { Suite } from '../lib/suite.js';
 import type { Workload } from '../lib/workload.js';
 import { loadJax } from '../peers/jax.js';
-import { loadOnnx } from '../peers/onnx.js';
+import { onnxRow } from '../peers/onnx.js';
 import { loadTfjs } from '../peers/tfjs.js';
 import { float32Data, outputRun, pt, weft, workersLabel, type TV } from '../peers/weft.js';
 
@@ -211,27 +211,14 @@ async function run(suite: Suite): Promise<void> {
     },
   });
 
-  for (const threads of [1, 2]) {
-    await suite.measure({
-      ...forward,
-      system: 'onnxruntime-node',
-      config: `${threads} thread${threads === 1 ? '' : 's'}`,
-      setup: async () => {
-        const ort = await loadOnnx();
-        const session = await ort.session(
-          {
-            name: 'w9',
-            inputs: [{ name: 'x', shape: [N, 1, H, H] }, { name: 'w', shape: [O, 1, K, K] }],
-            outputs: [{ name: 'y', shape: [N, O, HO, HO] }],
-            nodes: [{ op: 'Conv', inputs: ['x', 'w'], outputs: ['y'] }],
-          },
-          threads,
-        );
-        const feeds = [session.tensor(x, [N, 1, H, H]), session.tensor(wFlipped, [O, 1, K, K])];
-        return { run: () => session.run(feeds), dispose: () => session.release() };
-      },
-    });
-  }
+  const graph = {
+    name: 'w9',
+    inputs: [{ name: 'x', shape: [N, 1, H, H] }, { name: 'w', shape: [O, 1, K, K] }],
+    outputs: [{ name: 'y', shape: [N, O, HO, HO] }],
+    nodes: [{ op: 'Conv', inputs: ['x', 'w'], outputs: ['y'] }],
+  };
+  const feeds = [[x, [N, 1, H, H]], [wFlipped, [O, 1, K, K]]] as const;
+  for (const threads of [1, 2]) await suite.measure({ ...forward, ...onnxRow(graph, feeds, threads) });
 }
 
 export const w9: Workload = { id: 'W9', title: 'conv2d forward+backward, 32x1x28x28 through 16 filters 5x5, float32 (ms)', run };

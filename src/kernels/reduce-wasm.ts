@@ -117,6 +117,25 @@ function rowsBody(kind: WasmReduceKind, dtype: WasmReduceDtype): Body {
 }
 
 /**
+ * Folds the 64-byte blocks from address `q` (a local, left past them) up to `end` (a local) into
+ * four independent vectors that start as `init` pushes, `fold`ing each block's four vectors in,
+ * and leaves the four combined on the stack.
+ */
+export function foldBlocks64(body: Body, q: number, end: number, init: () => void, fold: Op): void {
+  const acc = [body.local(V128), body.local(V128), body.local(V128), body.local(V128)];
+  for (const x of acc) {
+    init();
+    body.set(x);
+  }
+  body.block().loop();
+  body.get(q).get(end).op('i32.ge_u').brIf(1);
+  acc.forEach((x, k) => body.get(x).get(q).v128Load(16 * k).op(fold).set(x));
+  body.get(q).i32(64).i32Add().set(q).br(0);
+  body.end().end();
+  body.get(acc[0]!).get(acc[1]!).op(fold).get(acc[2]!).get(acc[3]!).op(fold).op(fold);
+}
+
+/**
  * The rows block of float32 maxima and minima: in float32 lanes, sixteen elements a step in four
  * independent vectors (the extremes of float32 values are float32 values, exact in any order, so
  * the result is the float64 lanes' one), then the rest one by one, and the row's extreme folded
@@ -129,20 +148,15 @@ function rowsExtremes32(kind: 'max' | 'min'): Body {
     const q = body.local(I32);
     const end16 = body.local(I32);
     const end = body.local(I32);
-    const acc = [body.local(V128), body.local(V128), body.local(V128), body.local(V128)];
+    const extremes = body.local(V128);
     const t = body.local(F64);
-    for (const x of acc) body.f32x4(IDENTITY[kind]).set(x);
     body.get(P).set(q);
     body.get(P).get(N).i32(-16).op('i32.and').i32(2).op('i32.shl').i32Add().set(end16);
     body.get(P).get(N).i32(2).op('i32.shl').i32Add().set(end);
-    body.block().loop();
-    body.get(q).get(end16).op('i32.ge_u').brIf(1);
-    acc.forEach((x, k) => body.get(x).get(q).v128Load(16 * k).op(lanes).set(x));
-    body.get(q).i32(64).i32Add().set(q).br(0);
-    body.end().end();
-    body.get(acc[0]!).get(acc[1]!).op(lanes).get(acc[2]!).get(acc[3]!).op(lanes).op(lanes).set(acc[0]!);
+    foldBlocks64(body, q, end16, () => body.f32x4(IDENTITY[kind]), lanes);
+    body.set(extremes);
     body.get(A).mem('f64.load');
-    for (let lane = 0; lane < 4; lane++) body.get(acc[0]!).lane('f32x4.extract_lane', lane).op('f64.promote_f32', one);
+    for (let lane = 0; lane < 4; lane++) body.get(extremes).lane('f32x4.extract_lane', lane).op('f64.promote_f32', one);
     body.set(t);
     body.block().loop();
     body.get(q).get(end).op('i32.ge_u').brIf(1);
@@ -164,18 +178,11 @@ function rowsTruths8(kind: 'all' | 'any'): Body {
     const q = body.local(I32);
     const end64 = body.local(I32);
     const end = body.local(I32);
-    const acc = [body.local(V128), body.local(V128), body.local(V128), body.local(V128)];
     const truth = body.local(I32);
-    for (const x of acc) body.i32x4(kind === 'any' ? 0 : -1).set(x);
     body.get(P).set(q);
     body.get(P).get(N).i32(-64).op('i32.and').i32Add().set(end64);
     body.get(P).get(N).i32Add().set(end);
-    body.block().loop();
-    body.get(q).get(end64).op('i32.ge_u').brIf(1);
-    acc.forEach((x, k) => body.get(x).get(q).v128Load(16 * k).op(fold).set(x));
-    body.get(q).i32(64).i32Add().set(q).br(0);
-    body.end().end();
-    body.get(acc[0]!).get(acc[1]!).op(fold).get(acc[2]!).get(acc[3]!).op(fold).op(fold);
+    foldBlocks64(body, q, end64, () => body.i32x4(kind === 'any' ? 0 : -1), fold);
     body.op(kind === 'any' ? 'v128.any_true' : 'i8x16.all_true').set(truth);
     body.block().loop();
     body.get(q).get(end).op('i32.ge_u').brIf(1);

@@ -2,6 +2,7 @@
 // contiguous float32 or float64 lanes in the arena: the same computation as the JS lanes (in
 // float64, but for float32 softmax's exp), with the same bits. A lane's maximum is IEEE's (order-free); its sums are row-partials.ts's eight
 // partials; exp and log are weft's own (vmath), on f64x2 lanes (inline); every element is rounded once.
+import { foldBlocks64 } from './reduce-wasm.js';
 import { ROW_PARTIALS } from './row-partials.js';
 import { emitFunction, inlineMathFunction, mathFunction } from './vmath/wasm-library.js';
 import { Body, F64, HIGH_HALF, I32, LOW_HALVES, ModuleBuilder, V128, type Op } from './wasm-emit.js';
@@ -88,26 +89,25 @@ class LaneCode {
    */
   max32(x: number, n: number): number {
     const b = this.body;
-    const acc = [b.local(V128), b.local(V128), b.local(V128), b.local(V128)];
+    const [q, end] = [b.local(I32), b.local(I32)];
+    const extremes = b.local(V128);
     const m = b.local(F64);
-    for (const a of acc) b.f32x4(-Infinity).set(a);
-    b.f64(-Infinity).set(m);
-    this.loops(
-      n,
-      16,
-      () => acc.forEach((a, k) => {
-        b.get(a).get(x).get(this.j).i32(2).op('i32.shl').i32Add().v128Load(16 * k).op('f32x4.max').set(a);
-      }),
-      () => {
-        b.get(m);
-        this.one(x);
-        b.op('f64.max').set(m);
-      },
-    );
-    b.get(acc[0]!).get(acc[1]!).op('f32x4.max').get(acc[2]!).get(acc[3]!).op('f32x4.max').op('f32x4.max').set(acc[0]!);
-    b.get(m);
-    for (let lane = 0; lane < 4; lane++) b.get(acc[0]!).lane('f32x4.extract_lane', lane).op('f64.promote_f32', 'f64.max');
+    b.get(x).set(q);
+    b.get(x).get(n).i32(-16).op('i32.and').i32(2).op('i32.shl').i32Add().set(end);
+    foldBlocks64(b, q, end, () => b.f32x4(-Infinity), 'f32x4.max');
+    b.set(extremes);
+    b.f64(-Infinity);
+    for (let lane = 0; lane < 4; lane++) b.get(extremes).lane('f32x4.extract_lane', lane).op('f64.promote_f32', 'f64.max');
     b.set(m);
+    // The rest, one by one.
+    b.get(n).i32(-16).op('i32.and').set(this.j);
+    b.block().loop();
+    b.get(this.j).get(n).op('i32.ge_u').brIf(1);
+    b.get(m);
+    this.one(x);
+    b.op('f64.max').set(m);
+    b.get(this.j).i32(1).i32Add().set(this.j).br(0);
+    b.end().end();
     return m;
   }
 

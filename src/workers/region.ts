@@ -284,11 +284,6 @@ export class RegionState {
     return Atomics.load(this.h, this.#at(H.NESTED));
   }
 
-  /** The task whose nested region is offered, or -1. */
-  nestedTask(): number {
-    return offerTask(this.nestedOffer());
-  }
-
   /** A nested region's use of its plan (its host's step) for the call it opens next; set before `open`. */
   set step(step: number) {
     Atomics.store(this.h, this.#at(H.STEP), step);

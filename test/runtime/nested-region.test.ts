@@ -8,7 +8,7 @@ import type { TensorView } from '../../src/kernels/view.js';
 import { BoundPlan, MemoryViews } from '../../src/workers/bound-plan.js';
 import { helpNested, registerNestedPlan, type Seat } from '../../src/workers/nested-team.js';
 import type { PlanDescriptor } from '../../src/workers/protocol.js';
-import { H, RegionState } from '../../src/workers/region.js';
+import { H, offerTask, RegionState } from '../../src/workers/region.js';
 import { SMALL_LAYOUT } from './region-layout.js';
 
 /** A plan of one whole-call task of `kernel`, laid out like region.test's (the region's queues after the header). */
@@ -86,7 +86,7 @@ t.test('an offer withdrawn before the member visits: the host\'s scratch, now ot
   const s = seat();
   s.state.offerNested(0);
   const offer = s.state.nestedOffer();
-  t.equal(s.state.nestedTask(), 0, 'the member reads the offer');
+  t.equal(offerTask(offer), 0, 'the member reads the offer');
   // ... then the host ends, and a later task's buffer over its scratch happens to read as an
   // open nested call (the member used to enter it, count itself in it and run a task there).
   s.state.withdrawNested(0, () => true);
