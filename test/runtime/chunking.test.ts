@@ -138,3 +138,72 @@ t.test('a product with few rows (an RNN step: 64 x 512 times 512 x 512) is cut b
     t.ok(worst < (dtype === 'float32' ? 1e-3 : 1e-10), `${dtype}: the product is right (worst ${worst})`);
   }
 });
+
+t.test('a reduction over the rows of a matrix reads runs of up to 4 KiB of each row (at least 256 elements, and 4 tasks while the columns allow), with the bits of one task', async (t) => {
+  const pool = weft.createPool({ workers: 2 });
+  t.teardown(() => pool.close());
+  const r = rng(17);
+  // [kind, dtype, shape, reduced axis, the elements of the output each task takes]
+  const cases = [
+    // 4096 float32 columns: runs of 1024 (4 KiB), four tasks (runs of 256 made sixteen).
+    ['sum', 'float32', [512, 4096], 0, 1024],
+    ['max', 'float32', [512, 4096], 0, 1024],
+    // float64: 512 elements make 4 KiB (runs of 256 made eight tasks).
+    ['sum', 'float64', [1024, 2048], 0, 512],
+    // 1000 columns: a quarter is under 256, so runs of 256 (three tasks, the last shorter), as before.
+    ['sum', 'float32', [2048, 1000], 0, 256],
+    // Kept axes around a reduced one: runs over the flat output, 4 KiB at least (16 tasks, not
+    // 64), a task crossing from one index of the first axis to the next.
+    ['sum', 'float32', [4, 512, 4097], 1, 1024],
+  ] as const;
+  for (const [kind, dtype, shape, axis, run] of cases) {
+    const x = pt.tensor({ name: 'x', dtype, shape: shape.map(() => null) });
+    const y = kind === 'sum' ? x.sum({ axis }) : x.max({ axis });
+    const value = r.normal([...shape], { dtype });
+    const fn = await weft.compile([x], y, { pool, workers: 2 });
+    const inline = await weft.compile([x], y, { workers: 0 });
+    const executor = new PlannedExecutor(fn.fgraph, () => pool, { workers: 2 });
+    t.teardown(() => executor.dispose());
+    const d = executor.planFor([value]).plan.descriptor;
+    const calls = d.calls.flatMap((c, i) => (c.kernel === 'reduce' ? [i] : []));
+    t.equal(calls.length, 1, `${kind} ${dtype} [${shape}]: one reduce call`);
+    const outputs = shape.reduce((n, s, a) => (a === axis ? n : n * s), 1);
+    const size = shape.reduce((n, s) => n * s, 1);
+    const chunks = Math.min(Math.floor(outputs / run), Math.round(size / TASK_WORK));
+    const tasks = d.tasks.filter((task) => task.call === calls[0]);
+    t.same(tasks.map((task) => ({ start: task.start, end: task.end })), chunkRanges(outputs, chunks), `${kind} ${dtype} [${shape}] over axis ${axis}: ${chunks} tasks of at least ${run} outputs`);
+    const got = ((await fn(value)) as weft.NdArray).data;
+    const want = ((await inline(value)) as weft.NdArray).data;
+    t.ok(Buffer.from(got.buffer, got.byteOffset, got.byteLength).equals(Buffer.from(want.buffer, want.byteOffset, want.byteLength)), `${kind} ${dtype} [${shape}]: the bits of the inline call`);
+    // Each output element folds its rows in row order, in float64, rounded once to the dtype.
+    const [outer, rows, inner] = axis === 0 ? [1, shape[0], shape[1]!] : [shape[0], shape[1]!, shape[2]!];
+    const round = dtype === 'float32' ? Math.fround : (v: number) => v;
+    let mismatches = 0;
+    for (let o = 0; o < outer; o++) {
+      for (let j = 0; j < inner; j++) {
+        let acc = kind === 'sum' ? 0 : -Infinity;
+        for (let i = 0; i < rows; i++) {
+          const v = value.data[(o * rows + i) * inner + j]!;
+          acc = kind === 'sum' ? acc + v : Math.max(acc, v);
+        }
+        if (!Object.is(round(acc), got[o * inner + j])) mismatches++;
+      }
+    }
+    t.equal(mismatches, 0, `${kind} ${dtype} [${shape}]: every output is the row-order fold of its column`);
+  }
+  // A transposed input's last axis is strided: longer runs would gain nothing, so runs stay 256.
+  const x = pt.matrix('x', 'float32');
+  const y = x.T.sum({ axis: 0 });
+  const value = r.normal([4096, 512], { dtype: 'float32' });
+  const fn = await weft.compile([x], y, { pool, workers: 2 });
+  const inline = await weft.compile([x], y, { workers: 0 });
+  const executor = new PlannedExecutor(fn.fgraph, () => pool, { workers: 2 });
+  t.teardown(() => executor.dispose());
+  const d = executor.planFor([value]).plan.descriptor;
+  const reduce = d.calls.findIndex((c) => c.kernel === 'reduce');
+  t.same(d.views[d.calls[reduce]!.inputs[0]!]!.stride, [1, 512], 'x.T.sum({ axis: 0 }) reduces the strided view');
+  t.equal(d.tasks.filter((task) => task.call === reduce).length, 16, 'in 16 tasks of 256 outputs');
+  const got = ((await fn(value)) as weft.NdArray).data;
+  const want = ((await inline(value)) as weft.NdArray).data;
+  t.ok(Buffer.from(got.buffer, got.byteOffset, got.byteLength).equals(Buffer.from(want.buffer, want.byteOffset, want.byteLength)), 'with the bits of the inline call');
+});
