@@ -139,7 +139,7 @@ t.test('a product with few rows (an RNN step: 64 x 512 times 512 x 512) is cut b
   }
 });
 
-t.test('a reduction over the rows of a matrix reads runs of up to 4 KiB of each row (at least 256 elements, and 4 tasks while the columns allow), with the bits of one task', async (t) => {
+t.test('a reduction (or argmax) over the rows of a matrix reads runs of up to 4 KiB of each row (at least 256 elements, and 4 tasks while the columns allow), with the bits of one task', async (t) => {
   const pool = weft.createPool({ workers: 2 });
   t.teardown(() => pool.close());
   const r = rng(17);
@@ -148,6 +148,7 @@ t.test('a reduction over the rows of a matrix reads runs of up to 4 KiB of each 
     // 4096 float32 columns: runs of 1024 (4 KiB), four tasks (runs of 256 made sixteen).
     ['sum', 'float32', [512, 4096], 0, 1024],
     ['max', 'float32', [512, 4096], 0, 1024],
+    ['argmax', 'float32', [512, 4096], 0, 1024],
     // float64: 512 elements make 4 KiB (runs of 256 made eight tasks).
     ['sum', 'float64', [1024, 2048], 0, 512],
     // 1000 columns: a quarter is under 256, so runs of 256 (three tasks, the last shorter), as before.
@@ -158,15 +159,16 @@ t.test('a reduction over the rows of a matrix reads runs of up to 4 KiB of each 
   ] as const;
   for (const [kind, dtype, shape, axis, run] of cases) {
     const x = pt.tensor({ name: 'x', dtype, shape: shape.map(() => null) });
-    const y = kind === 'sum' ? x.sum({ axis }) : x.max({ axis });
+    const y = kind === 'sum' ? x.sum({ axis }) : kind === 'max' ? x.max({ axis }) : x.argmax({ axis });
     const value = r.normal([...shape], { dtype });
     const fn = await weft.compile([x], y, { pool, workers: 2 });
     const inline = await weft.compile([x], y, { workers: 0 });
     const executor = new PlannedExecutor(fn.fgraph, () => pool, { workers: 2 });
     t.teardown(() => executor.dispose());
     const d = executor.planFor([value]).plan.descriptor;
-    const calls = d.calls.flatMap((c, i) => (c.kernel === 'reduce' ? [i] : []));
-    t.equal(calls.length, 1, `${kind} ${dtype} [${shape}]: one reduce call`);
+    const kernel = kind === 'argmax' ? 'argreduce' : 'reduce';
+    const calls = d.calls.flatMap((c, i) => (c.kernel === kernel ? [i] : []));
+    t.equal(calls.length, 1, `${kind} ${dtype} [${shape}]: one ${kernel} call`);
     const outputs = shape.reduce((n, s, a) => (a === axis ? n : n * s), 1);
     const size = shape.reduce((n, s) => n * s, 1);
     const chunks = Math.min(Math.floor(outputs / run), Math.round(size / TASK_WORK));
@@ -175,18 +177,21 @@ t.test('a reduction over the rows of a matrix reads runs of up to 4 KiB of each 
     const got = ((await fn(value)) as weft.NdArray).data;
     const want = ((await inline(value)) as weft.NdArray).data;
     t.ok(Buffer.from(got.buffer, got.byteOffset, got.byteLength).equals(Buffer.from(want.buffer, want.byteOffset, want.byteLength)), `${kind} ${dtype} [${shape}]: the bits of the inline call`);
-    // Each output element folds its rows in row order, in float64, rounded once to the dtype.
+    // Each output element folds its rows in row order, in float64, rounded once to the dtype
+    // (argmax: the first row holding the maximum).
     const [outer, rows, inner] = axis === 0 ? [1, shape[0], shape[1]!] : [shape[0], shape[1]!, shape[2]!];
     const round = dtype === 'float32' ? Math.fround : (v: number) => v;
     let mismatches = 0;
     for (let o = 0; o < outer; o++) {
       for (let j = 0; j < inner; j++) {
         let acc = kind === 'sum' ? 0 : -Infinity;
+        let first = -1;
         for (let i = 0; i < rows; i++) {
           const v = value.data[(o * rows + i) * inner + j]!;
+          if (v > acc) first = i;
           acc = kind === 'sum' ? acc + v : Math.max(acc, v);
         }
-        if (!Object.is(round(acc), got[o * inner + j])) mismatches++;
+        if (!Object.is(kind === 'argmax' ? first : round(acc), got[o * inner + j])) mismatches++;
       }
     }
     t.equal(mismatches, 0, `${kind} ${dtype} [${shape}]: every output is the row-order fold of its column`);

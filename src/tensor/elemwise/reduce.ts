@@ -214,8 +214,11 @@ export class ArgReduce extends TensorOp {
     return new Apply(this, [v], [type.makeVariable()]);
   }
 
-  override kernel(): KernelCall {
-    return { name: 'argreduce', params: { kind: this.kind, axes: [...this.axis] }, chunking: { by: 'elements' } };
+  override kernel(node: Apply, context?: KernelContext): KernelCall {
+    const inputs = context?.inputs;
+    // Cut as CAReduce's: each task reads runs of every reduced row (see KEPT_RUN).
+    const runs = inputs && keepsLastAxis(inputs[0]!.shape.length, this.axis) ? { minUnits: keptRun(inputs[0]!, (node.inputs[0]!.type as TensorType).dtype, this.axis) } : {};
+    return { name: 'argreduce', params: { kind: this.kind, axes: [...this.axis] }, chunking: { by: 'elements', ...runs } };
   }
 
   override outputShapes(_node: Apply, [x]: readonly TensorView[]): number[][] {
