@@ -1,6 +1,7 @@
-// Habits PyTensor users bring (issue 21): an axis given alone to a reduction, a number as a 1-d
-// shape, and eval with an object keyed by input names. Each once gave a silent wrong answer or a
-// raw JS error; now each works as in PyTensor, and anything else is refused with a clear error.
+// Habits PyTensor users bring (issue 21): an axis given alone to a reduction (and to cumsum, sort,
+// take, topk, squeeze, flip), a number as a 1-d shape, and eval with an object keyed by input
+// names. Each once gave a silent wrong answer or a raw JS error; now each works as in PyTensor,
+// and anything else (a misspelt option among them) is refused with a clear error.
 import t from 'tap';
 import { near, pt, throwsExactly, weft } from '../helpers.js';
 
@@ -69,4 +70,44 @@ t.test("eval takes an object keyed by input names, as PyTensor's eval({'x': ...}
     TypeError,
     'x.eval: givens must be a Map from variables to values or an object keyed by input names ({ x: [1, 2] }), got an array',
   );
+});
+
+t.test("cumsum, cumprod, sort, argsort, take, topk, argtopk, squeeze and flip take their axis alone, as PyTensor's positional axis (cumsum(x, 0) once summed the flattened array)", async (t) => {
+  const x = pt.matrix('x');
+  const m = [
+    [3, 1, 2],
+    [0, 5, 4],
+  ];
+  const cases: Array<[string, weft.TensorVariable, unknown]> = [
+    ['pt.cumsum(x, 0)', pt.cumsum(x, 0), [[3, 1, 2], [3, 6, 6]]],
+    ['pt.cumsum(x, 1)', pt.cumsum(x, 1), [[3, 4, 6], [0, 5, 9]]],
+    ['pt.cumprod(x, -1)', pt.cumprod(x, -1), [[3, 3, 6], [0, 0, 0]]],
+    ['pt.sort(x, 0)', pt.sort(x, 0), [[0, 1, 2], [3, 5, 4]]],
+    ['pt.argsort(x, 0)', pt.argsort(x, 0), [[1, 0, 0], [0, 1, 1]]],
+    ['pt.take(x, [1, 0], 1)', pt.take(x, [1, 0], 1), [[1, 3], [5, 0]]],
+    ['pt.topk(x, 1, 0)', pt.topk(x, 1, 0), [[3, 5, 4]]],
+    ['pt.argtopk(x, 1, 0)', pt.argtopk(x, 1, 0), [[0, 1, 1]]],
+    ['pt.flip(x, 1)', pt.flip(x, 1), [[2, 1, 3], [4, 5, 0]]],
+    ['pt.flip(x, [0, 1])', pt.flip(x, [0, 1]), [[4, 5, 0], [2, 1, 3]]],
+    ['options still work: pt.cumsum(x, { axis: 1 })', pt.cumsum(x, { axis: 1 }), [[3, 4, 6], [0, 5, 9]]],
+    ['no axis: pt.cumsum(x) runs over the flattened array', pt.cumsum(x), [3, 4, 6, 6, 11, 15]],
+  ];
+  for (const [what, y, want] of cases) near(t, await y.eval({ x: m }), want as never, 0, what);
+  const y = pt.tensor({ name: 'y', shape: [1, null, 1] });
+  near(t, await pt.squeeze(y, 2).eval({ y: [[[1], [2]]] }), [[1, 2]], 0, 'pt.squeeze(y, 2)');
+  near(t, await pt.squeeze(y, [0, 2]).eval({ y: [[[1], [2]]] }), [1, 2], 0, 'pt.squeeze(y, [0, 2])');
+});
+
+t.test('options are refused when they are neither an axis nor a plain object of known keys (a misspelt key once left the default in place)', async (t) => {
+  const x = pt.matrix('x');
+  await throwsExactly(t, () => pt.cumsum(x, '0' as never), TypeError, 'cumsum: expected an axis (a number) or options such as { axis }, got string 0');
+  await throwsExactly(t, () => pt.sort(x, [0] as never), TypeError, 'sort: expected an axis (a number) or options such as { axis }, got Array 0');
+  await throwsExactly(t, () => pt.flip(x, null as never), TypeError, 'flip: expected an axis (a number or an array of numbers) or options such as { axis }, got null');
+  await throwsExactly(t, () => pt.cumsum(x, { axes: 0 } as never), TypeError, "cumsum: unknown option 'axes' (the options are axis)");
+  await throwsExactly(t, () => pt.take(x, [0], { axes: 1 } as never), TypeError, "take: unknown option 'axes' (the options are axis)");
+  await throwsExactly(t, () => x.sum({ axes: 1 } as never), TypeError, "sum: unknown option 'axes' (the options are axis, keepdims)");
+  await throwsExactly(t, () => pt.mean(x, { axis: 0, ddof: 1 } as never), TypeError, "mean: unknown option 'ddof' (the options are axis, keepdims)");
+  near(t, await pt.var(x, { axis: 1, ddof: 1 }).eval({ x: v }), [1, 1], 1e-12, 'var takes ddof');
+  await throwsExactly(t, () => pt.searchsorted(pt.vector('s'), pt.vector('w'), 'right' as never), TypeError, 'searchsorted: expected options such as { side }, got string right');
+  await throwsExactly(t, () => pt.searchsorted(pt.vector('s'), pt.vector('w'), { sides: 'right' } as never), TypeError, "searchsorted: unknown option 'sides' (the options are side)");
 });

@@ -11,6 +11,7 @@ import { asTensorVariable } from '../core/as-tensor.js';
 import { dimshuffle, type ShuffleEntry } from '../shape/dimshuffle.js';
 import { add, cast, eq, exp, isinf, log, mul, sqr, sqrt, sub, trueDiv, where } from './math.js';
 import { TensorOp } from '../core/op.js';
+import { axisOptionsOf } from '../core/options.js';
 import { shapeI, shapeOf } from '../shape/shape.js';
 import { TensorType } from '../core/type.js';
 import type { AxisArg, ReduceOptions, TensorLike, TensorVariable, VarOptions } from '../core/variable.js';
@@ -241,14 +242,13 @@ export class ArgReduce extends TensorOp {
 }
 
 /**
- * The options of a reduction given as options or as its axis alone. Anything else is refused: a
- * string or a boolean where the axis goes would otherwise reduce everything, silently.
+ * The options of a reduction given as options or as its axis alone. Anything else is refused (a
+ * string or a boolean where the axis goes, or a misspelt key, would otherwise reduce everything,
+ * silently); `ddof` only where `where` is var or std.
  */
 function reduceOptionsOf<O extends ReduceOptions>(o: O | AxisArg | undefined, where: string): O {
-  if (o === undefined) return {} as O;
-  if (typeof o === 'number' || Array.isArray(o)) return { axis: o } as O;
-  if (typeof o === 'object' && o !== null && !ArrayBuffer.isView(o) && Object.getPrototypeOf(o) === Object.prototype) return o as O;
-  throw new TypeError(`${where}: expected an axis (a number or an array of numbers) or options such as { axis, keepdims }, got ${o === null ? 'null' : typeof o === 'object' ? (o as object).constructor?.name ?? 'an object' : typeof o} ${String(o)}`);
+  const known = where === 'var' || where === 'std' ? ['axis', 'keepdims', 'ddof'] : ['axis', 'keepdims'];
+  return axisOptionsOf(where, o, known as Array<keyof O & string>, true);
 }
 
 function reduceWith(kind: ReduceKind, x: TensorLike, options: ReduceOptions, name: string): TensorVariable {

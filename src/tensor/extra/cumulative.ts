@@ -11,6 +11,7 @@ import { registerOpCodec } from '../../graph/op-codecs.js';
 import { propKinds } from '../../graph/prop-kinds.js';
 import { asTensorArgs, asTensorVariable } from '../core/as-tensor.js';
 import { TensorOp } from '../core/op.js';
+import { axisOptionsOf } from '../core/options.js';
 import { tensorPropKinds } from '../core/prop-kinds.js';
 import { TensorType } from '../core/type.js';
 import type { TensorLike, TensorVariable } from '../core/variable.js';
@@ -136,13 +137,13 @@ function cumulative(x: TensorLike, axis: number | undefined, mode: 'add' | 'mul'
 }
 
 /** The running sums along the axis (of the flattened array when axis is omitted), NumPy's cumsum. */
-export function cumsum(x: TensorLike, options: { readonly axis?: number } = {}): TensorVariable {
-  return cumulative(x, options.axis, 'add', 'cumsum');
+export function cumsum(x: TensorLike, axisOrOptions: { readonly axis?: number } | number = {}): TensorVariable {
+  return cumulative(x, axisOptionsOf('cumsum', axisOrOptions, ['axis'], false).axis, 'add', 'cumsum');
 }
 
 /** The running products along the axis (of the flattened array when axis is omitted), NumPy's cumprod. */
-export function cumprod(x: TensorLike, options: { readonly axis?: number } = {}): TensorVariable {
-  return cumulative(x, options.axis, 'mul', 'cumprod');
+export function cumprod(x: TensorLike, axisOrOptions: { readonly axis?: number } | number = {}): TensorVariable {
+  return cumulative(x, axisOptionsOf('cumprod', axisOrOptions, ['axis'], false).axis, 'mul', 'cumprod');
 }
 
 /** The Rop of cumprod(x) along `axis` for eval point ev: y'_i = y'_{i-1} x_i + y_{i-1} ev_i. */

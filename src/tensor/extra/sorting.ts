@@ -11,6 +11,7 @@ import { registerOpCodec } from '../../graph/op-codecs.js';
 import { propKinds } from '../../graph/prop-kinds.js';
 import { asTensorArgs, asTensorVariable } from '../core/as-tensor.js';
 import { TensorOp } from '../core/op.js';
+import { axisOptionsOf, checkedOptions } from '../core/options.js';
 import { tensorPropKinds } from '../core/prop-kinds.js';
 import { slice } from '../core/slice.js';
 import { TensorType } from '../core/type.js';
@@ -157,14 +158,14 @@ function axisOf(v: TensorVariable, axis: number | undefined, name: string): [Ten
 }
 
 /** x sorted along the axis (the last by default), NumPy's sort. */
-export function sort(x: TensorLike, options: { readonly axis?: number } = {}): TensorVariable {
-  const [v, a] = axisOf(asTensorVariable(x), options.axis ?? -1, 'sort');
+export function sort(x: TensorLike, axisOrOptions: { readonly axis?: number } | number = {}): TensorVariable {
+  const [v, a] = axisOf(asTensorVariable(x), axisOptionsOf('sort', axisOrOptions, ['axis'], false).axis ?? -1, 'sort');
   return new Sort(a).call(v) as TensorVariable;
 }
 
 /** The indices that sort x along the axis (the last by default), stable, NumPy's argsort. */
-export function argsort(x: TensorLike, options: { readonly axis?: number } = {}): TensorVariable {
-  const [v, a] = axisOf(asTensorVariable(x), options.axis ?? -1, 'argsort');
+export function argsort(x: TensorLike, axisOrOptions: { readonly axis?: number } | number = {}): TensorVariable {
+  const [v, a] = axisOf(asTensorVariable(x), axisOptionsOf('argsort', axisOrOptions, ['axis'], false).axis ?? -1, 'argsort');
   return new ArgSort(a, false).call(v) as TensorVariable;
 }
 
@@ -172,8 +173,8 @@ export function argsort(x: TensorLike, options: { readonly axis?: number } = {})
  * The indices of the k largest elements along the axis (the last by default), largest first;
  * of the |k| smallest, smallest first, for a negative k (PyTensor's argtopk). Ties keep index order.
  */
-export function argtopk(x: TensorLike, k: number, options: { readonly axis?: number } = {}): TensorVariable {
-  const [v, a] = axisOf(asTensorVariable(x), options.axis ?? -1, 'argtopk');
+export function argtopk(x: TensorLike, k: number, axisOrOptions: { readonly axis?: number } | number = {}): TensorVariable {
+  const [v, a] = axisOf(asTensorVariable(x), axisOptionsOf('argtopk', axisOrOptions, ['axis'], false).axis ?? -1, 'argtopk');
   if (!Number.isInteger(k) || k === 0) throw new RangeError(`argtopk: k must be a non-zero integer, got ${k}`);
   const n = v.type.shape[a];
   if (n !== null && n !== undefined && Math.abs(k) > n) throw new RangeError(`argtopk: k = ${k} but axis ${a} of ${v} has length ${n}`);
@@ -182,15 +183,15 @@ export function argtopk(x: TensorLike, k: number, options: { readonly axis?: num
 }
 
 /** The k largest elements along the axis, largest first (the |k| smallest for a negative k), PyTensor's topk. */
-export function topk(x: TensorLike, k: number, options: { readonly axis?: number } = {}): TensorVariable {
+export function topk(x: TensorLike, k: number, axisOrOptions: { readonly axis?: number } | number = {}): TensorVariable {
   const v = asTensorVariable(x);
-  const [w, a] = axisOf(v, options.axis ?? -1, 'topk');
+  const [w, a] = axisOf(v, axisOptionsOf('topk', axisOrOptions, ['axis'], false).axis ?? -1, 'topk');
   return takeAlongAxis(w, argtopk(w, k, { axis: a }), a);
 }
 
 /** For each value, its insertion index in the sorted vector (NumPy's searchsorted; int32). */
 export function searchsorted(sorted: TensorLike, values: TensorLike, options: { readonly side?: 'left' | 'right' } = {}): TensorVariable {
-  return new SearchSorted(options.side ?? 'left').call(sorted, values) as TensorVariable;
+  return new SearchSorted(checkedOptions('searchsorted', options, ['side']).side ?? 'left').call(sorted, values) as TensorVariable;
 }
 
 // Documents write these ops by their props (graph/prop-codec.ts).

@@ -2,6 +2,7 @@
 // (a slice of step -1: negative strides). Each is its existing op applied with the pattern NumPy's
 // function means, so gradients, inferShape, Rop and kernels are those ops'.
 import { asTensorVariable } from '../core/as-tensor.js';
+import { axisOptionsOf } from '../core/options.js';
 import { slice } from '../core/slice.js';
 import type { TensorLike, TensorVariable } from '../core/variable.js';
 import { normalizeAxes } from '../elemwise/reduce.js';
@@ -20,9 +21,10 @@ export interface AxisOptions {
  * axis of static length 1 is dropped by a view; one whose length is known only when running
  * is checked then (a reshape to the other lengths, which fails unless it is 1).
  */
-export function squeeze(x: TensorLike, options: AxisOptions = {}): TensorVariable {
+export function squeeze(x: TensorLike, axisOrOptions: AxisOptions | number | readonly number[] = {}): TensorVariable {
   const v = asTensorVariable(x);
-  const axes = options.axis === undefined ? v.type.shape.flatMap((d, a) => (d === 1 ? [a] : [])) : normalizeAxes(options.axis, v.ndim, 'squeeze');
+  const { axis } = axisOptionsOf('squeeze', axisOrOptions, ['axis'], true);
+  const axes = axis === undefined ? v.type.shape.flatMap((d, a) => (d === 1 ? [a] : [])) : normalizeAxes(axis, v.ndim, 'squeeze');
   for (const a of axes) {
     const d = v.type.shape[a];
     if (d !== null && d !== 1) throw new RangeError(`squeeze: axis ${a} of ${v} (${v.type}) has length ${d}; only axes of length 1 can be removed`);
@@ -55,9 +57,9 @@ export function swapaxes(x: TensorLike, a: number, b: number): TensorVariable {
 }
 
 /** `x` with the order of elements reversed along the axes (all of them by default): a view with negative strides. */
-export function flip(x: TensorLike, options: AxisOptions = {}): TensorVariable {
+export function flip(x: TensorLike, axisOrOptions: AxisOptions | number | readonly number[] = {}): TensorVariable {
   const v = asTensorVariable(x);
-  const axes = normalizeAxes(options.axis, v.ndim, 'flip');
+  const axes = normalizeAxes(axisOptionsOf('flip', axisOrOptions, ['axis'], true).axis, v.ndim, 'flip');
   if (axes.length === 0) return v;
   return get(v, ...[...Array(v.ndim).keys()].map((a) => (axes.includes(a) ? slice(null, null, -1) : slice(null, null))));
 }

@@ -4,6 +4,7 @@
 // either's result, which rebuild the tensor that was indexed.
 import { isIntDtype } from '../../kernels/dtype.js';
 import { asTensorVariable, constant } from '../core/as-tensor.js';
+import { axisOptionsOf } from '../core/options.js';
 import { Slice, slice } from '../core/slice.js';
 import { isTensorVariable, type IndexEntry, type TensorLike, type TensorVariable } from '../core/variable.js';
 import { normalizeAxes } from '../elemwise/reduce.js';
@@ -103,11 +104,12 @@ export function get(x: TensorLike, ...entries: IndexEntry[]): TensorVariable {
 }
 
 /** NumPy's take: x's elements along `axis` at the indices (of the flattened x when axis is omitted). */
-export function take(x: TensorLike, indices: TensorLike | readonly unknown[], options: { readonly axis?: number } = {}): TensorVariable {
+export function take(x: TensorLike, indices: TensorLike | readonly unknown[], axisOrOptions: { readonly axis?: number } | number = {}): TensorVariable {
   const v = asTensorVariable(x);
+  const { axis } = axisOptionsOf('take', axisOrOptions, ['axis'], false);
   const idx = indexArray(Array.isArray(indices) ? indices : asTensorVariable(indices as TensorLike), 1);
-  if (options.axis === undefined) return new AdvancedSubtensor(0, 1).call(flatten(v), idx);
-  const [a] = normalizeAxes(options.axis, v.ndim, 'take');
+  if (axis === undefined) return new AdvancedSubtensor(0, 1).call(flatten(v), idx);
+  const [a] = normalizeAxes(axis, v.ndim, 'take');
   return new AdvancedSubtensor(a!, 1).call(v, idx);
 }
 
