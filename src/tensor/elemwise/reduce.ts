@@ -4,7 +4,7 @@ import { bytesPerElement, isFloatDtype, type Dtype } from '../../kernels/dtype.j
 import type { ReduceKind } from '../../kernels/reduce.js';
 import type { TensorView } from '../../kernels/view.js';
 import { Apply } from '../../graph/apply.js';
-import type { KernelCall, KernelContext, SymbolicShape } from '../../graph/op.js';
+import type { Chunking, KernelCall, KernelContext, SymbolicShape } from '../../graph/op.js';
 import type { Variable } from '../../graph/variable.js';
 import { alloc, onesLike, zerosLike } from '../shape/alloc.js';
 import { asTensorVariable } from '../core/as-tensor.js';
@@ -85,14 +85,17 @@ function keepsLastAxis(ndim: number, axes: readonly number[]): boolean {
 }
 
 /**
- * Output elements a task takes at least when the kept last axis of `x` is read in runs (see
- * KEPT_RUN): longer runs only where that axis is contiguous (a transposed input gains nothing).
+ * How a reduction of `node`'s input over `axes` (CAReduce's, ArgReduce's) is cut: by output
+ * elements, each task taking at least a run of every reduced row when the last axis is kept
+ * (see KEPT_RUN); longer runs only where that axis is contiguous (a transposed input gains nothing).
  */
-function keptRun(x: TensorView, dtype: Dtype, axes: readonly number[]): number {
-  if (x.stride[x.stride.length - 1] !== 1) return KEPT_RUN;
+function reductionChunking(node: Apply, context: KernelContext | undefined, axes: readonly number[]): Chunking {
+  const x = context?.inputs[0];
+  if (!x || !keepsLastAxis(x.shape.length, axes)) return { by: 'elements' };
+  if (x.stride[x.stride.length - 1] !== 1) return { by: 'elements', minUnits: KEPT_RUN };
   const outputs = x.shape.reduce((n, d, a) => (axes.includes(a) ? n : n * d), 1);
-  const widest = Math.floor(KEPT_RUN_BYTES / bytesPerElement(dtype));
-  return Math.max(KEPT_RUN, Math.min(widest, Math.floor(outputs / KEPT_TASKS)));
+  const widest = Math.floor(KEPT_RUN_BYTES / bytesPerElement((node.inputs[0]!.type as TensorType).dtype));
+  return { by: 'elements', minUnits: Math.max(KEPT_RUN, Math.min(widest, Math.floor(outputs / KEPT_TASKS))) };
 }
 
 export class CAReduce extends TensorOp {
@@ -118,11 +121,10 @@ export class CAReduce extends TensorOp {
   }
 
   override kernel(node: Apply, context?: KernelContext): KernelCall {
-    const inputs = context?.inputs;
     return {
       name: 'reduce',
       params: { kind: this.kind, axes: [...this.axis] },
-      chunking: { by: 'elements', ...(inputs && keepsLastAxis(inputs[0]!.shape.length, this.axis) ? { minUnits: keptRun(inputs[0]!, (node.inputs[0]!.type as TensorType).dtype, this.axis) } : {}) },
+      chunking: reductionChunking(node, context, this.axis),
       // Each kind combines its own partial results: sums of sums, maxima of maxima, ...
       partials: { axes: [...this.axis], combine: { name: 'reduce', params: { kind: this.kind, axes: [0] } } },
     };
@@ -216,10 +218,7 @@ export class ArgReduce extends TensorOp {
   }
 
   override kernel(node: Apply, context?: KernelContext): KernelCall {
-    const inputs = context?.inputs;
-    // Cut as CAReduce's: each task reads runs of every reduced row (see KEPT_RUN).
-    const runs = inputs && keepsLastAxis(inputs[0]!.shape.length, this.axis) ? { minUnits: keptRun(inputs[0]!, (node.inputs[0]!.type as TensorType).dtype, this.axis) } : {};
-    return { name: 'argreduce', params: { kind: this.kind, axes: [...this.axis] }, chunking: { by: 'elements', ...runs } };
+    return { name: 'argreduce', params: { kind: this.kind, axes: [...this.axis] }, chunking: reductionChunking(node, context, this.axis) };
   }
 
   override outputShapes(_node: Apply, [x]: readonly TensorView[]): number[][] {
@@ -244,11 +243,15 @@ export class ArgReduce extends TensorOp {
 /**
  * The options of a reduction given as options or as its axis alone. Anything else is refused (a
  * string or a boolean where the axis goes, or a misspelt key, would otherwise reduce everything,
- * silently); `ddof` only where `where` is var or std.
+ * silently).
  */
-function reduceOptionsOf<O extends ReduceOptions>(o: O | AxisArg | undefined, where: string): O {
-  const known = where === 'var' || where === 'std' ? ['axis', 'keepdims', 'ddof'] : ['axis', 'keepdims'];
-  return axisOptionsOf(where, o, known as Array<keyof O & string>, true);
+function reduceOptionsOf(o: ReduceOptions | AxisArg | undefined, where: string): ReduceOptions {
+  return axisOptionsOf(where, o, ['axis', 'keepdims'], true);
+}
+
+/** The options of var and std: a reduction's, and `ddof`. */
+function varOptionsOf(o: VarOptions | AxisArg | undefined, where: string): VarOptions {
+  return axisOptionsOf(where, o, ['axis', 'keepdims', 'ddof'], true);
 }
 
 function reduceWith(kind: ReduceKind, x: TensorLike, options: ReduceOptions, name: string): TensorVariable {
@@ -330,7 +333,7 @@ function varianceOf(x: TensorLike, options: VarOptions, name: string): TensorVar
 
 /** The variance: mean squared deviation, with divisor N - ddof (integers in float64). */
 export function variance(x: TensorLike, axisOrOptions: VarOptions | AxisArg = {}): TensorVariable {
-  const options = reduceOptionsOf(axisOrOptions, 'var');
+  const options = varOptionsOf(axisOrOptions, 'var');
   return varianceOf(x, options, 'var');
 }
 
@@ -353,7 +356,7 @@ export function logsumexp(x: TensorLike, axisOrOptions: ReduceOptions | AxisArg 
 
 /** The standard deviation: the square root of the variance. */
 export function std(x: TensorLike, axisOrOptions: VarOptions | AxisArg = {}): TensorVariable {
-  const options = reduceOptionsOf(axisOrOptions, 'std');
+  const options = varOptionsOf(axisOrOptions, 'std');
   return sqrt(varianceOf(x, options, 'std'));
 }
 

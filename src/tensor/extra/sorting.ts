@@ -21,7 +21,6 @@ import { zerosLike } from '../shape/alloc.js';
 import { arange } from '../shape/creation.js';
 import { dimshuffle, type ShuffleEntry } from '../shape/dimshuffle.js';
 import { get } from '../shape/indexing.js';
-import { flatten } from '../shape/reshape.js';
 import { shapeOf } from '../shape/shape.js';
 
 abstract class AlongAxis extends TensorOp {
@@ -152,29 +151,33 @@ export function takeAlongAxis(x: TensorVariable, indices: TensorVariable, axis: 
   return get(x, ...grids);
 }
 
-function axisOf(v: TensorVariable, axis: number | undefined, name: string): [TensorVariable, number] {
-  if (axis === undefined) return [flatten(v), 0];
-  return [v, normalizeAxes(axis, v.ndim, name)[0]!];
+/** The axis (the last by default) that `name` works along in `v`, from its axis alone or its options. */
+function axisOf(v: TensorVariable, axisOrOptions: AxisOrOptions, name: string): number {
+  const { axis = -1 } = axisOptionsOf(name, axisOrOptions, ['axis'], false);
+  return normalizeAxes(axis, v.ndim, name)[0]!;
 }
 
+type AxisOrOptions = { readonly axis?: number } | number;
+
 /** x sorted along the axis (the last by default), NumPy's sort. */
-export function sort(x: TensorLike, axisOrOptions: { readonly axis?: number } | number = {}): TensorVariable {
-  const [v, a] = axisOf(asTensorVariable(x), axisOptionsOf('sort', axisOrOptions, ['axis'], false).axis ?? -1, 'sort');
-  return new Sort(a).call(v) as TensorVariable;
+export function sort(x: TensorLike, axisOrOptions: AxisOrOptions = {}): TensorVariable {
+  const v = asTensorVariable(x);
+  return new Sort(axisOf(v, axisOrOptions, 'sort')).call(v) as TensorVariable;
 }
 
 /** The indices that sort x along the axis (the last by default), stable, NumPy's argsort. */
-export function argsort(x: TensorLike, axisOrOptions: { readonly axis?: number } | number = {}): TensorVariable {
-  const [v, a] = axisOf(asTensorVariable(x), axisOptionsOf('argsort', axisOrOptions, ['axis'], false).axis ?? -1, 'argsort');
-  return new ArgSort(a, false).call(v) as TensorVariable;
+export function argsort(x: TensorLike, axisOrOptions: AxisOrOptions = {}): TensorVariable {
+  const v = asTensorVariable(x);
+  return new ArgSort(axisOf(v, axisOrOptions, 'argsort'), false).call(v) as TensorVariable;
 }
 
 /**
  * The indices of the k largest elements along the axis (the last by default), largest first;
  * of the |k| smallest, smallest first, for a negative k (PyTensor's argtopk). Ties keep index order.
  */
-export function argtopk(x: TensorLike, k: number, axisOrOptions: { readonly axis?: number } | number = {}): TensorVariable {
-  const [v, a] = axisOf(asTensorVariable(x), axisOptionsOf('argtopk', axisOrOptions, ['axis'], false).axis ?? -1, 'argtopk');
+export function argtopk(x: TensorLike, k: number, axisOrOptions: AxisOrOptions = {}): TensorVariable {
+  const v = asTensorVariable(x);
+  const a = axisOf(v, axisOrOptions, 'argtopk');
   if (!Number.isInteger(k) || k === 0) throw new RangeError(`argtopk: k must be a non-zero integer, got ${k}`);
   const n = v.type.shape[a];
   if (n !== null && n !== undefined && Math.abs(k) > n) throw new RangeError(`argtopk: k = ${k} but axis ${a} of ${v} has length ${n}`);
@@ -183,10 +186,10 @@ export function argtopk(x: TensorLike, k: number, axisOrOptions: { readonly axis
 }
 
 /** The k largest elements along the axis, largest first (the |k| smallest for a negative k), PyTensor's topk. */
-export function topk(x: TensorLike, k: number, axisOrOptions: { readonly axis?: number } | number = {}): TensorVariable {
+export function topk(x: TensorLike, k: number, axisOrOptions: AxisOrOptions = {}): TensorVariable {
   const v = asTensorVariable(x);
-  const [w, a] = axisOf(v, axisOptionsOf('topk', axisOrOptions, ['axis'], false).axis ?? -1, 'topk');
-  return takeAlongAxis(w, argtopk(w, k, { axis: a }), a);
+  const a = axisOf(v, axisOrOptions, 'topk');
+  return takeAlongAxis(v, argtopk(v, k, { axis: a }), a);
 }
 
 /** For each value, its insertion index in the sorted vector (NumPy's searchsorted; int32). */
